@@ -1,0 +1,73 @@
+#include "dmasim/core/plan.h"
+
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "dmasim/core/error.h"
+
+namespace dmasim::core {
+namespace {
+
+TEST(Plan, RoundTripKeepsEveryValueIncludingAwkwardCharacters) {
+    Plan plan;
+    PlanCase c;
+    c.set("scenario", std::string("radar frames=4MiB #1 100%"));
+    c.set("strategy", std::string("periodic"));
+    c.set("size_bytes", std::uint64_t{4194304});
+    c.set("period_ns", std::int64_t{8000000});
+    c.set("ratio", 0.125);
+    plan.cases.push_back(c);
+    std::stringstream ss;
+    write_plan(ss, plan);
+    const Plan back = read_plan(ss, "mem");
+    ASSERT_EQ(back.cases.size(), 1U);
+    EXPECT_EQ(back.cases[0].str("scenario"), "radar frames=4MiB #1 100%");
+    EXPECT_EQ(back.cases[0].integer("size_bytes"), 4194304);
+    EXPECT_EQ(back.cases[0].integer("period_ns"), 8000000);
+    EXPECT_DOUBLE_EQ(back.cases[0].real("ratio"), 0.125);
+    EXPECT_EQ(back.cases[0].items().size(), 5U);
+}
+
+TEST(Plan, RejectsMissingHeaderAndMalformedTokens) {
+    std::stringstream no_header("case a=1\n");
+    EXPECT_THROW(read_plan(no_header, "p"), InputError);
+    std::stringstream wrong_version("dmasim-plan 99\n");
+    EXPECT_THROW(read_plan(wrong_version, "p"), InputError);
+    std::stringstream bad_token("dmasim-plan 1\ncase a=1 oops\n");
+    try {
+        read_plan(bad_token, "p.txt");
+        FAIL();
+    } catch (const InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("p.txt:2"), std::string::npos) << e.what();
+    }
+    std::stringstream dup("dmasim-plan 1\ncase a=1 a=2\n");
+    EXPECT_THROW(read_plan(dup, "p"), InputError);
+    std::stringstream bad_escape("dmasim-plan 1\ncase a=%G1\n");
+    EXPECT_THROW(read_plan(bad_escape, "p"), InputError);
+    std::stringstream truncated("dmasim-plan 1\ncase a=x%4\n");
+    EXPECT_THROW(read_plan(truncated, "p"), InputError);
+}
+
+TEST(Plan, TypedAccessorsNameTheKey) {
+    PlanCase c;
+    c.set("n", std::string("12x"));
+    try {
+        (void)c.integer("n");
+        FAIL();
+    } catch (const std::runtime_error& e) {
+        EXPECT_NE(std::string(e.what()).find("'n'"), std::string::npos);
+    }
+    EXPECT_THROW((void)c.integer("missing"), std::runtime_error);
+    EXPECT_EQ(c.integer_or("missing", 7), 7);
+}
+
+TEST(Plan, CommentsAndBlankLinesAreIgnored) {
+    std::stringstream ss("# hello\n\ndmasim-plan 1\n# mid\ncase x=1\n\ncase x=2\n");
+    const Plan p = read_plan(ss, "p");
+    ASSERT_EQ(p.cases.size(), 2U);
+    EXPECT_EQ(p.cases[1].integer("x"), 2);
+}
+
+}  // namespace
+}  // namespace dmasim::core
