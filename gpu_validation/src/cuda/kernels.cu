@@ -1,0 +1,175 @@
+#include <cstring>
+
+#include "../datagen.h"
+#include "cuda_check.h"
+#include "kernels.cuh"
+
+namespace dmaprobe {
+
+void throw_cuda_error(cudaError_t e, const char* call, const char* file, int line) {
+    const char* base = std::strrchr(file, '/');
+    throw CudaError(std::string(base ? base + 1 : file) + ":" + std::to_string(line) + ": " + call +
+                    " failed: " + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")");
+}
+
+namespace {
+
+constexpr int kThreads = 256;
+
+__device__ __forceinline__ unsigned long long global_timer_ns() {
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
+__global__ void fill_kernel(unsigned char* p, std::size_t n, std::uint64_t seed) {
+    const std::size_t words = n / 8;
+    auto* w = reinterpret_cast<std::uint64_t*>(p);
+    const std::size_t step = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+    for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < words; i += step) {
+        w[i] = pattern_word(seed, i);
+    }
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+        for (std::size_t i = words * 8; i < n; ++i) p[i] = pattern_byte(seed, i);
+    }
+}
+
+__device__ __forceinline__ void report_bad(unsigned long long* result, unsigned long long count,
+                                           unsigned long long first) {
+    atomicAdd(&result[0], count);
+    atomicMin(&result[1], first);
+}
+
+__global__ void verify_kernel(const unsigned char* p, std::size_t n, std::uint64_t seed, std::uint64_t mask,
+                              unsigned long long* result) {
+    const std::size_t words = n / 8;
+    const auto* w = reinterpret_cast<const std::uint64_t*>(p);
+    const std::size_t step = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+    for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < words; i += step) {
+        const std::uint64_t diff = w[i] ^ (pattern_word(seed, i) ^ mask);
+        if (diff != 0) {
+            unsigned bytes = 0;
+            unsigned first = 8;
+            for (unsigned k = 0; k < 8; ++k) {
+                if ((diff >> (8 * k)) & 0xFF) {
+                    ++bytes;
+                    if (first == 8) first = k;
+                }
+            }
+            report_bad(result, bytes, i * 8 + first);
+        }
+    }
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+        for (std::size_t i = words * 8; i < n; ++i) {
+            const auto want = static_cast<unsigned char>(pattern_byte(seed, i) ^ static_cast<unsigned char>(mask >> (8 * (i & 7))));
+            if (p[i] != want) report_bad(result, 1, i);
+        }
+    }
+}
+
+__global__ void work_kernel(const unsigned char* in, unsigned char* out, std::size_t n, std::uint64_t mask,
+                            long long spin_ns) {
+    __shared__ unsigned long long block_start;
+    if (threadIdx.x == 0) block_start = global_timer_ns();
+    __syncthreads();
+    const std::size_t words = n / 8;
+    const auto* wi = reinterpret_cast<const std::uint64_t*>(in);
+    auto* wo = reinterpret_cast<std::uint64_t*>(out);
+    const std::size_t step = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+    for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < words; i += step) {
+        wo[i] = wi[i] ^ mask;
+    }
+    if (blockIdx.x == 0 && threadIdx.x == 0) {
+        for (std::size_t i = words * 8; i < n; ++i) {
+            out[i] = static_cast<unsigned char>(in[i] ^ static_cast<unsigned char>(mask >> (8 * (i & 7))));
+        }
+    }
+    if (threadIdx.x == 0 && spin_ns > 0) {
+        const auto until = block_start + static_cast<unsigned long long>(spin_ns);
+        while (global_timer_ns() < until) {
+        }
+    }
+}
+
+// k: the k-th access in coalesced order (thread-major within an iteration); returns the
+// element it touches so that consecutive k are `stride` elements apart and every element is
+// touched once: the first q*stride elements are read column by column of a q x stride
+// table (q = elems / stride), the remainder in order.
+__device__ __forceinline__ std::size_t strided_element(std::size_t k, std::size_t q, std::size_t stride) {
+    if (stride == 1 || k >= q * stride) return k;
+    return (k % q) * stride + k / q;
+}
+
+template <class T>
+__global__ void zero_copy_kernel(const T* __restrict__ host_in, T* __restrict__ dev_out, const T* __restrict__ dev_in,
+                                 T* __restrict__ host_out, std::size_t elems, std::size_t stride, int mode) {
+    const std::size_t step = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+    const std::size_t q = elems / stride;
+    for (std::size_t k = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < elems; k += step) {
+        const std::size_t e = strided_element(k, q, stride);
+        if (mode & 1) dev_out[e] = host_in[e];
+        if (mode & 2) host_out[e] = dev_in[e];
+    }
+}
+
+int grid_for(std::size_t words, int max_blocks) {
+    const std::size_t need = (words + kThreads - 1) / kThreads;
+    const std::size_t cap = static_cast<std::size_t>(max_blocks > 0 ? max_blocks : 1);
+    return static_cast<int>(need == 0 ? 1 : (need < cap ? need : cap));
+}
+
+}  // namespace
+
+void launch_fill(void* p, std::size_t n, std::uint64_t seed, int blocks, cudaStream_t s) {
+    fill_kernel<<<grid_for(n / 8, blocks), kThreads, 0, s>>>(static_cast<unsigned char*>(p), n, seed);
+    CUDA_CHECK_LAUNCH("fill_kernel");
+}
+
+void launch_verify(const void* p, std::size_t n, std::uint64_t seed, std::uint64_t mask,
+                   unsigned long long* result, int blocks, cudaStream_t s) {
+    verify_kernel<<<grid_for(n / 8, blocks), kThreads, 0, s>>>(static_cast<const unsigned char*>(p), n, seed,
+                                                               mask, result);
+    CUDA_CHECK_LAUNCH("verify_kernel");
+}
+
+std::size_t prepare_work_kernel(const cudaDeviceProp& prop) {
+    const std::size_t optin = prop.sharedMemPerBlockOptin;
+    const std::size_t half_sm = prop.sharedMemPerMultiprocessor / 2 + 1;
+    if (optin < half_sm) return 0;
+    CUDA_CHECK(cudaFuncSetAttribute(work_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                    static_cast<int>(optin)));
+    return optin;
+}
+
+void launch_work(const void* in, void* out, std::size_t n, std::uint64_t mask, long long spin_ns, int blocks,
+                 int threads, std::size_t smem, cudaStream_t s) {
+    work_kernel<<<blocks, threads, smem, s>>>(static_cast<const unsigned char*>(in), static_cast<unsigned char*>(out),
+                                              n, mask, spin_ns);
+    CUDA_CHECK_LAUNCH("work_kernel");
+}
+
+void launch_zero_copy(int access_bytes, const void* host_in, void* dev_out, const void* dev_in, void* host_out,
+                      std::size_t n_bytes, std::size_t stride, int mode, int blocks, int threads, cudaStream_t s) {
+    switch (access_bytes) {
+        case 16:
+            zero_copy_kernel<uint4><<<blocks, threads, 0, s>>>(
+                static_cast<const uint4*>(host_in), static_cast<uint4*>(dev_out), static_cast<const uint4*>(dev_in),
+                static_cast<uint4*>(host_out), n_bytes / 16, stride, mode);
+            break;
+        case 4:
+            zero_copy_kernel<unsigned int><<<blocks, threads, 0, s>>>(
+                static_cast<const unsigned int*>(host_in), static_cast<unsigned int*>(dev_out),
+                static_cast<const unsigned int*>(dev_in), static_cast<unsigned int*>(host_out), n_bytes / 4, stride,
+                mode);
+            break;
+        default:
+            zero_copy_kernel<unsigned char><<<blocks, threads, 0, s>>>(
+                static_cast<const unsigned char*>(host_in), static_cast<unsigned char*>(dev_out),
+                static_cast<const unsigned char*>(dev_in), static_cast<unsigned char*>(host_out), n_bytes, stride,
+                mode);
+            break;
+    }
+    CUDA_CHECK_LAUNCH("zero_copy_kernel");
+}
+
+}  // namespace dmaprobe

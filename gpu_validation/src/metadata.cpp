@@ -1,0 +1,174 @@
+#include "metadata.h"
+
+#include "dmasim/core/results.h"
+#include "stats.h"
+
+namespace dmaprobe {
+
+using dmasim::core::JsonWriter;
+
+namespace {
+
+void int_or_unknown(JsonWriter& w, const std::string& key, int v) {
+    if (v > 0) {
+        w.value(key, v);
+    } else {
+        w.value(key, "unknown");
+    }
+}
+
+void link_fields(JsonWriter& w, const PcieLink& l) {
+    w.value("source", l.source);
+    int_or_unknown(w, "gen_current", l.gen_current);
+    int_or_unknown(w, "width_current", l.width_current);
+    int_or_unknown(w, "gen_max", l.gen_max);
+    int_or_unknown(w, "width_max", l.width_max);
+    w.value("speed_current", l.speed_current.empty() ? std::string("unknown") : l.speed_current);
+    w.value("speed_max", l.speed_max.empty() ? std::string("unknown") : l.speed_max);
+}
+
+void gpu_object(JsonWriter& w, const std::string& key, const GpuInfo& g) {
+    w.begin_object(key);
+    w.value("index", g.index);
+    w.value("name", g.name);
+    w.value("pci_bus_id", g.pci_bus_id);
+    w.value("uuid", g.uuid);
+    w.value("compute_capability", std::to_string(g.cc_major) + "." + std::to_string(g.cc_minor));
+    w.value("sm_count", g.sm_count);
+    w.value("memory_bytes", static_cast<std::uint64_t>(g.memory_bytes));
+    w.value("clock_khz", g.clock_khz);
+    w.value("memory_clock_khz", g.memory_clock_khz);
+    w.value("memory_bus_width_bits", g.memory_bus_width_bits);
+    w.value("l2_bytes", g.l2_bytes);
+    w.value("async_engine_count", g.async_engine_count);
+    w.value("can_map_host_memory", g.can_map_host_memory);
+    w.value("unified_addressing", g.unified_addressing);
+    if (g.numa_node >= 0) {
+        w.value("numa_node", g.numa_node);
+    } else {
+        w.value("numa_node", "unknown");
+    }
+    w.begin_object("pcie");
+    link_fields(w, g.link_under_load);
+    w.value("read", "under load (copies running)");
+    w.begin_object("idle");
+    link_fields(w, g.link_idle);
+    w.end_object();
+    w.end_object();
+    w.end_object();
+}
+
+}  // namespace
+
+std::string cuda_version_string(int v) {
+    if (v <= 0) return "unknown";
+    return std::to_string(v / 1000) + "." + std::to_string((v % 1000) / 10);
+}
+
+void fill_host_metadata(Metadata& m) {
+    m.hostname = host_name();
+    m.date_utc = utc_now_iso8601();
+    m.cpu_model = read_cpu_model();
+    m.cpu_logical_cores = logical_cpu_count();
+    m.host_memory_bytes = read_mem_total();
+}
+
+std::string metadata_json(const Metadata& m, const Options& opt) {
+    JsonWriter w;
+    w.begin_object();
+    w.value("tool", "dmaprobe");
+    w.value("tool_version", m.tool_version);
+    w.value("source", "hw");
+    w.value("date_utc", m.date_utc);
+    w.value("run_seconds", m.run_seconds);
+    w.value("hostname", m.hostname);
+    w.value("commit", m.commit);
+    w.value("command_line", m.command_line);
+
+    w.begin_object("plan");
+    w.value("path", m.plan_path);
+    w.value("cases", static_cast<std::uint64_t>(m.plan_cases));
+    w.value("run", static_cast<std::uint64_t>(m.cases_run));
+    w.value("skipped", static_cast<std::uint64_t>(m.cases_skipped));
+    w.value("filtered", static_cast<std::uint64_t>(m.cases_filtered));
+    w.end_object();
+    w.value("rows", static_cast<std::uint64_t>(m.rows));
+
+    w.begin_object("options");
+    w.value("device", opt.measuring_device());
+    if (opt.peer_device) w.value("peer_device", *opt.peer_device); else w.null_value("peer_device");
+    if (opt.only) w.value("only", *opt.only); else w.null_value("only");
+    if (opt.max_size) w.value("max_size", static_cast<std::uint64_t>(*opt.max_size)); else w.null_value("max_size");
+    if (opt.repetitions) w.value("repetitions", *opt.repetitions); else w.null_value("repetitions");
+    if (opt.warmup) w.value("warmup", *opt.warmup); else w.null_value("warmup");
+    w.value("budget_ms", opt.budget_s * 1e3);
+    w.end_object();
+
+    w.begin_object("method");
+    w.value("statistic", "median of timed repetitions; spread p10/p90/min/max");
+    w.value("min_repetitions", kMinRepetitions);
+    w.value("host_clock", "std::chrono::steady_clock around blocking calls");
+    w.value("gpu_clock", "CUDA events around asynchronous work");
+    w.value("data", "counter-based splitmix64 pattern, non-zero, new seed per repetition; last repetition verified in full");
+    w.end_object();
+
+    w.begin_object("cuda");
+    w.value("driver_version", cuda_version_string(m.driver_version));
+    w.value("driver_version_raw", m.driver_version);
+    w.value("runtime_version", cuda_version_string(m.runtime_version));
+    w.value("runtime_version_raw", m.runtime_version);
+    w.end_object();
+
+    w.begin_object("host");
+    w.value("cpu_model", m.cpu_model);
+    w.value("cpu_logical_cores", m.cpu_logical_cores);
+    w.value("memory_bytes", static_cast<std::uint64_t>(m.host_memory_bytes));
+    w.end_object();
+
+    w.value("gpu_count", m.gpu_count);
+    w.value("device", m.device);
+    const GpuInfo* measured = nullptr;
+    for (const auto& g : m.gpus) {
+        if (g.index == m.device) measured = &g;
+    }
+    if (measured != nullptr) {
+        gpu_object(w, "gpu", *measured);
+    } else {
+        w.null_value("gpu");
+    }
+    w.begin_array("gpus");
+    for (const auto& g : m.gpus) gpu_object(w, "", g);
+    w.end_array();
+    w.begin_array("peer_access");
+    for (const auto& row : m.peer_access) {
+        w.begin_array();
+        for (bool b : row) w.value("", b);
+        w.end_array();
+    }
+    w.end_array();
+
+    if (m.calibration.done) {
+        w.begin_object("kernel_calibration");
+        w.value("timer", "%globaltimer spin, one block per SM");
+        w.value("overhead_us", m.calibration.overhead_us);
+        w.value("slope", m.calibration.slope);
+        w.begin_array("points");
+        for (const auto& [req, got] : m.calibration.points) {
+            w.begin_object();
+            w.value("requested_us", req);
+            w.value("measured_us", got);
+            w.end_object();
+        }
+        w.end_array();
+        w.end_object();
+    } else {
+        w.null_value("kernel_calibration");
+    }
+    w.begin_array("notes");
+    for (const auto& n : m.notes) w.value("", n);
+    w.end_array();
+    w.end_object();
+    return w.str();
+}
+
+}  // namespace dmaprobe

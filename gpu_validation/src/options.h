@@ -1,0 +1,50 @@
+// Command-line options of dmaprobe. Plain C++ (no CUDA): unit-tested without a GPU.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace dmaprobe {
+
+inline constexpr const char* kVersion = "0.1.0";
+
+// Bad command line: main prints what() and a pointer to --help, and exits with status 2.
+class UsageError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+struct Options {
+    bool help = false;
+    bool version = false;
+    bool list = false;
+    bool quiet = false;
+    std::string plan;                        // --plan FILE
+    std::string out;                         // --out DIR
+    std::optional<int> device;               // --device N (default 0)
+    std::optional<int> peer_device;          // --peer-device M (peer cases)
+    std::optional<std::string> only;         // --only STRATEGY
+    std::optional<std::uint64_t> max_size;   // --max-size BYTES
+    std::optional<int> repetitions;          // --repetitions N (overrides the plan)
+    std::optional<int> warmup;               // --warmup N (overrides the plan)
+    double budget_s = 2.0;                   // --budget-ms MS (0: never reduce repetitions)
+    std::optional<std::string> commit;       // --commit HASH (overrides the built-in commit)
+    std::string command_line;                // as typed, for metadata.json
+
+    int measuring_device() const { return device.value_or(0); }
+};
+
+// Parses the arguments after argv[0]. Accepts "--opt value" and "--opt=value".
+// Throws UsageError with a message that names the option.
+Options parse_options(const std::vector<std::string>& args);
+
+// The --help text: every option, one paragraph each.
+std::string usage_text();
+
+// Joins argv into one line, quoting arguments that contain spaces or shell characters.
+std::string join_command_line(int argc, const char* const* argv);
+
+}  // namespace dmaprobe

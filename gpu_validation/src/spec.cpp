@@ -1,0 +1,390 @@
+#include "spec.h"
+
+#include <sstream>
+
+#include "dmasim/core/error.h"
+#include "dmasim/core/units.h"
+
+namespace dmaprobe {
+
+using dmasim::core::InputError;
+using dmasim::core::PlanCase;
+
+namespace {
+
+struct StrategyName {
+    Strategy strategy;
+    const char* name;
+};
+
+constexpr StrategyName kStrategies[] = {
+    {Strategy::pageable, "pageable"},
+    {Strategy::pinned, "pinned"},
+    {Strategy::registered, "registered"},
+    {Strategy::async_overlap, "async_overlap"},
+    {Strategy::duplex, "duplex"},
+    {Strategy::zero_copy, "zero_copy"},
+    {Strategy::peer, "peer"},
+    {Strategy::third_party_dma, "third_party_dma"},
+    {Strategy::cpu_mapped, "cpu_mapped"},
+    {Strategy::periodic, "periodic"},
+};
+
+// Reads typed keys of one case and reports problems with the plan, case and key named.
+class CaseReader {
+public:
+    CaseReader(const PlanCase& c, std::string where) : c_(c), where_(std::move(where)) {}
+
+    const std::string& where() const { return where_; }
+    void set_where(std::string w) { where_ = std::move(w); }
+
+    [[noreturn]] void fail(const std::string& key, const std::string& message) const {
+        throw InputError(where_, key, message);
+    }
+
+    bool has(const std::string& key) const { return c_.has(key); }
+
+    std::string str(const std::string& key, const std::string& why) const {
+        if (!c_.has(key)) fail(key, "missing (" + why + ")");
+        const std::string& v = c_.str(key);
+        if (v.empty()) fail(key, "empty value");
+        return v;
+    }
+
+    std::int64_t integer(const std::string& key, std::int64_t lo, std::int64_t hi,
+                         const std::string& why) const {
+        if (!c_.has(key)) fail(key, "missing (" + why + ")");
+        return checked(key, lo, hi);
+    }
+
+    std::int64_t integer_or(const std::string& key, std::int64_t fallback, std::int64_t lo,
+                            std::int64_t hi) const {
+        if (!c_.has(key)) return fallback;
+        return checked(key, lo, hi);
+    }
+
+private:
+    std::int64_t checked(const std::string& key, std::int64_t lo, std::int64_t hi) const {
+        std::int64_t v = 0;
+        try {
+            v = c_.integer(key);
+        } catch (const std::exception&) {
+            fail(key, "'" + c_.str(key) + "' is not an integer");
+        }
+        if (v < lo || v > hi) {
+            std::ostringstream os;
+            os << v << " is out of range (" << lo << " to " << hi << ")";
+            fail(key, os.str());
+        }
+        return v;
+    }
+
+    const PlanCase& c_;
+    std::string where_;
+};
+
+constexpr std::int64_t kMaxInt = 2147483647;
+constexpr std::int64_t kMaxNs = 3600LL * 1000 * 1000 * 1000;  // one hour
+
+Direction parse_direction(const CaseReader& r) {
+    const std::string d = r.str("direction", "every case has one");
+    if (d == "h2d") return Direction::h2d;
+    if (d == "d2h") return Direction::d2h;
+    if (d == "both") return Direction::both;
+    r.fail("direction", "'" + d + "' is not one of h2d, d2h, both");
+}
+
+void require_direction(const CaseReader& r, const MeasurementSpec& s, bool h2d, bool d2h, bool both,
+                       const std::string& hint) {
+    const bool ok = (s.direction == Direction::h2d && h2d) || (s.direction == Direction::d2h && d2h) ||
+                    (s.direction == Direction::both && both);
+    if (!ok) {
+        r.fail("direction", std::string("'") + to_string(s.direction) + "' is not valid for strategy " +
+                                to_string(s.strategy) + ": " + hint);
+    }
+}
+
+HostMemory parse_host_memory(const CaseReader& r, const std::string& key, bool allow_zero_copy) {
+    const std::string v = r.str(key, std::string("needed by this strategy"));
+    if (v == "pinned") return HostMemory::pinned;
+    if (v == "pageable") return HostMemory::pageable;
+    if (v == "zero_copy" && allow_zero_copy) return HostMemory::zero_copy;
+    r.fail(key, "'" + v + "' is not one of pinned, pageable" + (allow_zero_copy ? ", zero_copy" : ""));
+}
+
+std::string unsupported_reason(Strategy s) {
+    switch (s) {
+        case Strategy::third_party_dma:
+            return "third_party_dma needs a third-party PCIe device (capture card/FPGA) writing into "
+                   "GPU memory through its BAR; this machine has none and the harness cannot emulate it";
+        case Strategy::cpu_mapped:
+            return "cpu_mapped needs GPU memory mapped into the CPU's address space through the BAR "
+                   "(GDRCopy-style kernel driver support), which the CUDA runtime alone does not give";
+        default:
+            return "the harness cannot run this strategy";
+    }
+}
+
+void parse_strategy_keys(const CaseReader& r, MeasurementSpec& s, const PlanCase& c,
+                         const Options& opt) {
+    (void)c;
+    switch (s.strategy) {
+        case Strategy::pageable:
+        case Strategy::pinned:
+            require_direction(r, s, true, true, false,
+                              "use h2d or d2h (both directions at once is strategy duplex)");
+            break;
+        case Strategy::registered:
+            require_direction(r, s, true, true, false,
+                              "use h2d or d2h (both directions at once is strategy duplex)");
+            s.reuses = static_cast<int>(r.integer("reuses", 1, 1000000, "registered: K reuses of one registration"));
+            break;
+        case Strategy::duplex:
+            require_direction(r, s, false, false, true, "duplex moves both directions at once");
+            s.host_memory = parse_host_memory(r, "host_memory", false);
+            break;
+        case Strategy::async_overlap:
+            s.streams = static_cast<int>(r.integer("streams", 1, 64, "async_overlap: number of streams N"));
+            s.kernel_ns = r.integer_or("kernel_ns", 0, 0, kMaxNs);
+            break;
+        case Strategy::zero_copy: {
+            s.access_bytes = static_cast<int>(r.integer("access_bytes", 1, 16, "zero_copy: bytes per access, 4 or 16"));
+            if (s.access_bytes != 4 && s.access_bytes != 16) {
+                r.fail("access_bytes", std::to_string(s.access_bytes) + " is not 4 or 16");
+            }
+            s.stride = r.integer("stride", 1, 1 << 20, "zero_copy: elements between consecutive threads");
+            s.blocks = static_cast<int>(r.integer("blocks", 1, kMaxInt, "zero_copy: grid size"));
+            s.threads = static_cast<int>(r.integer("threads", 1, 1024, "zero_copy: threads per block"));
+            if (s.size_bytes % static_cast<std::uint64_t>(s.access_bytes) != 0) {
+                r.fail("size_bytes", std::to_string(s.size_bytes) + " is not a multiple of access_bytes=" +
+                                         std::to_string(s.access_bytes));
+            }
+            break;
+        }
+        case Strategy::peer: {
+            require_direction(r, s, true, false, true, "use h2d (one way, src -> dst) or both (both ways at once)");
+            const auto pa = r.integer("peer_access", 0, 1, "peer: 1 enabled, 0 disabled (staged through host)");
+            s.peer_access = pa == 1;
+            const int plan_src = static_cast<int>(r.integer_or("src_device", 0, 0, 1023));
+            const int plan_dst = static_cast<int>(r.integer_or("dst_device", -1, 0, 1023));
+            s.src_device = opt.device ? *opt.device : plan_src;
+            s.dst_device = opt.peer_device ? *opt.peer_device : plan_dst;
+            if (s.dst_device == s.src_device) {
+                r.fail("dst_device",
+                       "source and destination are the same GPU (" + std::to_string(s.src_device) +
+                           "); check --device/--peer-device and the plan's src_device/dst_device");
+            }
+            break;
+        }
+        case Strategy::periodic: {
+            require_direction(r, s, true, true, false, "a frame goes one way: h2d or d2h");
+            s.period_ns = r.integer("period_ns", 1, kMaxNs, "periodic: one frame every period_ns");
+            s.frames = static_cast<int>(r.integer("frames", 1, 10000000, "periodic: number of frames M"));
+            s.deadline_ns = r.integer_or("deadline_ns", s.period_ns, 1, kMaxNs);
+            s.kernel_ns = r.integer_or("kernel_ns", 0, 0, kMaxNs);
+            if (r.has("via")) {
+                s.host_memory = parse_host_memory(r, "via", true);
+            } else if (r.has("host_memory")) {
+                s.host_memory = parse_host_memory(r, "host_memory", true);
+            } else {
+                r.fail("via", "missing (periodic: pinned, pageable or zero_copy)");
+            }
+            s.repetitions = s.frames;
+            s.repetitions_fixed = true;  // frames are the experiment; never reduced
+            break;
+        }
+        case Strategy::third_party_dma:
+        case Strategy::cpu_mapped:
+            break;
+    }
+}
+
+std::string gen_lanes(int gen, int lanes) {
+    std::string s;
+    if (gen > 0) s += "Gen" + std::to_string(gen);
+    if (lanes > 0) s += (s.empty() ? "x" : " x") + std::to_string(lanes);
+    return s;
+}
+
+}  // namespace
+
+const char* to_string(Strategy s) {
+    for (const auto& e : kStrategies) {
+        if (e.strategy == s) return e.name;
+    }
+    return "?";
+}
+
+const char* to_string(Direction d) {
+    switch (d) {
+        case Direction::h2d: return "h2d";
+        case Direction::d2h: return "d2h";
+        case Direction::both: return "both";
+    }
+    return "?";
+}
+
+const char* to_string(HostMemory m) {
+    switch (m) {
+        case HostMemory::pinned: return "pinned";
+        case HostMemory::pageable: return "pageable";
+        case HostMemory::zero_copy: return "zero_copy";
+    }
+    return "?";
+}
+
+std::optional<Strategy> strategy_from_name(const std::string& name) {
+    for (const auto& e : kStrategies) {
+        if (name == e.name) return e.strategy;
+    }
+    return std::nullopt;
+}
+
+std::string strategy_name_list() {
+    std::string out;
+    for (const auto& e : kStrategies) {
+        if (!out.empty()) out += ", ";
+        out += e.name;
+    }
+    return out;
+}
+
+bool harness_can_run(Strategy s) { return s != Strategy::third_party_dma && s != Strategy::cpu_mapped; }
+
+std::string MeasurementSpec::label() const {
+    return std::string(to_string(strategy)) + "/" + to_string(direction) + " " +
+           dmasim::core::to_string(dmasim::core::Bytes{size_bytes});
+}
+
+CaseDecision decide_case(const PlanCase& c, std::size_t index, const std::string& origin,
+                         const Options& opt) {
+    CaseDecision d;
+    MeasurementSpec& s = d.spec;
+    s.index = index;
+    CaseReader r(c, origin + " case " + std::to_string(index + 1));
+    s.scenario = r.str("scenario", "every case has one");
+    r.set_where(r.where() + " (scenario " + s.scenario + ")");
+
+    const std::string strategy = r.str("strategy", "every case has one");
+    const auto st = strategy_from_name(strategy);
+    if (!st) r.fail("strategy", "unknown strategy '" + strategy + "' (known: " + strategy_name_list() + ")");
+    s.strategy = *st;
+    s.direction = parse_direction(r);
+    s.size_bytes = static_cast<std::uint64_t>(
+        r.integer("size_bytes", 1, std::int64_t{1} << 40, "every case has one"));
+    if (c.has("variant")) s.variant = c.str("variant");
+    s.src_device = opt.measuring_device();
+    s.link_generation = static_cast<int>(r.integer_or("link_generation", 0, 1, 7));
+    s.link_lanes = static_cast<int>(r.integer_or("link_lanes", 0, 1, 32));
+
+    const bool hw_skip = c.has("hw_skip");
+    const bool runnable = !hw_skip && harness_can_run(s.strategy);
+    if (runnable) {
+        if (s.strategy != Strategy::periodic) {
+            if (opt.repetitions) {
+                s.repetitions = *opt.repetitions;
+                s.repetitions_fixed = true;
+            } else {
+                s.repetitions = static_cast<int>(r.integer("repetitions", 1, 1000000, "every case has one"));
+            }
+        }
+        s.warmup = opt.warmup ? *opt.warmup
+                              : static_cast<int>(r.integer("warmup", 0, 1000000, "every case has one"));
+        parse_strategy_keys(r, s, c, opt);
+    }
+
+    if (opt.only && *opt.only != to_string(s.strategy)) {
+        d.action = CaseAction::filter;
+        d.reason = "not selected by --only " + *opt.only;
+    } else if (opt.max_size && s.size_bytes > *opt.max_size) {
+        d.action = CaseAction::filter;
+        d.reason = "size_bytes " + std::to_string(s.size_bytes) + " is over --max-size " +
+                   std::to_string(*opt.max_size);
+    } else if (hw_skip) {
+        d.action = CaseAction::skip;
+        const std::string why = c.str("hw_skip");
+        d.reason = "hw_skip: " + (why.empty() ? std::string("dmasim marked this case as not runnable on a GPU machine") : why);
+    } else if (!harness_can_run(s.strategy)) {
+        d.action = CaseAction::skip;
+        d.reason = unsupported_reason(s.strategy);
+    } else {
+        d.action = CaseAction::run;
+    }
+    return d;
+}
+
+std::vector<CaseDecision> decide_all(const dmasim::core::Plan& plan, const std::string& origin,
+                                     const Options& opt) {
+    std::vector<CaseDecision> out;
+    out.reserve(plan.cases.size());
+    for (std::size_t i = 0; i < plan.cases.size(); ++i) {
+        out.push_back(decide_case(plan.cases[i], i, origin, opt));
+    }
+    return out;
+}
+
+int resolve_peer_destination(const MeasurementSpec& spec, int device_count) {
+    if (spec.dst_device >= 0) return spec.dst_device;
+    for (int i = 0; i < device_count; ++i) {
+        if (i != spec.src_device) return i;
+    }
+    return -1;
+}
+
+std::string machine_skip_reason(const MeasurementSpec& s, const MachineInfo& m) {
+    if (s.link_generation > 0 || s.link_lanes > 0) {
+        const std::string wanted = gen_lanes(s.link_generation, s.link_lanes);
+        const bool gen_unknown = s.link_generation > 0 && m.link_generation <= 0;
+        const bool lanes_unknown = s.link_lanes > 0 && m.link_lanes <= 0;
+        if (gen_unknown || lanes_unknown) {
+            return "scenario sets PCIe " + wanted + " but GPU " + std::to_string(m.device) +
+                   "'s link could not be read (no sysfs link files, no nvidia-smi), so it cannot be confirmed";
+        }
+        const bool gen_differs = s.link_generation > 0 && s.link_generation != m.link_generation;
+        const bool lanes_differ = s.link_lanes > 0 && s.link_lanes != m.link_lanes;
+        if (gen_differs || lanes_differ) {
+            return "scenario sets PCIe " + wanted + "; GPU " + std::to_string(m.device) +
+                   "'s link runs at " + gen_lanes(m.link_generation, m.link_lanes) + " (read from " +
+                   m.link_source + " under load)";
+        }
+    }
+    if (s.strategy == Strategy::peer) {
+        if (m.device_count < 2) {
+            return "peer needs two GPUs; this machine has " + std::to_string(m.device_count);
+        }
+        const int dst = resolve_peer_destination(s, m.device_count);
+        for (int dev : {s.src_device, dst}) {
+            if (dev < 0 || dev >= m.device_count) {
+                return "peer: GPU " + std::to_string(dev) + " does not exist (this machine has " +
+                       std::to_string(m.device_count) + " GPUs)";
+            }
+        }
+        if (s.peer_access) {
+            const auto cap = [&](int a, int b) {
+                return static_cast<std::size_t>(a) < m.peer_capable.size() &&
+                       static_cast<std::size_t>(b) < m.peer_capable[a].size() && m.peer_capable[a][b];
+            };
+            if (!cap(s.src_device, dst) || !cap(dst, s.src_device)) {
+                return "peer_access=1 but GPUs " + std::to_string(s.src_device) + " and " + std::to_string(dst) +
+                       " cannot access each other as peers (cudaDeviceCanAccessPeer)";
+            }
+        }
+    }
+    return {};
+}
+
+std::string machine_conditions(const MeasurementSpec& s) {
+    std::string out;
+    if (s.link_generation > 0 || s.link_lanes > 0) {
+        out = "needs the GPU link to run at PCIe " + gen_lanes(s.link_generation, s.link_lanes);
+    }
+    if (s.strategy == Strategy::peer) {
+        if (!out.empty()) out += "; ";
+        out += "needs two GPUs (" + std::to_string(s.src_device) + " -> " +
+               (s.dst_device >= 0 ? std::to_string(s.dst_device) : std::string("first other GPU")) + ")";
+        if (s.peer_access) out += " that can access each other as peers";
+    }
+    return out;
+}
+
+}  // namespace dmaprobe

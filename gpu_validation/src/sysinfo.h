@@ -1,0 +1,67 @@
+// What dmaprobe reads about the machine without CUDA: the PCIe link of a GPU (sysfs, else
+// nvidia-smi), its NUMA node, the host CPU, hostname and date. Every reader tolerates missing
+// information (it returns "unknown" values); nothing here fails a run. Plain C++.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace dmaprobe {
+
+inline constexpr const char* kSysfsPciDevices = "/sys/bus/pci/devices";
+
+struct PcieLink {
+    int gen_current = -1;    // -1: unknown
+    int width_current = -1;
+    int gen_max = -1;
+    int width_max = -1;
+    std::string speed_current;  // raw text, e.g. "32.0 GT/s PCIe" (sysfs only)
+    std::string speed_max;
+    std::string source = "unknown";  // sysfs, nvidia-smi or unknown
+
+    bool known() const { return gen_current > 0 && width_current > 0; }
+};
+
+// cudaDeviceGetPCIBusId gives "0000:3B:00.0" or "00000000:3B:00.0"; sysfs names devices
+// "0000:3b:00.0". Returns the sysfs form (4-digit domain, lower case); "" if it does not parse.
+std::string normalize_bus_id(const std::string& bus_id);
+
+// PCIe generation from a sysfs speed ("2.5 GT/s PCIe", "8 GT/s", "32.0 GT/s PCIe"); -1 if
+// unknown ("Unknown", empty, unexpected rate).
+int pcie_generation_from_speed(const std::string& speed);
+// GT/s per lane of a generation (1 → 2.5 ... 7 → 128); 0 for an unknown generation.
+double pcie_gts_of_generation(int gen);
+
+// Reads current_link_speed|width and max_link_speed|width of <root>/<bus id>. Source "sysfs"
+// when at least the current speed and width were read, else an unknown link.
+PcieLink read_sysfs_link(const std::string& root, const std::string& bus_id);
+
+// Parses the output of `nvidia-smi --query-gpu=pci.bus_id,pcie.link.gen.current,
+// pcie.link.gen.max,pcie.link.width.current,pcie.link.width.max --format=csv,noheader` and
+// returns the line of the GPU with this bus id (any domain width or case). Unknown if absent.
+PcieLink parse_nvidia_smi_links(const std::string& output, const std::string& bus_id);
+// Runs nvidia-smi through popen (stderr discarded); unknown if it is missing or fails.
+PcieLink query_nvidia_smi_link(const std::string& bus_id);
+
+// sysfs first, then nvidia-smi. `run_nvidia_smi` may be replaced in tests.
+PcieLink read_link(const std::string& sysfs_root, const std::string& bus_id,
+                   const std::function<PcieLink(const std::string&)>& run_nvidia_smi = query_nvidia_smi_link);
+
+// <root>/<bus id>/numa_node; -1 when absent or "-1".
+int read_numa_node(const std::string& root, const std::string& bus_id);
+
+// "model name" (x86) or "Model"/"Hardware" (Arm) of a cpuinfo file; "unknown" if absent.
+std::string read_cpu_model(const std::string& cpuinfo_path = "/proc/cpuinfo");
+// MemTotal of a meminfo file in bytes; 0 if absent.
+std::uint64_t read_mem_total(const std::string& meminfo_path = "/proc/meminfo");
+int logical_cpu_count();
+std::string host_name();
+// Current UTC time, ISO-8601 with seconds: 2026-11-20T14:03:07Z.
+std::string utc_now_iso8601();
+
+// Whole file as text ("" if it cannot be read), trailing whitespace removed.
+std::string read_text_file(const std::string& path);
+
+}  // namespace dmaprobe

@@ -1,0 +1,150 @@
+// Model parameters: one struct per module, each field with its unit, default and meaning.
+//
+// The structs live here, free of SystemC, because the scenario parser (which must not depend on
+// SystemC) validates and fills them, and the SystemC modules take them as their `params`.
+// Every struct has `visit(v)`, which names each field once; the parser, `--set`, config.json and
+// `dmasim params` all walk that one list, so a parameter can never be documented but not
+// settable, or settable but missing from the recorded configuration.
+//
+// Defaults describe the default platform: an H100 SXM on PCIe Gen5 x16 in a current two-socket
+// x86 server. Values marked "spec" come from the PCI Express Base Specification and are not
+// free; the rest are platform properties that calibration may fit.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "dmasim/core/units.h"
+
+namespace dmasim::config {
+
+using core::Bandwidth;
+using core::Bytes;
+using core::Duration;
+using core::TransferRate;
+
+// What a visitor sees of a field besides its value.
+struct FieldInfo {
+    const char* key;   // YAML key inside its section
+    const char* unit;  // human-readable unit ("bytes", "ns", "count", ...)
+    const char* doc;   // one line: what it means and, where it matters, its valid range
+};
+
+// PCIe link, applied to both directions of one link. Receiver credits are what each end
+// advertises to the other.
+struct LinkParams {
+    std::int64_t generation = 5;
+    std::int64_t lanes = 16;
+    TransferRate rate{0.0};
+    Bytes mps{256};
+    Bytes mrrs{512};
+    Bytes rcb{64};
+    bool addr64 = true;
+    bool ecrc = false;
+    Duration latency{80'000};
+    std::int64_t ack_coalesce = 4;
+    std::int64_t updatefc_coalesce = 4;
+    std::int64_t credits_posted_header = 128;
+    std::int64_t credits_posted_data = 2048;
+    std::int64_t credits_nonposted_header = 128;
+    std::int64_t credits_completion_header = 0;
+    std::int64_t credits_completion_data = 0;
+
+    template <class V>
+    void visit(V&& v) {
+        v(FieldInfo{"generation", "1..6", "PCIe generation: sets signalling rate and line encoding (spec)"}, generation);
+        v(FieldInfo{"lanes", "count", "link width: 1, 2, 4, 8 or 16"}, lanes);
+        v(FieldInfo{"rate", "GT/s", "per-lane rate; 0GT/s = the generation's (2.5/5/8/16/32/64)"}, rate);
+        v(FieldInfo{"mps", "bytes", "Max Payload Size: 128B..4096B, power of two"}, mps);
+        v(FieldInfo{"mrrs", "bytes", "Max Read Request Size: 128B..4096B, power of two"}, mrrs);
+        v(FieldInfo{"rcb", "bytes", "Read Completion Boundary: 64B or 128B"}, rcb);
+        v(FieldInfo{"addr64", "bool", "64-bit addresses: memory request headers are 4DW, else 3DW (spec)"}, addr64);
+        v(FieldInfo{"ecrc", "bool", "end-to-end CRC: adds 4 bytes to every TLP"}, ecrc);
+        v(FieldInfo{"latency", "time", "one-way latency of PHY, wire and data link layer, per direction"}, latency);
+        v(FieldInfo{"ack_coalesce", "TLPs", "TLPs acknowledged per Ack DLLP (one Ack at least when the link idles)"}, ack_coalesce);
+        v(FieldInfo{"updatefc_coalesce", "TLPs", "TLPs whose credits one UpdateFC DLLP returns (sooner when the receiver drains)"}, updatefc_coalesce);
+        v(FieldInfo{"credits_posted_header", "credits", "receiver's posted header credits (1 per TLP); 0 = infinite"}, credits_posted_header);
+        v(FieldInfo{"credits_posted_data", "credits", "receiver's posted data credits (16 bytes each); 0 = infinite"}, credits_posted_data);
+        v(FieldInfo{"credits_nonposted_header", "credits", "receiver's non-posted header credits (1 per read request); 0 = infinite"}, credits_nonposted_header);
+        v(FieldInfo{"credits_completion_header", "credits", "receiver's completion header credits; 0 = infinite (endpoints must advertise infinite)"}, credits_completion_header);
+        v(FieldInfo{"credits_completion_data", "credits", "receiver's completion data credits (16 bytes each); 0 = infinite"}, credits_completion_data);
+    }
+};
+
+// Root complex (host bridge): where DMA from a device meets host memory.
+struct RootComplexParams {
+    Duration forward_latency{150'000};
+    Bytes completion_size{256};
+
+    template <class V>
+    void visit(V&& v) {
+        v(FieldInfo{"forward_latency", "time", "ingress port to memory controller (and back for completions)"}, forward_latency);
+        v(FieldInfo{"completion_size", "bytes", "largest read completion payload it sends: a multiple of RCB, capped at MPS"}, completion_size);
+    }
+};
+
+// A memory controller with a bandwidth shared by everything that uses it.
+struct MemoryParams {
+    Bandwidth bandwidth{300e9};
+    Duration latency{100'000};
+
+    template <class V>
+    void visit(V&& v) {
+        v(FieldInfo{"bandwidth", "bytes/s", "sustained bandwidth shared by all requesters"}, bandwidth);
+        v(FieldInfo{"latency", "time", "access latency of one request, unloaded"}, latency);
+    }
+};
+
+// The GPU's DMA copy engines (asyncEngineCount of them).
+struct DmaParams {
+    std::int64_t engines = 2;
+    std::int64_t max_read_requests = 256;
+    Duration launch_latency{1'000'000};
+    Bytes semaphore_size{16};
+
+    template <class V>
+    void visit(V&& v) {
+        v(FieldInfo{"engines", "count", "copy engines (asyncEngineCount); duplex needs 2"}, engines);
+        v(FieldInfo{"max_read_requests", "count", "outstanding read requests (tags) per engine"}, max_read_requests);
+        v(FieldInfo{"launch_latency", "time", "doorbell to first request: work fetch and engine start"}, launch_latency);
+        v(FieldInfo{"semaphore_size", "bytes", "payload of the completion semaphore the engine writes to host memory"}, semaphore_size);
+    }
+};
+
+// CPU-side costs of the CUDA runtime around one copy.
+struct RuntimeParams {
+    Duration call_overhead{2'500'000};
+    Duration sync_latency{1'000'000};
+
+    template <class V>
+    void visit(V&& v) {
+        v(FieldInfo{"call_overhead", "time", "API entry to doorbell: argument checks, work submission"}, call_overhead);
+        v(FieldInfo{"sync_latency", "time", "completion semaphore in host memory to the call returning (polling)"}, sync_latency);
+    }
+};
+
+// Everything the model takes, by section. Section names are the YAML keys.
+struct ModelParams {
+    LinkParams link;
+    RootComplexParams root_complex;
+    MemoryParams host_memory{Bandwidth{300e9}, Duration{100'000}};
+    MemoryParams gpu_memory{Bandwidth{3.35e12}, Duration{600'000}};
+    DmaParams dma;
+    RuntimeParams runtime;
+
+    // Calls v.section(name, doc, struct) for each section.
+    template <class V>
+    void visit_sections(V&& v) {
+        v.section("link", "PCIe link between the GPU and the root complex", link);
+        v.section("root_complex", "root complex / host bridge", root_complex);
+        v.section("host_memory", "host DRAM", host_memory);
+        v.section("gpu_memory", "GPU HBM", gpu_memory);
+        v.section("dma", "GPU copy engines", dma);
+        v.section("runtime", "CUDA runtime costs on the CPU", runtime);
+    }
+};
+
+// Per-lane signalling rate of a generation in GT/s (spec): 2.5, 5, 8, 16, 32, 64.
+double generation_rate_gt(std::int64_t generation);
+
+}  // namespace dmasim::config

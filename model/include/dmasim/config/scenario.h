@@ -1,0 +1,147 @@
+// Scenario files (docs/scenarios.md): parsing, `--set` overrides, validation and expansion.
+// Used by the simulator and, through the flat plan, by the CUDA harness: one schema, one parser.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "dmasim/config/params.h"
+
+namespace dmasim::config {
+
+// The strategy names, the same in model, harness, scenarios and results.
+const std::vector<std::string>& strategy_names();
+bool is_strategy(const std::string& name);
+
+// Strategy options: one struct per strategy section of a scenario.
+struct ZeroCopyOptions {
+    Bytes access{4};
+    std::int64_t stride = 1;
+    std::int64_t blocks = 132;
+    std::int64_t threads = 256;
+
+    template <class V>
+    void visit(V&& v) {
+        v(FieldInfo{"access", "bytes", "bytes per load/store per thread: 4B or 16B"}, access);
+        v(FieldInfo{"stride", "elements", "distance between neighbouring threads' accesses; 1 = coalesced"}, stride);
+        v(FieldInfo{"blocks", "count", "thread blocks in the grid"}, blocks);
+        v(FieldInfo{"threads", "count", "threads per block: 32..1024, a multiple of 32"}, threads);
+    }
+};
+
+struct AsyncOptions {
+    std::int64_t streams = 4;
+    Duration kernel{0};
+
+    template <class V>
+    void visit(V&& v) {
+        v(FieldInfo{"streams", "count", "N streams; the data is split into N chunks"}, streams);
+        v(FieldInfo{"kernel", "time", "kernel time for the whole size (each chunk runs kernel/N); 0s = none"}, kernel);
+    }
+};
+
+struct FrameOptions {
+    Bytes size{4 << 20};
+    Duration period{8'000'000'000};
+    std::int64_t count = 500;
+    std::string via = "pinned";
+    Duration deadline{0};
+    Duration kernel{0};
+
+    template <class V>
+    void visit(V&& v) {
+        v(FieldInfo{"size", "bytes", "bytes per frame"}, size);
+        v(FieldInfo{"period", "time", "one frame is released every period"}, period);
+        v(FieldInfo{"count", "count", "frames M"}, count);
+        v(FieldInfo{"via", "name", "how each frame moves: pinned, pageable or zero_copy"}, via);
+        v(FieldInfo{"deadline", "time", "a frame later than this after its release is a miss; 0s = the period"}, deadline);
+        v(FieldInfo{"kernel", "time", "a concurrent kernel per frame; 0s = none"}, kernel);
+    }
+};
+
+struct PeerOptions {
+    std::string access = "both";
+    std::int64_t src_device = 0;
+    std::int64_t dst_device = 1;
+
+    template <class V>
+    void visit(V&& v) {
+        v(FieldInfo{"access", "name", "peer access: on, off (staged through host) or both"}, access);
+        v(FieldInfo{"src_device", "ordinal", "source GPU"}, src_device);
+        v(FieldInfo{"dst_device", "ordinal", "destination GPU"}, dst_device);
+    }
+};
+
+struct RegisteredOptions {
+    std::int64_t reuses = 1;
+
+    template <class V>
+    void visit(V&& v) {
+        v(FieldInfo{"reuses", "count", "K copies per registration: the setup cost is amortised over K"}, reuses);
+    }
+};
+
+struct DuplexOptions {
+    std::string host_memory = "pinned";
+
+    template <class V>
+    void visit(V&& v) {
+        v(FieldInfo{"host_memory", "name", "host buffers: pinned or pageable"}, host_memory);
+    }
+};
+
+struct StrategyOptions {
+    ZeroCopyOptions zero_copy;
+    AsyncOptions async_overlap;
+    FrameOptions periodic;
+    PeerOptions peer;
+    RegisteredOptions registered;
+    DuplexOptions duplex;
+
+    template <class V>
+    void visit_sections(V&& v) {
+        v.section("zero_copy", "zero_copy: kernel access pattern", zero_copy);
+        v.section("async_overlap", "async_overlap: streams and kernel", async_overlap);
+        v.section("frame", "periodic: the frame stream", periodic);
+        v.section("peer", "peer: devices and peer access", peer);
+        v.section("registered", "registered: reuse of one registration", registered);
+        v.section("duplex", "duplex: host buffers", duplex);
+    }
+};
+
+struct Scenario {
+    std::string file;          // where it came from (error messages, metadata)
+    std::string name;
+    std::string description;
+    std::string platform = "h100-sxm";
+    std::vector<std::string> strategies;
+    std::vector<std::string> directions;  // h2d, d2h, both
+    std::vector<std::uint64_t> sizes;     // bytes per direction
+    std::int64_t repetitions = 20;        // hardware repetitions (the model is deterministic)
+    std::int64_t warmup = 3;
+    ModelParams params;
+    StrategyOptions options;
+    bool link_explicit = false;           // the scenario (or --set) chose the link itself
+};
+
+// One `--set key.path=value` override.
+struct SetOverride {
+    std::string path;
+    std::string value;
+};
+// Parses "a.b=c"; throws InputError naming the text when there is no '=' or no key.
+SetOverride parse_set(const std::string& text);
+
+// Loads every scenario in a YAML file (one per YAML document, separated by ---), applies the
+// overrides, validates, and expands defaults. Throws InputError naming the file and the key.
+std::vector<Scenario> load_scenarios(const std::string& file, const std::vector<SetOverride>& sets = {});
+// The same from text (tests); `origin` names it in errors.
+std::vector<Scenario> parse_scenarios(const std::string& yaml_text, const std::string& origin,
+                                      const std::vector<SetOverride>& sets = {});
+
+// The sizes a `sizes:` range expands to, for docs and tests.
+std::vector<std::uint64_t> expand_size_range(std::uint64_t from, std::uint64_t to, double factor,
+                                             std::uint64_t step);
+
+}  // namespace dmasim::config

@@ -1,0 +1,102 @@
+// A GPU copy engine.
+//
+// Host-to-device: it reads host memory with read requests of at most MRRS bytes, never more
+// than `max_read_requests` outstanding (its tags), and writes the completions' data to GPU
+// memory. Device-to-host: it reads GPU memory ahead in chunks and posts writes of at most MPS
+// bytes. Either way it finishes with a semaphore write into host memory, which is what the
+// host runtime waits for. The engine offers one TLP at a time to its GPU's egress arbiter.
+#pragma once
+
+#include <systemc>
+
+#include <cstdint>
+#include <vector>
+
+#include "dmasim/config/params.h"
+#include "dmasim/sim/memory.h"
+#include "dmasim/sim/timed_fifo.h"
+#include "dmasim/sim/tlp.h"
+
+namespace dmasim::sim {
+
+enum class CopyDirection : std::uint8_t { kHostToDevice, kDeviceToHost };
+
+struct CopyJob {
+    std::uint32_t id = 0;
+    CopyDirection direction = CopyDirection::kHostToDevice;
+    std::uint64_t bytes = 0;
+    std::uint16_t host_node = 0;  // completer of reads / target of writes
+};
+
+struct EngineStats {
+    std::uint64_t read_requests = 0;
+    std::uint64_t writes = 0;
+    std::uint32_t peak_outstanding_reads = 0;
+};
+
+class DmaEngine : public sc_core::sc_module {
+public:
+    SC_HAS_PROCESS(DmaEngine);
+    using Params = config::DmaParams;
+
+    MemoryPort gpu_memory;  // bound to the GPU's memory controller
+
+    // `kick` is called whenever the engine has a new TLP to offer.
+    DmaEngine(sc_core::sc_module_name name, const Params& params, int index, std::uint16_t gpu_node,
+              sc_core::sc_event& kick);
+
+    void configure(const Params& params, const config::LinkParams& link);
+    // Starts a copy after the launch latency. The engine must be idle.
+    void start(const CopyJob& job);
+    bool busy() const { return active_; }
+
+    // The egress arbiter's view: whether the engine has a TLP to send, and taking it. A read
+    // request gets its tag when it is taken, since completions may free tags in between.
+    bool has_tlp() const { return pending_; }
+    Tlp take();
+    // A completion for one of this engine's read requests.
+    void on_completion(const Tlp& t);
+
+    const EngineStats& stats() const { return stats_; }
+
+private:
+    void launch();        // SC_METHOD: the launch latency has passed
+    void chunk_ready();   // SC_METHOD: read-ahead data from GPU memory is available
+    void data_landed();   // SC_METHOD: the last completion's data is in GPU memory
+    void prepare();       // decides the next TLP
+    void read_ahead();
+
+    static constexpr std::uint64_t kChunk = 64 * 1024;  // GPU-memory access granule of the engine
+    static constexpr int kChunksAhead = 2;
+
+    Params params_;
+    int index_;
+    std::uint16_t gpu_node_;
+    sc_core::sc_event& kick_;
+    std::uint32_t mps_ = 256;
+    std::uint32_t mrrs_ = 512;
+
+    bool active_ = false;
+    bool started_ = false;
+    bool pending_ = false;
+    bool semaphore_sent_ = false;
+    Tlp next_;
+    CopyJob job_;
+    std::uint64_t issued_ = 0;     // bytes requested (reads) or sent (writes)
+    std::uint64_t received_ = 0;   // bytes of completions received (reads)
+    std::uint64_t available_ = 0;  // bytes read ahead from GPU memory (writes)
+    std::uint64_t fetched_ = 0;    // bytes whose GPU-memory read has been issued (writes)
+    std::uint64_t unwritten_ = 0;  // received bytes not yet written to GPU memory (reads)
+    int chunks_in_flight_ = 0;
+    std::uint32_t outstanding_ = 0;
+    std::vector<std::uint32_t> free_tags_;
+    std::vector<std::uint32_t> tag_remaining_;
+    bool data_in_memory_ = false;
+
+    sc_core::sc_event launch_event_;
+    TimedFifo<std::uint64_t> chunks_;
+    TimedFifo<int> landed_;
+    EngineStats stats_;
+};
+
+}  // namespace dmasim::sim

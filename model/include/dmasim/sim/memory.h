@@ -1,0 +1,61 @@
+// A memory controller (host DRAM or GPU HBM) as a TLM-2.0 loosely-timed target.
+//
+// Requests are served in arrival order at the controller's bandwidth, so every requester —
+// DMA engines, the root complex, CPU copies — shares it; the answer is a timing annotation
+// (queueing + transfer + latency), which costs no event: callers schedule what depends on it.
+#pragma once
+
+#include <systemc>
+#include <tlm>
+#include <tlm_utils/simple_initiator_socket.h>
+#include <tlm_utils/multi_passthrough_target_socket.h>
+
+#include <cstdint>
+
+#include "dmasim/config/params.h"
+
+namespace dmasim::sim {
+
+struct MemoryStats {
+    std::uint64_t reads = 0;
+    std::uint64_t writes = 0;
+    std::uint64_t bytes_read = 0;
+    std::uint64_t bytes_written = 0;
+    double busy_ps = 0.0;
+};
+
+class MemoryController : public sc_core::sc_module {
+public:
+    using Params = config::MemoryParams;
+
+    // Any number of requesters bind here; they share the controller's bandwidth.
+    tlm_utils::multi_passthrough_target_socket<MemoryController> socket;
+
+    MemoryController(sc_core::sc_module_name name, const Params& params);
+
+    void configure(const Params& params);
+    const MemoryStats& stats() const { return stats_; }
+    const Params& params() const { return params_; }
+
+private:
+    void b_transport(int requester, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
+
+    Params params_;
+    double ps_per_byte_ = 0.0;
+    double busy_until_ps_ = 0.0;
+    MemoryStats stats_;
+};
+
+// A reusable request for callers of a MemoryController: one generic payload, set up per call.
+// Returns the delay (from `now + offset`) until the access completes.
+class MemoryPort {
+public:
+    explicit MemoryPort(const char* name) : socket(name) {}
+    tlm_utils::simple_initiator_socket<MemoryPort> socket;
+    sc_core::sc_time access(bool write, std::uint64_t bytes, const sc_core::sc_time& offset = sc_core::SC_ZERO_TIME);
+
+private:
+    tlm::tlm_generic_payload gp_;
+};
+
+}  // namespace dmasim::sim

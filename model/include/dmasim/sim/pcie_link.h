@@ -1,0 +1,127 @@
+// One direction of a PCIe link, at TLP granularity.
+//
+// It serialises TLPs and DLLPs onto the wire (bytes from pcie/wire.h over the rate after line
+// encoding and SKP ordered sets), delivers them after the link latency, enforces the
+// receiver's flow-control credits, and generates the data-link traffic its receiver owes the
+// sender: Ack DLLPs and UpdateFC DLLPs. Those travel on the paired link of the opposite
+// direction, where they take wire time away from that direction's TLPs — which is why a
+// duplex copy does not reach twice the one-way rate.
+#pragma once
+
+#include <systemc>
+#include <tlm>
+
+#include <array>
+#include <cstdint>
+
+#include "dmasim/config/params.h"
+#include "dmasim/pcie/wire.h"
+#include "dmasim/sim/ring.h"
+#include "dmasim/sim/tlp.h"
+
+namespace dmasim::sim {
+
+// Flow-control classes (spec): posted, non-posted, completion.
+enum class FcClass : std::uint8_t { kPosted = 0, kNonPosted = 1, kCompletion = 2 };
+inline constexpr std::size_t kFcClasses = 3;
+FcClass fc_class(TlpKind kind);
+
+struct LinkStats {
+    std::uint64_t tlps = 0;
+    std::uint64_t tlps_by_kind[3] = {0, 0, 0};  // indexed by TlpKind
+    std::uint64_t payload_bytes = 0;            // data carried in TLPs
+    std::uint64_t tlp_overhead_bytes = 0;       // framing, headers, ECRC, LCRC of those TLPs
+    std::uint64_t dllps = 0;
+    std::uint64_t ack_dllps = 0;
+    std::uint64_t updatefc_dllps = 0;
+    std::uint64_t dllp_bytes = 0;
+    double busy_ps = 0.0;                       // time the wire was sending something
+    double credit_stall_ps = 0.0;               // time a TLP waited only for credits
+};
+
+class PcieLink : public sc_core::sc_module, private TlpFwOnly, private TlpBwOnly {
+public:
+    SC_HAS_PROCESS(PcieLink);
+    using Params = config::LinkParams;
+
+    TlpTargetSocket tx;     // the sending node's egress binds here
+    TlpInitiatorSocket rx;  // bound to the receiving node's ingress
+
+    PcieLink(sc_core::sc_module_name name, const Params& params);
+
+    // The link of the opposite direction, which carries this link's Acks and UpdateFCs.
+    void pair_with(PcieLink& reverse);
+    // New parameters between runs (the model is elaborated once per process). Resets credits
+    // and statistics; the link must be idle.
+    void configure(const Params& params);
+    bool idle() const;
+
+    const LinkStats& stats() const { return stats_; }
+    const Params& params() const { return params_; }
+    const pcie::LinkPhysics& physics() const { return phys_; }
+
+private:
+    enum class DllpKind : std::uint8_t { kAck, kUpdateFc };
+    struct Dllp {
+        DllpKind kind = DllpKind::kAck;
+        FcClass fc = FcClass::kPosted;
+        std::uint32_t header_credits = 0;
+        std::uint32_t data_credits = 0;
+    };
+    struct InFlight {
+        bool is_dllp = false;
+        Tlp tlp;
+        Dllp dllp;
+        double arrival_ps = 0.0;
+    };
+    struct Credits {
+        bool infinite_header = false;
+        bool infinite_data = false;
+        std::int64_t header = 0;
+        std::int64_t data = 0;
+    };
+
+    // TLM entry points: a TLP offered by the sender; a buffer freed by the receiver.
+    tlm::tlm_sync_enum nb_transport_fw(Tlp& t, tlm::tlm_phase& p, sc_core::sc_time& d) override;
+    tlm::tlm_sync_enum nb_transport_bw(Tlp& t, tlm::tlm_phase& p, sc_core::sc_time& d) override;
+
+    void transmit();  // SC_METHOD: puts the next DLLP or TLP on the wire
+    void deliver();   // SC_METHOD: hands arrivals to the receiver (TLPs) or the paired link (DLLPs)
+
+    bool has_credit(const Tlp& t) const;
+    void take_credit(const Tlp& t);
+    void queue_dllp(const Dllp& d);         // called by the paired link
+    void on_dllp(const Dllp& d);            // a DLLP about this link's TLPs arrived at our sender
+    void tlp_freed(const Tlp& t);           // receiver released a buffer: credits to return
+    void flush_updates(bool force);
+    void reset_credits();
+
+    Params params_;
+    pcie::LinkPhysics phys_{};
+    PcieLink* reverse_ = nullptr;
+
+    std::array<Ring<Tlp>, kFcClasses> queue_;
+    std::array<bool, kFcClasses> sender_waiting_{};
+    std::array<Credits, kFcClasses> credits_{};
+    std::size_t next_class_ = 0;  // round-robin between classes that can go
+    Ring<Dllp> dllp_queue_;
+    Ring<InFlight> in_flight_;
+    double wire_free_ps_ = 0.0;
+    double stall_since_ps_ = -1.0;
+    bool tx_scheduled_ = false;
+
+    // Receiver-side bookkeeping for the TLPs this link delivered.
+    std::uint32_t unacked_ = 0;
+    std::uint32_t held_by_receiver_ = 0;
+    std::uint32_t freed_since_update_ = 0;
+    std::array<std::uint32_t, kFcClasses> freed_header_{};
+    std::array<std::uint32_t, kFcClasses> freed_data_{};
+
+    sc_core::sc_event tx_event_;
+    sc_core::sc_event deliver_event_;
+    LinkStats stats_;
+
+    static constexpr std::size_t kQueueDepth = 2;  // TLPs per class the transmit buffer holds
+};
+
+}  // namespace dmasim::sim

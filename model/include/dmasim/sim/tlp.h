@@ -1,0 +1,99 @@
+// The transaction-level packet of the PCIe model and its TLM-2.0 protocol traits.
+//
+// PCIe is not the TLM base protocol, so, as IEEE 1666 allows, the model defines its own
+// protocol types: the payload is a Transaction Layer Packet (a small value, copied by whoever
+// keeps it, so nothing is allocated per packet) and the phases are TLM's own:
+//   sender --BEGIN_REQ--> link   the link takes the TLP into its transmit queue; it answers
+//                                END_REQ (at once, or later on the backward path) when the
+//                                sender may offer the next one.
+//   link --BEGIN_REQ--> receiver the TLP arrives; the receiver answers TLM_COMPLETED if it
+//                                consumed it at once, or sends END_REQ back later when it frees
+//                                the buffer, which is what returns flow-control credits.
+#pragma once
+
+#include <systemc>
+#include <tlm>
+
+#include <cstdint>
+
+#include "dmasim/pcie/wire.h"
+
+namespace dmasim::sim {
+
+// Model invariants are checked in every build: a broken invariant would otherwise turn into a
+// plausible-looking wrong number.
+[[noreturn]] void invariant_failed(const char* expr, const char* file, int line);
+#define DMASIM_ASSERT(expr) ((expr) ? static_cast<void>(0) : ::dmasim::sim::invariant_failed(#expr, __FILE__, __LINE__))
+
+using pcie::TlpKind;
+
+struct Tlp {
+    TlpKind kind = TlpKind::kMemWrite;
+    bool semaphore = false;      // the copy engine's completion write: the host polls for it
+    std::uint16_t requester = 0; // node that issued the request (completions route back to it)
+    std::uint16_t completer = 0; // node the request is for
+    std::uint32_t payload = 0;   // data bytes carried (writes, completions)
+    std::uint32_t length = 0;    // bytes asked for (reads)
+    std::uint32_t tag = 0;       // requester's tag: engine index << 16 | slot
+    std::uint32_t job = 0;       // the transfer it belongs to
+    bool last = false;           // last completion of its read request
+};
+
+struct PcieProtocol {
+    using tlm_payload_type = Tlp;
+    using tlm_phase_type = tlm::tlm_phase;
+};
+
+using TlpFwIf = tlm::tlm_fw_transport_if<PcieProtocol>;
+using TlpBwIf = tlm::tlm_bw_transport_if<PcieProtocol>;
+using TlpInitiatorSocket = tlm::tlm_initiator_socket<32, PcieProtocol>;
+using TlpTargetSocket = tlm::tlm_target_socket<32, PcieProtocol>;
+
+// Packets are non-blocking only; these satisfy the rest of the TLM interfaces with clear errors.
+class TlpFwOnly : public TlpFwIf {
+public:
+    void b_transport(Tlp&, sc_core::sc_time&) override;
+    bool get_direct_mem_ptr(Tlp&, tlm::tlm_dmi&) override { return false; }
+    unsigned int transport_dbg(Tlp&) override { return 0; }
+};
+class TlpBwOnly : public TlpBwIf {
+public:
+    void invalidate_direct_mem_ptr(sc_dt::uint64, sc_dt::uint64) override {}
+};
+
+// Adapters so that a module with several ports can tell which port a call came in on.
+template <class Owner>
+class FwPort final : public TlpFwOnly {
+public:
+    FwPort(Owner& owner, int port) : owner_(owner), port_(port) {}
+    tlm::tlm_sync_enum nb_transport_fw(Tlp& t, tlm::tlm_phase& p, sc_core::sc_time& d) override {
+        return owner_.port_fw(port_, t, p, d);
+    }
+
+private:
+    Owner& owner_;
+    int port_;
+};
+
+template <class Owner>
+class BwPort final : public TlpBwOnly {
+public:
+    BwPort(Owner& owner, int port) : owner_(owner), port_(port) {}
+    tlm::tlm_sync_enum nb_transport_bw(Tlp& t, tlm::tlm_phase& p, sc_core::sc_time& d) override {
+        return owner_.port_bw(port_, t, p, d);
+    }
+
+private:
+    Owner& owner_;
+    int port_;
+};
+
+// Simulation time in picoseconds (the kernel's default resolution), as a double for
+// sub-picosecond byte times that must not accumulate rounding error over millions of TLPs.
+inline double now_ps() { return static_cast<double>(sc_core::sc_time_stamp().value()); }
+inline sc_core::sc_time ps_delay(double ps) {
+    return sc_core::sc_time(ps > 0.0 ? static_cast<double>(static_cast<std::int64_t>(ps + 0.5)) : 0.0, sc_core::SC_PS);
+}
+inline sc_core::sc_time to_sc(core::Duration d) { return sc_core::sc_time(static_cast<double>(d.ps), sc_core::SC_PS); }
+
+}  // namespace dmasim::sim

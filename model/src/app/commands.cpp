@@ -1,0 +1,323 @@
+#include "dmasim/app/commands.h"
+
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <chrono>
+#include <ctime>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <sstream>
+#include <unistd.h>
+
+#include "dmasim/config/param_io.h"
+#include "dmasim/config/plan_expand.h"
+#include "dmasim/config/scenario.h"
+#include "dmasim/core/error.h"
+#include "dmasim/core/plan.h"
+#include "dmasim/core/results.h"
+#include "dmasim/pcie/wire.h"
+#include "dmasim/sim/simulator.h"
+#include "dmasim/topology/platform.h"
+
+namespace dmasim::app {
+
+namespace {
+
+constexpr int kExitOk = 0;
+constexpr int kExitFailure = 1;
+constexpr int kExitBadInput = 2;
+
+struct Options {
+    std::vector<std::string> files;
+    std::vector<std::string> sets;
+    std::string out_dir = "results/sim";
+    std::string plan_out;
+    bool explain = false;
+    bool quiet = false;
+};
+
+std::vector<config::Scenario> load_all(const Options& o) {
+    std::vector<config::SetOverride> sets;
+    for (const auto& s : o.sets) sets.push_back(config::parse_set(s));
+    std::vector<config::Scenario> all;
+    for (const auto& f : o.files) {
+        auto v = config::load_scenarios(f, sets);
+        for (auto& s : v) {
+            for (const auto& existing : all) {
+                if (existing.name == s.name) {
+                    throw core::InputError(f, "name", "scenario '" + s.name + "' is also defined in " + existing.file);
+                }
+            }
+            all.push_back(std::move(s));
+        }
+    }
+    return all;
+}
+
+std::string utc_now() {
+    const std::time_t t = std::time(nullptr);
+    char buf[32];
+    std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+    return buf;
+}
+
+std::string human_size(std::uint64_t b) { return core::to_string(core::Bytes{b}); }
+
+std::string human_time(double us) {
+    if (us >= 1e6) return fmt::format("{:.3f} s", us * 1e-6);
+    if (us >= 1e3) return fmt::format("{:.3f} ms", us * 1e-3);
+    return fmt::format("{:.3f} us", us);
+}
+
+std::string command_line(int argc, char** argv) {
+    std::string s;
+    for (int i = 0; i < argc; ++i) {
+        if (i) s += ' ';
+        s += argv[i];
+    }
+    return s;
+}
+
+void write_meta(core::JsonWriter& j, const std::string& cmdline, std::size_t rows, double wall_s) {
+    char host[256] = {0};
+    ::gethostname(host, sizeof host - 1);
+    j.begin_object();
+    j.value("tool", "dmasim");
+    j.value("version", DMASIM_VERSION);
+    j.value("commit", DMASIM_GIT_COMMIT);
+    j.value("source", "sim");
+    j.value("date", utc_now());
+    j.value("host", std::string(host));
+    j.value("command", cmdline);
+    j.value("rows", static_cast<std::uint64_t>(rows));
+    j.value("wall_seconds", wall_s);
+    j.value("systemc", sc_core::sc_version());
+    j.end_object();
+}
+
+// What each link carried during one case: the "why" behind a throughput.
+struct Breakdown {
+    std::string key;  // scenario/strategy/direction/size
+    sim::LinkReport link;
+    double time_ps;
+};
+
+std::string links_csv(const std::vector<Breakdown>& rows) {
+    std::ostringstream os;
+    os << "scenario_row,link,tlps,mem_writes,mem_reads,completions,payload_bytes,tlp_overhead_bytes,dllps,"
+          "ack_dllps,updatefc_dllps,dllp_bytes,busy_fraction,credit_stall_fraction,raw_gbps\n";
+    for (const auto& b : rows) {
+        const auto& s = b.link.stats;
+        os << b.key << ',' << b.link.label << ',' << s.tlps << ',' << s.tlps_by_kind[0] << ',' << s.tlps_by_kind[1]
+           << ',' << s.tlps_by_kind[2] << ',' << s.payload_bytes << ',' << s.tlp_overhead_bytes << ',' << s.dllps
+           << ',' << s.ack_dllps << ',' << s.updatefc_dllps << ',' << s.dllp_bytes << ','
+           << fmt::format("{:.4f}", b.time_ps > 0 ? s.busy_ps / b.time_ps : 0.0) << ','
+           << fmt::format("{:.4f}", b.time_ps > 0 ? s.credit_stall_ps / b.time_ps : 0.0) << ','
+           << fmt::format("{:.3f}", b.link.gbps_raw) << '\n';
+    }
+    return os.str();
+}
+
+void explain(std::ostream& out, const std::vector<Breakdown>& rows, std::size_t first) {
+    for (std::size_t i = first; i < rows.size(); ++i) {
+        const auto& b = rows[i];
+        const auto& s = b.link.stats;
+        const double busy = b.time_ps > 0 ? s.busy_ps / b.time_ps : 0.0;
+        const double wire = static_cast<double>(s.payload_bytes + s.tlp_overhead_bytes + s.dllp_bytes);
+        out << fmt::format(
+            "    {:<10} {:5.1f}% busy: {:>9} writes, {:>8} read requests, {:>9} completions; wire bytes: "
+            "{:5.1f}% payload, {:4.1f}% TLP overhead, {:4.1f}% DLLPs ({} Ack, {} UpdateFC)\n",
+            b.link.label, busy * 100, s.tlps_by_kind[0], s.tlps_by_kind[1], s.tlps_by_kind[2],
+            wire > 0 ? 100.0 * s.payload_bytes / wire : 0.0, wire > 0 ? 100.0 * s.tlp_overhead_bytes / wire : 0.0,
+            wire > 0 ? 100.0 * s.dllp_bytes / wire : 0.0, s.ack_dllps, s.updatefc_dllps);
+    }
+}
+
+void print_table(std::ostream& out, const std::vector<core::ResultRow>& rows) {
+    out << fmt::format("{:<22} {:<10} {:<5} {:>9} {:>13} {:>10}  {}\n", "scenario", "strategy", "dir", "size", "time",
+                       "GB/s", "status");
+    for (const auto& r : rows) {
+        if (r.status != "ok") {
+            out << fmt::format("{:<22} {:<10} {:<5} {:>9} {:>13} {:>10}  {}: {}\n", r.scenario, r.strategy,
+                               r.direction, human_size(r.size_bytes), "-", "-", r.status, r.note);
+            continue;
+        }
+        out << fmt::format("{:<22} {:<10} {:<5} {:>9} {:>13} {:>10.2f}  ok\n", r.scenario, r.strategy, r.direction,
+                           human_size(r.size_bytes), human_time(r.time_us), r.gbps());
+    }
+}
+
+int cmd_validate(const Options& o, std::ostream& out) {
+    const auto all = load_all(o);
+    for (const auto& s : all) {
+        std::size_t cases = 0;
+        for (const auto& st : s.strategies) {
+            cases += s.directions.size() * (st == "periodic" ? 1 : s.sizes.size());
+        }
+        out << fmt::format("{}: scenario '{}' ok ({} strategies, {} cases)\n", s.file, s.name, s.strategies.size(),
+                           cases);
+    }
+    return kExitOk;
+}
+
+int cmd_plan(const Options& o, std::ostream& out) {
+    const auto all = load_all(o);
+    const core::Plan plan = config::expand_plan(all);
+    std::ostringstream text;
+    core::write_plan(text, plan);
+    if (o.plan_out.empty() || o.plan_out == "-") {
+        out << text.str();
+        return kExitOk;
+    }
+    const auto slash = o.plan_out.find_last_of('/');
+    core::OutputFiles files(slash == std::string::npos ? std::string(".") : o.plan_out.substr(0, slash));
+    files.add(slash == std::string::npos ? o.plan_out : o.plan_out.substr(slash + 1), text.str());
+    files.commit();
+    out << fmt::format("wrote {} cases to {}\n", plan.cases.size(), o.plan_out);
+    return kExitOk;
+}
+
+int cmd_params(std::ostream& out) {
+    const auto docs = config::describe(config::ModelParams{}, config::StrategyOptions{});
+    out << fmt::format("{:<36} {:>12}  {:<9} {}\n", "key", "default", "unit", "meaning");
+    for (const auto& d : docs) out << fmt::format("{:<36} {:>12}  {:<9} {}\n", d.path, d.value, d.unit, d.doc);
+    return kExitOk;
+}
+
+int cmd_run(const Options& o, int argc, char** argv, std::ostream& out, std::ostream& err) {
+    const auto all = load_all(o);  // every file checked before anything runs
+    const auto wall0 = std::chrono::steady_clock::now();
+    std::size_t total = 0;
+    for (const auto& s : all) {
+        for (const auto& st : s.strategies) total += s.directions.size() * (st == "periodic" ? 1 : s.sizes.size());
+    }
+
+    sim::Simulator simulator(topology::make_single_gpu_platform(all.front().platform, all.front().params.link),
+                             all.front().params);
+    std::vector<core::ResultRow> rows;
+    std::vector<Breakdown> breakdown;
+    std::size_t done = 0;
+    for (const auto& s : all) {
+        for (const auto& strategy : s.strategies) {
+            for (const auto& direction : s.directions) {
+                const std::vector<std::uint64_t> sizes =
+                    strategy == "periodic" ? std::vector<std::uint64_t>{s.options.periodic.size.value} : s.sizes;
+                for (const auto size : sizes) {
+                    ++done;
+                    core::ResultRow r;
+                    r.scenario = s.name;
+                    r.strategy = strategy;
+                    r.direction = direction;
+                    r.directions = direction == "both" ? 2 : 1;
+                    r.size_bytes = size;
+                    r.source = "sim";
+                    r.variant = pcie::describe_link(s.params.link);
+                    if (!sim::strategy_modelled(strategy)) {
+                        r.status = "skipped";
+                        r.note = "strategy not modelled in this version (modelled: pinned, duplex)";
+                        rows.push_back(r);
+                        continue;
+                    }
+                    const std::size_t first = breakdown.size();
+                    const auto t0 = std::chrono::steady_clock::now();
+                    const sim::CaseResult res = simulator.run(s.params, strategy, direction, size);
+                    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+                    r.time_us = res.time_ps * 1e-6;
+                    r.p10_us = r.p90_us = r.min_us = r.max_us = r.time_us;
+                    rows.push_back(r);
+                    const std::string key = s.name + "/" + strategy + "/" + direction + "/" + std::to_string(size);
+                    for (const auto& l : res.links) breakdown.push_back(Breakdown{key, l, res.time_ps});
+                    if (!o.quiet) {
+                        err << fmt::format("[{}/{}] {} {} {} {}: {} = {:.2f} GB/s ({} TLPs, {:.2f} s)\n", done, total,
+                                           s.name, strategy, direction, human_size(size), human_time(r.time_us),
+                                           r.gbps(), res.tlps(), wall);
+                    }
+                    if (o.explain) {
+                        out << fmt::format("{} {} {} {}: {} = {:.2f} GB/s\n", s.name, strategy, direction,
+                                           human_size(size), human_time(r.time_us), r.gbps());
+                        explain(out, breakdown, first);
+                    }
+                }
+            }
+        }
+    }
+    const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
+
+    core::OutputFiles files(o.out_dir);
+    std::ostringstream csv;
+    core::write_results_csv(csv, rows);
+    files.add("results.csv", csv.str());
+    files.add("links.csv", links_csv(breakdown));
+    core::JsonWriter cfg;
+    cfg.begin_array();
+    for (const auto& s : all) config::write_config_json(cfg, s);
+    cfg.end_array();
+    files.add("config.json", cfg.str());
+    core::JsonWriter meta;
+    write_meta(meta, command_line(argc, argv), rows.size(), wall_s);
+    files.add("meta.json", meta.str());
+    const auto written = files.commit();
+
+    print_table(out, rows);
+    out << fmt::format("\nwrote {} rows to {}/results.csv (configuration in config.json, per-link breakdown in links.csv)\n",
+                       rows.size(), o.out_dir);
+    (void)written;
+    return kExitOk;
+}
+
+}  // namespace
+
+int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
+    CLI::App app{"dmasim: predicts how fast data moves between CPUs, GPUs and PCIe devices, strategy by strategy.\n"
+                 "A SystemC model of PCIe links, root complex, copy engines and memories, driven by YAML scenarios.",
+                 "dmasim"};
+    app.require_subcommand(1);
+    app.set_version_flag("--version", std::string(DMASIM_VERSION) + " (" + DMASIM_GIT_COMMIT + ")");
+    Options o;
+
+    auto* run = app.add_subcommand("run", "simulate scenarios and write results (CSV + config.json + meta.json)");
+    run->add_option("files", o.files, "scenario files (YAML)")->required();
+    run->add_option("--out,-o", o.out_dir, "directory for results.csv, links.csv, config.json, meta.json")
+        ->capture_default_str();
+    run->add_option("--set", o.sets,
+                    "override a scenario key by dotted path, e.g. --set link.generation=4 --set sizes=4KiB,1GiB "
+                    "(repeatable; applies to every scenario)");
+    run->add_flag("--explain", o.explain, "print what every link carried in each case (TLPs, DLLPs, busy time)");
+    run->add_flag("--quiet,-q", o.quiet, "no progress lines on stderr");
+
+    auto* validate = app.add_subcommand("validate", "check scenario files without running them");
+    validate->add_option("files", o.files, "scenario files (YAML)")->required();
+    validate->add_option("--set", o.sets, "override a key, as for run");
+
+    auto* plan = app.add_subcommand("plan", "expand scenarios into the flat plan the CUDA harness (dmaprobe) runs");
+    plan->add_option("files", o.files, "scenario files (YAML)")->required();
+    plan->add_option("--out,-o", o.plan_out, "plan file to write ('-' or nothing: standard output)");
+    plan->add_option("--set", o.sets, "override a key, as for run");
+
+    auto* params = app.add_subcommand("params", "list every model parameter with its unit, default and meaning");
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::ParseError& e) {
+        // Help and --version exit 0; anything else is a usage error.
+        return app.exit(e, out, err) == 0 ? kExitOk : kExitBadInput;
+    }
+
+    try {
+        if (*run) return cmd_run(o, argc, argv, out, err);
+        if (*validate) return cmd_validate(o, out);
+        if (*plan) return cmd_plan(o, out);
+        if (*params) return cmd_params(out);
+    } catch (const core::InputError& e) {
+        err << "dmasim: error: " << e.what() << "\n";
+        return kExitBadInput;
+    } catch (const std::exception& e) {
+        err << "dmasim: failed: " << e.what() << "\n";
+        return kExitFailure;
+    }
+    return kExitFailure;
+}
+
+}  // namespace dmasim::app

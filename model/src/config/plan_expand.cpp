@@ -1,0 +1,83 @@
+#include "dmasim/config/plan_expand.h"
+
+namespace dmasim::config {
+
+namespace {
+
+std::int64_t ns(Duration d) { return d.ps / 1000; }
+
+void add_strategy_keys(core::PlanCase& c, const Scenario& s, const std::string& strategy) {
+    const StrategyOptions& o = s.options;
+    if (strategy == "duplex") c.set("host_memory", o.duplex.host_memory);
+    if (strategy == "registered") c.set("reuses", o.registered.reuses);
+    if (strategy == "async_overlap") {
+        c.set("streams", o.async_overlap.streams);
+        c.set("kernel_ns", ns(o.async_overlap.kernel));
+    }
+    if (strategy == "zero_copy") {
+        c.set("access_bytes", o.zero_copy.access.value);
+        c.set("stride", o.zero_copy.stride);
+        c.set("blocks", o.zero_copy.blocks);
+        c.set("threads", o.zero_copy.threads);
+    }
+    if (strategy == "peer") {
+        c.set("src_device", o.peer.src_device);
+        c.set("dst_device", o.peer.dst_device);
+    }
+    if (strategy == "periodic") {
+        c.set("period_ns", ns(o.periodic.period));
+        c.set("frames", o.periodic.count);
+        c.set("deadline_ns", ns(o.periodic.deadline.ps > 0 ? o.periodic.deadline : o.periodic.period));
+        c.set("via", o.periodic.via);
+        c.set("host_memory", o.periodic.via == "pageable" ? std::string("pageable") : std::string("pinned"));
+        c.set("kernel_ns", ns(o.periodic.kernel));
+    }
+    if (strategy == "third_party_dma") {
+        c.set("hw_skip", std::string("needs a third-party PCIe endpoint (FPGA capture card) doing DMA; "
+                                     "GPU machines here have none"));
+    }
+    if (strategy == "cpu_mapped") {
+        c.set("hw_skip", std::string("needs GPU memory mapped into user space through the BAR (gdrcopy's "
+                                     "kernel driver); not available on the GPU machines here"));
+    }
+    if (s.link_explicit) {
+        c.set("link_generation", s.params.link.generation);
+        c.set("link_lanes", s.params.link.lanes);
+    }
+}
+
+}  // namespace
+
+core::Plan expand_plan(const std::vector<Scenario>& scenarios) {
+    core::Plan plan;
+    for (const auto& s : scenarios) {
+        for (const auto& strategy : s.strategies) {
+            const std::vector<std::uint64_t> sizes =
+                strategy == "periodic" ? std::vector<std::uint64_t>{s.options.periodic.size.value} : s.sizes;
+            std::vector<std::string> peer_modes{""};
+            if (strategy == "peer") {
+                peer_modes = s.options.peer.access == "both" ? std::vector<std::string>{"1", "0"}
+                                                            : std::vector<std::string>{s.options.peer.access == "on" ? "1" : "0"};
+            }
+            for (const auto& direction : s.directions) {
+                for (const auto size : sizes) {
+                    for (const auto& peer_mode : peer_modes) {
+                        core::PlanCase c;
+                        c.set("scenario", s.name);
+                        c.set("strategy", strategy);
+                        c.set("direction", direction);
+                        c.set("size_bytes", size);
+                        c.set("repetitions", s.repetitions);
+                        c.set("warmup", s.warmup);
+                        add_strategy_keys(c, s, strategy);
+                        if (!peer_mode.empty()) c.set("peer_access", peer_mode);
+                        plan.cases.push_back(std::move(c));
+                    }
+                }
+            }
+        }
+    }
+    return plan;
+}
+
+}  // namespace dmasim::config

@@ -1,0 +1,167 @@
+#include "dmasim/sim/dma_engine.h"
+
+#include <algorithm>
+
+namespace dmasim::sim {
+
+DmaEngine::DmaEngine(sc_core::sc_module_name name, const Params& params, int index, std::uint16_t gpu_node,
+                     sc_core::sc_event& kick)
+    : sc_core::sc_module(name), gpu_memory("gpu_memory"), params_(params), index_(index), gpu_node_(gpu_node),
+      kick_(kick) {
+    SC_METHOD(launch);
+    sensitive << launch_event_;
+    dont_initialize();
+    SC_METHOD(chunk_ready);
+    sensitive << chunks_.event();
+    dont_initialize();
+    SC_METHOD(data_landed);
+    sensitive << landed_.event();
+    dont_initialize();
+}
+
+void DmaEngine::configure(const Params& params, const config::LinkParams& link) {
+    DMASIM_ASSERT(!active_);
+    params_ = params;
+    mps_ = static_cast<std::uint32_t>(link.mps.value);
+    mrrs_ = static_cast<std::uint32_t>(link.mrrs.value);
+    stats_ = EngineStats{};
+    const auto tags = static_cast<std::size_t>(params_.max_read_requests);
+    tag_remaining_.assign(tags, 0);
+    free_tags_.clear();
+    free_tags_.reserve(tags);
+    for (std::size_t i = tags; i-- > 0;) free_tags_.push_back(static_cast<std::uint32_t>(i));
+}
+
+void DmaEngine::start(const CopyJob& job) {
+    DMASIM_ASSERT(!active_);
+    job_ = job;
+    active_ = true;
+    started_ = false;
+    pending_ = false;
+    semaphore_sent_ = false;
+    data_in_memory_ = false;
+    issued_ = received_ = available_ = fetched_ = unwritten_ = 0;
+    chunks_in_flight_ = 0;
+    outstanding_ = 0;
+    launch_event_.notify(to_sc(params_.launch_latency));
+}
+
+void DmaEngine::launch() {
+    started_ = true;
+    if (job_.direction == CopyDirection::kDeviceToHost) read_ahead();
+    prepare();
+}
+
+void DmaEngine::read_ahead() {
+    while (chunks_in_flight_ < kChunksAhead && fetched_ < job_.bytes) {
+        const std::uint64_t n = std::min(kChunk, job_.bytes - fetched_);
+        const sc_core::sc_time t = gpu_memory.access(false, n);
+        fetched_ += n;
+        ++chunks_in_flight_;
+        chunks_.push(now_ps() + static_cast<double>(t.value()), n);
+    }
+}
+
+void DmaEngine::chunk_ready() {
+    while (chunks_.due()) {
+        available_ += chunks_.front();
+        --chunks_in_flight_;
+        chunks_.pop();
+    }
+    chunks_.rearm();
+    // Keep reading ahead only while the link drains what is there: the engine's buffer is finite.
+    if (available_ - issued_ < static_cast<std::uint64_t>(kChunksAhead) * kChunk) read_ahead();
+    prepare();
+}
+
+void DmaEngine::data_landed() {
+    while (landed_.due()) landed_.pop();
+    landed_.rearm();
+    data_in_memory_ = true;
+    prepare();
+}
+
+void DmaEngine::prepare() {
+    if (!active_ || !started_ || pending_) return;
+    Tlp t;
+    t.requester = gpu_node_;
+    t.completer = job_.host_node;
+    t.job = job_.id;
+    if (job_.direction == CopyDirection::kHostToDevice) {
+        if (issued_ < job_.bytes) {
+            if (free_tags_.empty()) return;  // a completion will free a tag
+            t.kind = TlpKind::kMemRead;
+            t.length = static_cast<std::uint32_t>(std::min<std::uint64_t>(mrrs_, job_.bytes - issued_));
+        } else if (data_in_memory_ && !semaphore_sent_) {
+            t.kind = TlpKind::kMemWrite;
+            t.semaphore = true;
+            t.payload = static_cast<std::uint32_t>(params_.semaphore_size.value);
+        } else {
+            return;
+        }
+    } else {
+        if (issued_ < job_.bytes) {
+            if (available_ <= issued_) return;  // waiting for GPU memory
+            t.kind = TlpKind::kMemWrite;
+            t.payload = static_cast<std::uint32_t>(std::min<std::uint64_t>(mps_, available_ - issued_));
+        } else if (!semaphore_sent_) {
+            // Posted writes stay in order, so the semaphore lands after the data.
+            t.kind = TlpKind::kMemWrite;
+            t.semaphore = true;
+            t.payload = static_cast<std::uint32_t>(params_.semaphore_size.value);
+        } else {
+            return;
+        }
+    }
+    next_ = t;
+    pending_ = true;
+    kick_.notify(sc_core::SC_ZERO_TIME);
+}
+
+Tlp DmaEngine::take() {
+    DMASIM_ASSERT(pending_);
+    pending_ = false;
+    Tlp out = next_;
+    if (next_.semaphore) {
+        semaphore_sent_ = true;
+        active_ = false;
+        return out;
+    }
+    if (next_.kind == TlpKind::kMemRead) {
+        DMASIM_ASSERT(!free_tags_.empty());
+        const std::uint32_t slot = free_tags_.back();
+        free_tags_.pop_back();
+        out.tag = (static_cast<std::uint32_t>(index_) << 16) | slot;
+        tag_remaining_[slot] = next_.length;
+        issued_ += next_.length;
+        ++outstanding_;
+        stats_.read_requests++;
+        stats_.peak_outstanding_reads = std::max(stats_.peak_outstanding_reads, outstanding_);
+    } else {
+        issued_ += next_.payload;
+        stats_.writes++;
+        if (available_ - issued_ < static_cast<std::uint64_t>(kChunksAhead) * kChunk) read_ahead();
+    }
+    prepare();
+    return out;
+}
+
+void DmaEngine::on_completion(const Tlp& t) {
+    const std::uint32_t slot = t.tag & 0xFFFF;
+    DMASIM_ASSERT(slot < tag_remaining_.size() && tag_remaining_[slot] >= t.payload);
+    tag_remaining_[slot] -= t.payload;
+    received_ += t.payload;
+    unwritten_ += t.payload;
+    if (tag_remaining_[slot] == 0) {
+        free_tags_.push_back(slot);
+        --outstanding_;
+    }
+    if (unwritten_ >= kChunk || received_ == job_.bytes) {
+        const sc_core::sc_time t_write = gpu_memory.access(true, unwritten_);
+        unwritten_ = 0;
+        if (received_ == job_.bytes) landed_.push(now_ps() + static_cast<double>(t_write.value()), 0);
+    }
+    prepare();
+}
+
+}  // namespace dmasim::sim

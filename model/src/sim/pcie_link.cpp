@@ -1,0 +1,249 @@
+#include "dmasim/sim/pcie_link.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <string>
+
+namespace dmasim::sim {
+
+void invariant_failed(const char* expr, const char* file, int line) {
+    const std::string msg = std::string("model invariant broken: ") + expr + " (" + file + ":" + std::to_string(line) + ")";
+    SC_REPORT_FATAL("dmasim/invariant", msg.c_str());
+    std::abort();
+}
+
+void TlpFwOnly::b_transport(Tlp&, sc_core::sc_time&) {
+    SC_REPORT_ERROR("dmasim/tlp", "TLPs travel through nb_transport only; b_transport is not supported");
+}
+
+FcClass fc_class(TlpKind kind) {
+    switch (kind) {
+        case TlpKind::kMemWrite: return FcClass::kPosted;
+        case TlpKind::kMemRead: return FcClass::kNonPosted;
+        case TlpKind::kCompletion: return FcClass::kCompletion;
+    }
+    return FcClass::kPosted;
+}
+
+PcieLink::PcieLink(sc_core::sc_module_name name, const Params& params)
+    : sc_core::sc_module(name), tx("tx"), rx("rx"), params_(params), dllp_queue_(16), in_flight_(64) {
+    tx.bind(static_cast<TlpFwIf&>(*this));
+    rx.bind(static_cast<TlpBwIf&>(*this));
+    configure(params);
+
+    SC_METHOD(transmit);
+    sensitive << tx_event_;
+    dont_initialize();
+    SC_METHOD(deliver);
+    sensitive << deliver_event_;
+    dont_initialize();
+}
+
+void PcieLink::pair_with(PcieLink& reverse) {
+    reverse_ = &reverse;
+    reverse.reverse_ = this;
+}
+
+void PcieLink::configure(const Params& params) {
+    params_ = params;
+    phys_ = pcie::link_physics(params_);
+    stats_ = LinkStats{};
+    reset_credits();
+}
+
+bool PcieLink::idle() const {
+    return std::all_of(queue_.begin(), queue_.end(), [](const Ring<Tlp>& q) { return q.empty(); }) &&
+           dllp_queue_.empty() && in_flight_.empty() && held_by_receiver_ == 0;
+}
+
+void PcieLink::reset_credits() {
+    auto set = [](Credits& c, std::int64_t header, std::int64_t data) {
+        c.infinite_header = header == 0;
+        c.infinite_data = data == 0;
+        c.header = header;
+        c.data = data;
+    };
+    set(credits_[static_cast<std::size_t>(FcClass::kPosted)], params_.credits_posted_header,
+        params_.credits_posted_data);
+    // Memory reads carry no data, so non-posted data credits never limit them.
+    set(credits_[static_cast<std::size_t>(FcClass::kNonPosted)], params_.credits_nonposted_header, 0);
+    set(credits_[static_cast<std::size_t>(FcClass::kCompletion)], params_.credits_completion_header,
+        params_.credits_completion_data);
+    unacked_ = 0;
+    freed_since_update_ = 0;
+    freed_header_.fill(0);
+    freed_data_.fill(0);
+}
+
+tlm::tlm_sync_enum PcieLink::nb_transport_fw(Tlp& t, tlm::tlm_phase& phase, sc_core::sc_time&) {
+    DMASIM_ASSERT(phase == tlm::BEGIN_REQ);
+    const auto c = static_cast<std::size_t>(fc_class(t.kind));
+    DMASIM_ASSERT(queue_[c].size() < kQueueDepth);
+    queue_[c].push(t);
+    if (!tx_scheduled_) {
+        tx_scheduled_ = true;
+        tx_event_.notify(sc_core::SC_ZERO_TIME);
+    }
+    if (queue_[c].size() < kQueueDepth) {
+        phase = tlm::END_REQ;
+        return tlm::TLM_UPDATED;
+    }
+    sender_waiting_[c] = true;
+    return tlm::TLM_ACCEPTED;
+}
+
+tlm::tlm_sync_enum PcieLink::nb_transport_bw(Tlp& t, tlm::tlm_phase& phase, sc_core::sc_time&) {
+    DMASIM_ASSERT(phase == tlm::END_REQ);
+    tlp_freed(t);
+    return tlm::TLM_COMPLETED;
+}
+
+bool PcieLink::has_credit(const Tlp& t) const {
+    const Credits& c = credits_[static_cast<std::size_t>(fc_class(t.kind))];
+    const bool header_ok = c.infinite_header || c.header >= 1;
+    const bool data_ok = c.infinite_data || t.payload == 0 || c.data >= pcie::data_credits(t.payload);
+    return header_ok && data_ok;
+}
+
+void PcieLink::take_credit(const Tlp& t) {
+    Credits& c = credits_[static_cast<std::size_t>(fc_class(t.kind))];
+    if (!c.infinite_header) c.header -= 1;
+    if (!c.infinite_data && t.payload > 0) c.data -= pcie::data_credits(t.payload);
+}
+
+void PcieLink::transmit() {
+    tx_scheduled_ = false;
+    const double now = now_ps();
+    if (wire_free_ps_ > now + 0.5) {
+        tx_scheduled_ = true;
+        tx_event_.notify(ps_delay(wire_free_ps_ - now));
+        return;
+    }
+    const double start = std::max(now, wire_free_ps_);
+    InFlight item;
+    std::uint32_t wire_bytes = 0;
+    if (!dllp_queue_.empty()) {
+        // DLLPs go first: delaying Acks and credit updates would stall the other direction.
+        item.is_dllp = true;
+        item.dllp = dllp_queue_.front();
+        dllp_queue_.pop();
+        wire_bytes = pcie::dllp_wire_bytes(params_);
+        stats_.dllps++;
+        stats_.dllp_bytes += wire_bytes;
+        (item.dllp.kind == DllpKind::kAck ? stats_.ack_dllps : stats_.updatefc_dllps)++;
+    } else {
+        bool any_queued = false;
+        std::size_t chosen = kFcClasses;
+        for (std::size_t i = 0; i < kFcClasses; ++i) {
+            const std::size_t c = (next_class_ + i) % kFcClasses;
+            if (queue_[c].empty()) continue;
+            any_queued = true;
+            if (has_credit(queue_[c].front())) {
+                chosen = c;
+                break;
+            }
+        }
+        if (chosen == kFcClasses) {
+            // Nothing can go: either nothing is queued, or every head waits for credits (an
+            // UpdateFC arriving on the paired link wakes us).
+            if (any_queued && stall_since_ps_ < 0) stall_since_ps_ = now;
+            return;
+        }
+        if (stall_since_ps_ >= 0) {
+            stats_.credit_stall_ps += now - stall_since_ps_;
+            stall_since_ps_ = -1.0;
+        }
+        next_class_ = (chosen + 1) % kFcClasses;
+        item.tlp = queue_[chosen].front();
+        queue_[chosen].pop();
+        take_credit(item.tlp);
+        wire_bytes = pcie::tlp_wire_bytes(item.tlp.kind, item.tlp.payload, params_);
+        stats_.tlps++;
+        stats_.tlps_by_kind[static_cast<std::size_t>(item.tlp.kind)]++;
+        stats_.payload_bytes += item.tlp.payload;
+        stats_.tlp_overhead_bytes += wire_bytes - item.tlp.payload;
+        if (sender_waiting_[chosen]) {
+            sender_waiting_[chosen] = false;
+            Tlp copy = item.tlp;
+            tlm::tlm_phase phase = tlm::END_REQ;
+            sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+            tx->nb_transport_bw(copy, phase, delay);
+        }
+    }
+    const double duration = wire_bytes * phys_.ps_per_byte;
+    wire_free_ps_ = start + duration;
+    stats_.busy_ps += duration;
+    item.arrival_ps = wire_free_ps_ + static_cast<double>(params_.latency.ps);
+    const bool was_empty = in_flight_.empty();
+    in_flight_.push(item);
+    if (was_empty) deliver_event_.notify(ps_delay(item.arrival_ps - now));
+    tx_scheduled_ = true;
+    tx_event_.notify(ps_delay(wire_free_ps_ - now));
+}
+
+void PcieLink::deliver() {
+    const double now = now_ps();
+    while (!in_flight_.empty() && in_flight_.front().arrival_ps <= now + 0.5) {
+        InFlight item = in_flight_.front();
+        in_flight_.pop();
+        if (item.is_dllp) {
+            // A DLLP that travelled on this link reports on the paired link's TLPs.
+            reverse_->on_dllp(item.dllp);
+            continue;
+        }
+        ++held_by_receiver_;
+        if (++unacked_ >= static_cast<std::uint32_t>(params_.ack_coalesce) || in_flight_.empty()) {
+            unacked_ = 0;
+            reverse_->queue_dllp(Dllp{DllpKind::kAck, FcClass::kPosted, 0, 0});
+        }
+        tlm::tlm_phase phase = tlm::BEGIN_REQ;
+        sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+        const tlm::tlm_sync_enum r = rx->nb_transport_fw(item.tlp, phase, delay);
+        if (r == tlm::TLM_COMPLETED) tlp_freed(item.tlp);
+    }
+    if (!in_flight_.empty()) deliver_event_.notify(ps_delay(in_flight_.front().arrival_ps - now));
+}
+
+void PcieLink::tlp_freed(const Tlp& t) {
+    DMASIM_ASSERT(held_by_receiver_ > 0);
+    --held_by_receiver_;
+    const auto c = static_cast<std::size_t>(fc_class(t.kind));
+    const Credits& cr = credits_[c];
+    // Infinite credits are never updated (spec): nothing to send for them.
+    if (!cr.infinite_header) freed_header_[c] += 1;
+    if (!cr.infinite_data && t.payload > 0) freed_data_[c] += pcie::data_credits(t.payload);
+    ++freed_since_update_;
+    flush_updates(held_by_receiver_ == 0);
+}
+
+void PcieLink::flush_updates(bool force) {
+    if (!force && freed_since_update_ < static_cast<std::uint32_t>(params_.updatefc_coalesce)) return;
+    freed_since_update_ = 0;
+    for (std::size_t c = 0; c < kFcClasses; ++c) {
+        if (freed_header_[c] == 0 && freed_data_[c] == 0) continue;
+        reverse_->queue_dllp(Dllp{DllpKind::kUpdateFc, static_cast<FcClass>(c), freed_header_[c], freed_data_[c]});
+        freed_header_[c] = 0;
+        freed_data_[c] = 0;
+    }
+}
+
+void PcieLink::queue_dllp(const Dllp& d) {
+    dllp_queue_.push(d);
+    if (!tx_scheduled_) {
+        tx_scheduled_ = true;
+        tx_event_.notify(sc_core::SC_ZERO_TIME);
+    }
+}
+
+void PcieLink::on_dllp(const Dllp& d) {
+    if (d.kind != DllpKind::kUpdateFc) return;  // Acks retire replay-buffer entries; not modelled as a limit
+    Credits& c = credits_[static_cast<std::size_t>(d.fc)];
+    c.header += d.header_credits;
+    c.data += d.data_credits;
+    if (!tx_scheduled_) {
+        tx_scheduled_ = true;
+        tx_event_.notify(sc_core::SC_ZERO_TIME);
+    }
+}
+
+}  // namespace dmasim::sim
