@@ -53,7 +53,7 @@ struct FrameOptions {
     void visit(V&& v) {
         v(FieldInfo{"size", "bytes", "bytes per frame"}, size);
         v(FieldInfo{"period", "time", "one frame is released every period"}, period);
-        v(FieldInfo{"count", "count", "frames M"}, count);
+        v(FieldInfo{"count", "count", "number of frames M"}, count);
         v(FieldInfo{"via", "name", "how each frame moves: pinned, pageable or zero_copy"}, via);
         v(FieldInfo{"deadline", "time", "a frame later than this after its release is a miss; 0s = the period"}, deadline);
         v(FieldInfo{"kernel", "time", "a concurrent kernel per frame; 0s = none"}, kernel);
@@ -68,8 +68,8 @@ struct PeerOptions {
     template <class V>
     void visit(V&& v) {
         v(FieldInfo{"access", "name", "peer access: on, off (staged through host) or both"}, access);
-        v(FieldInfo{"src_device", "ordinal", "source GPU"}, src_device);
-        v(FieldInfo{"dst_device", "ordinal", "destination GPU"}, dst_device);
+        v(FieldInfo{"src_device", "ordinal", "source GPU device ordinal"}, src_device);
+        v(FieldInfo{"dst_device", "ordinal", "destination GPU device ordinal"}, dst_device);
     }
 };
 

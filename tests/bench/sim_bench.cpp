@@ -1,0 +1,84 @@
+// Speed of the model: simulated TLPs per wall-clock second for a 1 GiB pinned copy, next to
+// the bare SystemC event rate (two methods notifying each other) measured in the same binary.
+#include <benchmark/benchmark.h>
+
+#include <systemc>
+
+#include "dmasim/sim/simulator.h"
+
+namespace {
+
+// Two SC_METHODs ping-ponging timed notifications: the kernel's floor cost per event.
+class PingPong : public sc_core::sc_module {
+public:
+    SC_HAS_PROCESS(PingPong);
+    explicit PingPong(sc_core::sc_module_name name) : sc_core::sc_module(name) {
+        SC_METHOD(ping);
+        sensitive << a_;
+        dont_initialize();
+        SC_METHOD(pong);
+        sensitive << b_;
+        dont_initialize();
+    }
+    void start(std::uint64_t events) {
+        remaining_ = events;
+        a_.notify(sc_core::SC_ZERO_TIME);
+    }
+
+private:
+    void ping() { step(b_); }
+    void pong() { step(a_); }
+    void step(sc_core::sc_event& next) {
+        if (remaining_ == 0) {
+            sc_core::sc_pause();
+            return;
+        }
+        --remaining_;
+        next.notify(sc_core::sc_time(1, sc_core::SC_NS));
+    }
+    sc_core::sc_event a_, b_;
+    std::uint64_t remaining_ = 0;
+};
+
+struct Model {
+    // Everything is elaborated before the first sc_start.
+    PingPong pingpong{"pingpong"};
+    dmasim::sim::Simulator simulator{dmasim::topology::make_single_gpu_platform("h100-sxm", dmasim::config::LinkParams{}),
+                                     dmasim::config::ModelParams{}};
+};
+
+Model& model() {
+    static Model m;
+    return m;
+}
+
+void BM_PinnedCopy1GiB(benchmark::State& state) {
+    Model& m = model();
+    const dmasim::config::ModelParams params;
+    std::uint64_t tlps = 0;
+    for (auto _ : state) {
+        const auto r = m.simulator.run(params, "pinned", state.range(0) ? "d2h" : "h2d", 1ULL << 30);
+        tlps += r.tlps();
+        benchmark::DoNotOptimize(r.time_ps);
+    }
+    state.counters["tlps_per_s"] = benchmark::Counter(static_cast<double>(tlps), benchmark::Counter::kIsRate);
+    state.SetLabel(state.range(0) ? "d2h" : "h2d");
+}
+BENCHMARK(BM_PinnedCopy1GiB)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->Iterations(2);
+
+void BM_SystemCEventRate(benchmark::State& state) {
+    Model& m = model();
+    const auto events = static_cast<std::uint64_t>(state.range(0));
+    for (auto _ : state) {
+        m.pingpong.start(events);
+        sc_core::sc_start();
+    }
+    state.counters["events_per_s"] =
+        benchmark::Counter(static_cast<double>(events) * static_cast<double>(state.iterations()),
+                           benchmark::Counter::kIsRate);
+}
+BENCHMARK(BM_SystemCEventRate)->Arg(10'000'000)->Unit(benchmark::kMillisecond)->Iterations(3);
+
+}  // namespace
+
+BENCHMARK_MAIN();
