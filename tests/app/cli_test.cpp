@@ -136,3 +136,25 @@ TEST(Cli, RunWritesResultsConfigAndMetadata) {
 
 }  // namespace
 }  // namespace dmasim::app
+
+namespace dmasim::app {
+namespace {
+
+TEST(Docs, ScenarioReferenceListsEveryParameter) {
+    std::stringstream doc;
+    doc << std::ifstream(std::string(DMASIM_SOURCE_DIR) + "/docs/scenarios.md").rdbuf();
+    ASSERT_FALSE(doc.str().empty());
+    const Outcome md = cli({"params", "--markdown"});
+    std::istringstream lines(md.out);
+    std::string line;
+    int rows = 0;
+    while (std::getline(lines, line)) {
+        if (line.rfind("| `", 0) != 0) continue;
+        ++rows;
+        EXPECT_NE(doc.str().find(line), std::string::npos) << "docs/scenarios.md is stale: " << line;
+    }
+    EXPECT_GT(rows, 30);
+}
+
+}  // namespace
+}  // namespace dmasim::app

@@ -179,8 +179,13 @@ int cmd_plan(const Options& o, std::ostream& out) {
     return kExitOk;
 }
 
-int cmd_params(std::ostream& out) {
+int cmd_params(std::ostream& out, bool markdown) {
     const auto docs = config::describe(config::ModelParams{}, config::StrategyOptions{});
+    if (markdown) {
+        out << "| key | default | unit | meaning |\n|---|---|---|---|\n";
+        for (const auto& d : docs) out << fmt::format("| `{}` | `{}` | {} | {} |\n", d.path, d.value, d.unit, d.doc);
+        return kExitOk;
+    }
     out << fmt::format("{:<36} {:>12}  {:<9} {}\n", "key", "default", "unit", "meaning");
     for (const auto& d : docs) out << fmt::format("{:<36} {:>12}  {:<9} {}\n", d.path, d.value, d.unit, d.doc);
     return kExitOk;
@@ -297,6 +302,8 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
     plan->add_option("--set", o.sets, "override a key, as for run");
 
     auto* params = app.add_subcommand("params", "list every model parameter with its unit, default and meaning");
+    bool markdown = false;
+    params->add_flag("--markdown", markdown, "as a Markdown table (docs/scenarios.md includes it)");
 
     try {
         app.parse(argc, argv);
@@ -309,7 +316,7 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
         if (*run) return cmd_run(o, argc, argv, out, err);
         if (*validate) return cmd_validate(o, out);
         if (*plan) return cmd_plan(o, out);
-        if (*params) return cmd_params(out);
+        if (*params) return cmd_params(out, markdown);
     } catch (const core::InputError& e) {
         err << "dmasim: error: " << e.what() << "\n";
         return kExitBadInput;
