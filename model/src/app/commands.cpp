@@ -136,16 +136,19 @@ void explain(std::ostream& out, const std::vector<Breakdown>& rows, std::size_t 
 }
 
 void print_table(std::ostream& out, const std::vector<core::ResultRow>& rows) {
-    out << fmt::format("{:<22} {:<10} {:<5} {:>9} {:>13} {:>10}  {}\n", "scenario", "strategy", "dir", "size", "time",
-                       "GB/s", "status");
+    out << fmt::format("{:<22} {:<14} {:<5} {:>9} {:<18} {:>13} {:>10}  {}\n", "scenario", "strategy", "dir", "size",
+                       "variant", "time", "GB/s", "status");
     for (const auto& r : rows) {
         if (r.status != "ok") {
-            out << fmt::format("{:<22} {:<10} {:<5} {:>9} {:>13} {:>10}  {}: {}\n", r.scenario, r.strategy,
-                               r.direction, human_size(r.size_bytes), "-", "-", r.status, r.note);
+            out << fmt::format("{:<22} {:<14} {:<5} {:>9} {:<18} {:>13} {:>10}  {}: {}\n", r.scenario, r.strategy,
+                               r.direction, human_size(r.size_bytes), r.variant, "-", "-", r.status, r.note);
             continue;
         }
-        out << fmt::format("{:<22} {:<10} {:<5} {:>9} {:>13} {:>10.2f}  ok\n", r.scenario, r.strategy, r.direction,
-                           human_size(r.size_bytes), human_time(r.time_us), r.gbps());
+        const bool is_time_only = r.variant.rfind("setup=", 0) == 0 || r.variant == "misses";
+        const std::string rate = is_time_only ? std::string("-") : fmt::format("{:.2f}", r.gbps());
+        out << fmt::format("{:<22} {:<14} {:<5} {:>9} {:<18} {:>13} {:>10}  {}\n", r.scenario, r.strategy, r.direction,
+                           human_size(r.size_bytes), r.variant, human_time(r.time_us), rate,
+                           r.variant == "misses" ? r.note : std::string("ok"));
     }
 }
 
@@ -211,27 +214,38 @@ int cmd_run(const Options& o, int argc, char** argv, std::ostream& out, std::ost
                     strategy == "periodic" ? std::vector<std::uint64_t>{s.options.periodic.size.value} : s.sizes;
                 for (const auto size : sizes) {
                     ++done;
-                    core::ResultRow r;
-                    r.scenario = s.name;
-                    r.strategy = strategy;
-                    r.direction = direction;
-                    r.directions = direction == "both" ? 2 : 1;
-                    r.size_bytes = size;
-                    r.source = "sim";
-                    r.variant = pcie::describe_link(s.params.link);
+                    core::ResultRow base;
+                    base.scenario = s.name;
+                    base.strategy = strategy;
+                    base.direction = direction;
+                    base.directions = direction == "both" ? 2 : 1;
+                    base.size_bytes = size;
+                    base.source = "sim";
                     if (!sim::strategy_modelled(strategy)) {
-                        r.status = "skipped";
-                        r.note = "strategy not modelled in this version (modelled: pinned, duplex)";
-                        rows.push_back(r);
+                        base.status = "skipped";
+                        base.note = std::string("strategy not modelled in this version (modelled: ") +
+                                    sim::modelled_strategies() + ")";
+                        rows.push_back(base);
                         continue;
                     }
                     const std::size_t first = breakdown.size();
                     const auto t0 = std::chrono::steady_clock::now();
-                    const sim::CaseResult res = simulator.run(s.params, strategy, direction, size);
+                    const sim::CaseResult res =
+                        simulator.run(s.params, sim::CaseSpec{strategy, direction, size, s.options});
                     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-                    r.time_us = res.time_ps * 1e-6;
-                    r.p10_us = r.p90_us = r.min_us = r.max_us = r.time_us;
-                    rows.push_back(r);
+                    for (const auto& rr : res.rows) {
+                        core::ResultRow r = base;
+                        r.variant = rr.variant;
+                        r.directions = rr.directions;
+                        r.time_us = rr.time_ps * 1e-6;
+                        r.p10_us = rr.p10_ps * 1e-6;
+                        r.p90_us = rr.p90_ps * 1e-6;
+                        r.min_us = rr.min_ps * 1e-6;
+                        r.max_us = rr.max_ps * 1e-6;
+                        r.note = pcie::describe_link(s.params.link) + (rr.note.empty() ? "" : "; " + rr.note);
+                        rows.push_back(r);
+                    }
+                    const core::ResultRow& r = rows[rows.size() - res.rows.size()];
                     const std::string key = s.name + "/" + strategy + "/" + direction + "/" + std::to_string(size);
                     for (const auto& l : res.links) breakdown.push_back(Breakdown{key, l, res.time_ps});
                     if (!o.quiet) {

@@ -232,6 +232,14 @@ void validate(Scenario& s) {
     if (d.semaphore_size.value == 0 || d.semaphore_size.value > l.mps.value) {
         fail("dma.semaphore_size", "must be 1 byte up to link.mps");
     }
+    const auto& cpu = s.params.cpu;
+    if (!(cpu.memcpy_bandwidth.bytes_per_s > 0)) fail("cpu.memcpy_bandwidth", "must be positive");
+    if (!(cpu.memcpy_bandwidth_cached.bytes_per_s > 0)) fail("cpu.memcpy_bandwidth_cached", "must be positive");
+    if (!is_power_of_two(cpu.page_size.value)) fail("cpu.page_size", "must be a power of two");
+    if (s.params.pageable.bounce_size.value < 4096) fail("pageable.bounce_size", "must be at least 4KiB");
+    if (s.params.pageable.bounce_buffers < 1 || s.params.pageable.bounce_buffers > 64) {
+        fail("pageable.bounce_buffers", "must be 1..64");
+    }
     const auto& z = s.options.zero_copy;
     if (z.access.value != 4 && z.access.value != 16) fail("zero_copy.access", "must be 4B or 16B");
     if (z.stride < 1) fail("zero_copy.stride", "must be at least 1");

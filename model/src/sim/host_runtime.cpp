@@ -1,69 +1,267 @@
 #include "dmasim/sim/host_runtime.h"
 
+#include <algorithm>
+
 namespace dmasim::sim {
 
 HostRuntime::HostRuntime(sc_core::sc_module_name name, const Params& params, Gpu& gpu, std::uint16_t host_node)
-    : sc_core::sc_module(name), params_(params), gpu_(gpu), host_node_(host_node) {
+    : sc_core::sc_module(name), host_memory("host_memory"), params_(params), gpu_(gpu), host_node_(host_node) {
     SC_THREAD(driver);
+    SC_METHOD(front_end);
+    sensitive << ready_.event();
+    dont_initialize();
+    SC_METHOD(kernel_finished);
+    sensitive << kernel_end_.event();
+    dont_initialize();
 }
 
 void HostRuntime::configure(const Params& params) { params_ = params; }
 
-void HostRuntime::submit(const CopyRequest& request) {
-    request_ = request;
-    has_request_ = true;
+void HostRuntime::submit(const Program& program) {
+    program_ = program;
+    has_program_ = true;
     done_ = false;
     work_event_.notify(sc_core::SC_ZERO_TIME);
 }
 
+std::size_t HostRuntime::engine_for(CopyDirection dir) const {
+    // The CUDA runtime gives each direction its own copy engine; with one engine they share.
+    const std::size_t n = engines_.size();
+    return (dir == CopyDirection::kHostToDevice ? 0 : 1) % n;
+}
+
+bool HostRuntime::streams_idle() const {
+    return std::all_of(streams_.begin(), streams_.end(), [](const StreamState& s) { return s.pending.empty(); });
+}
+
 void HostRuntime::driver() {
     for (;;) {
-        while (!has_request_) {
+        while (!has_program_) {
             sc_core::sc_pause();
             wait(work_event_);
         }
-        has_request_ = false;
-        const double t0 = now_ps();
-        const auto engines = static_cast<std::size_t>(gpu_.active_engines());
-        engine_queue_.assign(engines, {});
-        engine_busy_.assign(engines, false);
+        has_program_ = false;
+        t0_ps_ = now_ps();
+        const std::size_t n_ops = program_.ops.size();
+        timings_.assign(n_ops, OpTiming{});
+        finished_.assign(n_ops, false);
+        int max_stream = 0;
+        for (const Op& op : program_.ops) max_stream = std::max(max_stream, op.stream);
+        streams_.assign(static_cast<std::size_t>(max_stream) + 1, StreamState{});
+        engines_.assign(static_cast<std::size_t>(gpu_.active_engines()), EngineState{});
+        compute_queue_.clear();
+        compute_busy_ = false;
+        job_op_.clear();
         job_engine_.clear();
-        completed_ = 0;
+        job_done_.clear();
         first_job_id_ = next_job_id_;
-        for (const auto& copy : request_.copies) {
-            wait(to_sc(params_.call_overhead));
-            CopyJob job;
-            job.id = next_job_id_++;
-            job.direction = copy.direction;
-            job.bytes = copy.bytes;
-            job.host_node = host_node_;
-            const auto e = static_cast<std::size_t>(copy.engine) % engines;
-            job_engine_.push_back(static_cast<int>(e));
-            engine_queue_[e].push_back(job);
-            if (!engine_busy_[e]) start_next_on(static_cast<int>(e));
+
+        for (std::size_t i = 0; i < n_ops; ++i) {
+            const Op& op = program_.ops[i];
+            timings_[i].issued_ps = now_ps() - t0_ps_;
+            switch (op.kind) {
+                case Op::Kind::kCpuWork:
+                    timings_[i].start_ps = now_ps() - t0_ps_;
+                    wait(to_sc(op.duration));
+                    timings_[i].end_ps = now_ps() - t0_ps_;
+                    finished_[i] = true;
+                    break;
+                case Op::Kind::kReleaseAt: {
+                    const double at = t0_ps_ + static_cast<double>(op.duration.ps);
+                    if (at > now_ps()) wait(ps_delay(at - now_ps()));
+                    timings_[i].start_ps = timings_[i].end_ps = now_ps() - t0_ps_;
+                    finished_[i] = true;
+                    break;
+                }
+                case Op::Kind::kSynchronize:
+                    timings_[i].start_ps = now_ps() - t0_ps_;
+                    wait(to_sc(params_.runtime.call_overhead));
+                    while (!streams_idle()) wait(progress_event_);
+                    wait(to_sc(params_.runtime.sync_latency));
+                    timings_[i].end_ps = now_ps() - t0_ps_;
+                    finished_[i] = true;
+                    break;
+                case Op::Kind::kStagedCopy:
+                    wait(to_sc(params_.runtime.call_overhead));
+                    // A pageable copy is ordered after earlier work on its stream.
+                    while (!streams_[static_cast<std::size_t>(op.stream)].pending.empty()) wait(progress_event_);
+                    staged_copy(i);
+                    break;
+                case Op::Kind::kCopy:
+                case Op::Kind::kKernel:
+                    wait(to_sc(params_.runtime.call_overhead));
+                    enqueue(i);
+                    if (op.blocking) {
+                        while (!finished_[i]) wait(progress_event_);
+                        wait(to_sc(params_.runtime.sync_latency));
+                    }
+                    break;
+            }
         }
-        if (completed_ < request_.copies.size()) wait(all_done_event_);
-        wait(to_sc(params_.sync_latency));
-        elapsed_ps_ = now_ps() - t0;
+        while (!streams_idle()) wait(progress_event_);
+        elapsed_ps_ = now_ps() - t0_ps_;
         done_ = true;
     }
 }
 
-void HostRuntime::start_next_on(int engine) {
-    auto& q = engine_queue_[static_cast<std::size_t>(engine)];
-    if (q.empty()) {
-        engine_busy_[static_cast<std::size_t>(engine)] = false;
+void HostRuntime::enqueue(std::size_t op) {
+    StreamState& s = streams_[static_cast<std::size_t>(program_.ops[op].stream)];
+    s.pending.push_back(op);
+    if (!s.running) {
+        s.running = true;
+        ready_.push(now_ps(), op);
+    }
+}
+
+void HostRuntime::front_end() {
+    while (ready_.due()) {
+        dispatch(ready_.front());
+        ready_.pop();
+    }
+    ready_.rearm();
+}
+
+void HostRuntime::dispatch(std::size_t i) {
+    const Op& op = program_.ops[i];
+    if (op.kind == Op::Kind::kCopy) {
+        submit_copy(op.direction, op.bytes, i);
         return;
     }
-    engine_busy_[static_cast<std::size_t>(engine)] = true;
-    gpu_.engine(engine).start(q.front());
-    q.pop_front();
+    DMASIM_ASSERT(op.kind == Op::Kind::kKernel);
+    compute_queue_.push_back(i);
+    if (!compute_busy_) {
+        // Synthetic kernels fill the GPU: they run one after the other.
+        compute_busy_ = true;
+        const std::size_t k = compute_queue_.front();
+        const double start = now_ps() + static_cast<double>(params_.runtime.kernel_launch_latency.ps);
+        timings_[k].start_ps = start - t0_ps_;
+        kernel_end_.push(start + static_cast<double>(program_.ops[k].duration.ps), k);
+    }
+}
+
+void HostRuntime::kernel_finished() {
+    while (kernel_end_.due()) {
+        const std::size_t k = kernel_end_.front();
+        kernel_end_.pop();
+        compute_queue_.pop_front();
+        op_finished(k);
+        if (!compute_queue_.empty()) {
+            const std::size_t next = compute_queue_.front();
+            const double start = now_ps() + static_cast<double>(params_.runtime.kernel_launch_latency.ps);
+            timings_[next].start_ps = start - t0_ps_;
+            kernel_end_.push(start + static_cast<double>(program_.ops[next].duration.ps), next);
+        } else {
+            compute_busy_ = false;
+        }
+    }
+    kernel_end_.rearm();
+}
+
+std::uint32_t HostRuntime::submit_copy(CopyDirection dir, std::uint64_t bytes, std::size_t op) {
+    CopyJob job;
+    job.id = next_job_id_++;
+    job.direction = dir;
+    job.bytes = bytes;
+    job.host_node = host_node_;
+    const std::size_t e = engine_for(dir);
+    job_op_.push_back(op);
+    job_engine_.push_back(e);
+    job_done_.push_back(false);
+    engines_[e].queue.push_back(job);
+    if (!engines_[e].busy) start_next_on(e);
+    return job.id;
+}
+
+void HostRuntime::start_next_on(std::size_t engine) {
+    EngineState& e = engines_[engine];
+    if (e.queue.empty()) {
+        e.busy = false;
+        return;
+    }
+    e.busy = true;
+    const CopyJob job = e.queue.front();
+    e.queue.pop_front();
+    const std::size_t op = job_op_[job.id - first_job_id_];
+    if (op != kNoOp) timings_[op].start_ps = now_ps() - t0_ps_;
+    gpu_.engine(static_cast<int>(engine)).start(job);
 }
 
 void HostRuntime::semaphore_written(std::uint32_t job) {
-    DMASIM_ASSERT(job >= first_job_id_ && job - first_job_id_ < job_engine_.size());
-    start_next_on(job_engine_[job - first_job_id_]);
-    if (++completed_ == request_.copies.size()) all_done_event_.notify(sc_core::SC_ZERO_TIME);
+    DMASIM_ASSERT(job >= first_job_id_ && job - first_job_id_ < job_op_.size());
+    const std::size_t idx = job - first_job_id_;
+    job_done_[idx] = true;
+    start_next_on(job_engine_[idx]);
+    if (job_op_[idx] != kNoOp) op_finished(job_op_[idx]);
+    progress_event_.notify(sc_core::SC_ZERO_TIME);
+}
+
+void HostRuntime::op_finished(std::size_t i) {
+    timings_[i].end_ps = now_ps() - t0_ps_;
+    finished_[i] = true;
+    StreamState& s = streams_[static_cast<std::size_t>(program_.ops[i].stream)];
+    DMASIM_ASSERT(!s.pending.empty() && s.pending.front() == i);
+    s.pending.pop_front();
+    if (s.pending.empty()) {
+        s.running = false;
+    } else {
+        ready_.push(now_ps() + static_cast<double>(params_.runtime.stream_wait_latency.ps), s.pending.front());
+    }
+    progress_event_.notify(sc_core::SC_ZERO_TIME);
+}
+
+void HostRuntime::cpu_copy(std::uint64_t bytes, bool source_cached, bool destination_in_dram) {
+    // One thread copies at its own rate, and its DRAM traffic queues with the DMA's in the
+    // memory controller; whichever is slower sets the pace.
+    const double cpu_rate =
+        (source_cached ? params_.cpu.memcpy_bandwidth_cached : params_.cpu.memcpy_bandwidth).bytes_per_s;
+    std::uint64_t left = bytes;
+    while (left > 0) {
+        const std::uint64_t n = std::min(left, kCpuCopyGranule);
+        left -= n;
+        const double cpu_ps = static_cast<double>(n) / cpu_rate * 1e12;
+        double dram_ps = 0.0;
+        if (!source_cached) dram_ps = static_cast<double>(host_memory.access(false, n).value());
+        if (destination_in_dram) dram_ps = std::max(dram_ps, static_cast<double>(host_memory.access(true, n).value()));
+        wait(ps_delay(std::max(cpu_ps, dram_ps)));
+    }
+}
+
+void HostRuntime::staged_copy(std::size_t i) {
+    const Op& op = program_.ops[i];
+    timings_[i].start_ps = now_ps() - t0_ps_;
+    const std::uint64_t chunk = params_.pageable.bounce_size.value;
+    const auto buffers = static_cast<std::size_t>(params_.pageable.bounce_buffers);
+    const std::uint64_t chunks = (op.bytes + chunk - 1) / chunk;
+    auto chunk_bytes = [&](std::uint64_t k) { return std::min(chunk, op.bytes - k * chunk); };
+    std::vector<std::uint32_t> job_of(chunks, 0);
+    auto done = [&](std::uint64_t k) { return job_done_[job_of[k] - first_job_id_]; };
+    if (op.direction == CopyDirection::kHostToDevice) {
+        // Fill a bounce buffer (the user data comes from DRAM unless cached), hand it to the
+        // copy engine, move on to the next buffer; reuse a buffer once its DMA is done.
+        for (std::uint64_t k = 0; k < chunks; ++k) {
+            if (k >= buffers) {
+                while (!done(k - buffers)) wait(progress_event_);
+            }
+            cpu_copy(chunk_bytes(k), op.working_set_cached, false);
+            job_of[k] = submit_copy(op.direction, chunk_bytes(k), kNoOp);
+        }
+        while (!done(chunks - 1)) wait(progress_event_);
+    } else {
+        // The engine fills bounce buffers ahead; the thread waits for each, then copies it out
+        // to the user's buffer, which goes to DRAM unless it fits in the cache.
+        for (std::uint64_t k = 0; k < std::min<std::uint64_t>(chunks, buffers); ++k) {
+            job_of[k] = submit_copy(op.direction, chunk_bytes(k), kNoOp);
+        }
+        for (std::uint64_t k = 0; k < chunks; ++k) {
+            while (!done(k)) wait(progress_event_);
+            wait(to_sc(params_.runtime.sync_latency));
+            cpu_copy(chunk_bytes(k), true, !op.working_set_cached);
+            if (k + buffers < chunks) job_of[k + buffers] = submit_copy(op.direction, chunk_bytes(k + buffers), kNoOp);
+        }
+    }
+    wait(to_sc(params_.runtime.sync_latency));
+    timings_[i].end_ps = now_ps() - t0_ps_;
+    finished_[i] = true;
 }
 
 }  // namespace dmasim::sim

@@ -7,6 +7,10 @@ namespace dmasim::sim {
 
 namespace {
 std::uint16_t id16(topology::NodeId n) { return static_cast<std::uint16_t>(n); }
+
+HostRuntime::Params runtime_params(const config::ModelParams& p) {
+    return HostRuntime::Params{p.runtime, p.cpu, p.pageable, p.dma.launch_latency};
+}
 }  // namespace
 
 PlatformTop::PlatformTop(sc_core::sc_module_name name, const topology::Platform& platform,
@@ -90,7 +94,8 @@ PlatformTop::PlatformTop(sc_core::sc_module_name name, const topology::Platform&
     Gpu& gpu0 = *gpus_.front();
     const topology::NodeId gpu_node = gpu0.node_id();
     const auto cpus = platform.nodes_of(NodeKind::kCpu);
-    runtime_ = std::make_unique<HostRuntime>("runtime", params.runtime, gpu0, id16(cpus.front()));
+    runtime_ = std::make_unique<HostRuntime>("runtime", runtime_params(params), gpu0, id16(cpus.front()));
+    runtime_->host_memory.socket.bind(memory_of_cpu.at(cpus.front())->socket);
     // The root complex on the GPU's route to the host reports its semaphores to the runtime.
     for (const auto& hop : platform.route(gpu_node, cpus.front())) {
         if (rc_of.count(hop.to)) rc_of[hop.to]->set_listener(runtime_.get());
@@ -110,7 +115,7 @@ void PlatformTop::configure(const config::ModelParams& params) {
         for (const auto& hop : route) on_route = on_route || hop.edge == entry.edge;
         entry.link->configure(on_route ? params.link : platform_.link(entry.edge).pcie);
     }
-    runtime_->configure(params.runtime);
+    runtime_->configure(runtime_params(params));
 }
 
 bool PlatformTop::idle() const {

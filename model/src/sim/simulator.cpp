@@ -1,15 +1,104 @@
 #include "dmasim/sim/simulator.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <stdexcept>
 
+#include "dmasim/core/results.h"
+#include "dmasim/sim/host_runtime.h"
 #include "dmasim/sim/platform_top.h"
 
 namespace dmasim::sim {
 
 namespace {
+
 bool g_elaborated = false;
+
+const std::vector<std::string>& modelled() {
+    static const std::vector<std::string> names{"pinned",        "duplex",  "pageable",
+                                                "registered",    "async_overlap", "periodic"};
+    return names;
 }
+
+core::Duration pages_cost(std::uint64_t bytes, const config::CpuParams& cpu, core::Duration fixed,
+                          core::Duration per_page) {
+    const std::uint64_t pages = (bytes + cpu.page_size.value - 1) / cpu.page_size.value;
+    return core::Duration{fixed.ps + static_cast<std::int64_t>(pages) * per_page.ps};
+}
+
+Op copy_op(CopyDirection dir, std::uint64_t bytes, int stream, bool blocking) {
+    Op op;
+    op.kind = Op::Kind::kCopy;
+    op.direction = dir;
+    op.bytes = bytes;
+    op.stream = stream;
+    op.blocking = blocking;
+    return op;
+}
+
+Op staged_op(CopyDirection dir, std::uint64_t bytes, const config::ModelParams& p) {
+    Op op;
+    op.kind = Op::Kind::kStagedCopy;
+    op.direction = dir;
+    op.bytes = bytes;
+    op.working_set_cached = bytes <= p.cpu.llc_size.value;
+    return op;
+}
+
+Op kernel_op(core::Duration d, int stream) {
+    Op op;
+    op.kind = Op::Kind::kKernel;
+    op.duration = d;
+    op.stream = stream;
+    op.blocking = false;
+    return op;
+}
+
+Op simple_op(Op::Kind kind, core::Duration d = {}) {
+    Op op;
+    op.kind = kind;
+    op.duration = d;
+    return op;
+}
+
+std::vector<CopyDirection> directions_of(const std::string& direction) {
+    if (direction == "h2d") return {CopyDirection::kHostToDevice};
+    if (direction == "d2h") return {CopyDirection::kDeviceToHost};
+    if (direction == "both") return {CopyDirection::kHostToDevice, CopyDirection::kDeviceToHost};
+    throw std::invalid_argument("direction '" + direction + "' is not h2d, d2h or both");
+}
+
+// Pinned copies: one blocking cudaMemcpy, or, for both directions, two cudaMemcpyAsync on two
+// streams and a synchronize (that is what duplex is).
+Program pinned_program(const std::vector<CopyDirection>& dirs, std::uint64_t bytes) {
+    Program prog;
+    if (dirs.size() == 1) {
+        prog.ops.push_back(copy_op(dirs.front(), bytes, 0, true));
+        return prog;
+    }
+    for (std::size_t i = 0; i < dirs.size(); ++i) prog.ops.push_back(copy_op(dirs[i], bytes, static_cast<int>(i), false));
+    prog.ops.push_back(simple_op(Op::Kind::kSynchronize));
+    return prog;
+}
+
+// Pageable copies are synchronous for the calling thread, so two directions from one thread
+// run one after the other.
+Program pageable_program(const std::vector<CopyDirection>& dirs, std::uint64_t bytes, const config::ModelParams& p) {
+    Program prog;
+    for (const auto d : dirs) prog.ops.push_back(staged_op(d, bytes, p));
+    return prog;
+}
+
+}  // namespace
+
+struct Simulator::ProgramOutcome {
+    double elapsed_ps = 0.0;
+    std::vector<OpTiming> timings;
+    std::vector<LinkReport> links;
+    std::uint64_t read_requests = 0;
+    std::uint64_t writes = 0;
+    std::uint32_t peak_outstanding_reads = 0;
+};
 
 std::uint64_t CaseResult::tlps() const {
     std::uint64_t n = 0;
@@ -17,7 +106,12 @@ std::uint64_t CaseResult::tlps() const {
     return n;
 }
 
-bool strategy_modelled(const std::string& strategy) { return strategy == "pinned" || strategy == "duplex"; }
+bool strategy_modelled(const std::string& strategy) {
+    const auto& m = modelled();
+    return std::find(m.begin(), m.end(), strategy) != m.end();
+}
+
+const char* modelled_strategies() { return "pinned, duplex, pageable, registered, async_overlap, periodic"; }
 
 Simulator::Simulator(topology::Platform platform, const config::ModelParams& params)
     : platform_(std::make_unique<topology::Platform>(std::move(platform))) {
@@ -31,48 +125,152 @@ Simulator::Simulator(topology::Platform platform, const config::ModelParams& par
 
 Simulator::~Simulator() = default;
 
-CaseResult Simulator::run(const config::ModelParams& params, const std::string& strategy,
-                          const std::string& direction, std::uint64_t bytes) {
-    if (!strategy_modelled(strategy)) {
-        throw std::invalid_argument("strategy '" + strategy + "' is not modelled in this version (modelled: pinned, duplex)");
-    }
-    if (bytes == 0) throw std::invalid_argument("a copy of 0 bytes");
-    CopyRequest request;
-    const bool h2d = direction == "h2d" || direction == "both";
-    const bool d2h = direction == "d2h" || direction == "both";
-    if (!h2d && !d2h) throw std::invalid_argument("direction '" + direction + "' is not h2d, d2h or both");
-    if (strategy == "duplex" && !(h2d && d2h)) throw std::invalid_argument("duplex moves both directions");
-    // The CUDA runtime gives each direction its own copy engine; with one engine they serialise.
-    if (h2d) request.copies.push_back({CopyDirection::kHostToDevice, bytes, 0});
-    if (d2h) request.copies.push_back({CopyDirection::kDeviceToHost, bytes, 1});
-
+Simulator::ProgramOutcome Simulator::execute(const config::ModelParams& params, const Program& program) {
     if (!top_->idle()) throw std::logic_error("model not idle between runs");
     top_->configure(params);
     HostRuntime& rt = top_->runtime();
-    rt.submit(request);
+    rt.submit(program);
     sc_core::sc_start();
-    if (!rt.done()) {
-        throw std::runtime_error("the simulation stalled before the copy finished (" + strategy + " " + direction +
-                                 ", " + std::to_string(bytes) + " bytes): a flow-control deadlock");
-    }
+    if (!rt.done()) throw std::runtime_error("the simulation stalled before the program finished: a deadlock");
     // Let the last Acks and credit updates land so that the next run starts from rest.
     for (int i = 0; i < 1000 && !top_->idle(); ++i) sc_core::sc_start(sc_core::sc_time(1, sc_core::SC_US));
-    if (!top_->idle()) throw std::runtime_error("the model did not come to rest after a copy");
+    if (!top_->idle()) throw std::runtime_error("the model did not come to rest after a program");
 
-    CaseResult r;
-    r.time_ps = rt.elapsed_ps();
+    ProgramOutcome out;
+    out.elapsed_ps = rt.elapsed_ps();
+    out.timings = rt.timings();
     for (const auto& l : top_->links()) {
-        r.links.push_back(LinkReport{l.label, l.link->stats(), l.link->physics().stream_bytes_per_s * 1e-9});
+        out.links.push_back(LinkReport{l.label, l.link->stats(), l.link->physics().stream_bytes_per_s * 1e-9});
     }
     Gpu& gpu = top_->gpu();
     for (int i = 0; i < gpu.active_engines(); ++i) {
         const EngineStats& s = gpu.engine(i).stats();
-        r.read_requests += s.read_requests;
-        r.writes += s.writes;
-        r.peak_outstanding_reads = std::max(r.peak_outstanding_reads, s.peak_outstanding_reads);
+        out.read_requests += s.read_requests;
+        out.writes += s.writes;
+        out.peak_outstanding_reads = std::max(out.peak_outstanding_reads, s.peak_outstanding_reads);
     }
-    r.host_memory_busy_ps = top_->host_memory().stats().busy_ps;
-    return r;
+    return out;
+}
+
+CaseResult Simulator::run(const config::ModelParams& params, const std::string& strategy, const std::string& direction,
+                          std::uint64_t bytes) {
+    return run(params, CaseSpec{strategy, direction, bytes, config::StrategyOptions{}});
+}
+
+CaseResult Simulator::run(const config::ModelParams& params, const CaseSpec& spec) {
+    if (!strategy_modelled(spec.strategy)) {
+        throw std::invalid_argument("strategy '" + spec.strategy + "' is not modelled in this version (modelled: " +
+                                    modelled_strategies() + ")");
+    }
+    if (spec.bytes == 0) throw std::invalid_argument("a copy of 0 bytes");
+    const auto dirs = directions_of(spec.direction);
+    const int ndirs = static_cast<int>(dirs.size());
+    const std::string& st = spec.strategy;
+    if ((st == "duplex" || st == "async_overlap") && ndirs != 2) {
+        throw std::invalid_argument(st + " moves both directions");
+    }
+    if (st == "periodic" && spec.direction != "h2d") throw std::invalid_argument("periodic frames go host to device");
+
+    CaseResult result;
+    auto take_main = [&](const ProgramOutcome& o) {
+        result.links = o.links;
+        result.read_requests = o.read_requests;
+        result.writes = o.writes;
+        result.peak_outstanding_reads = o.peak_outstanding_reads;
+    };
+    auto row = [](std::string variant, double ps, int directions, std::string note) {
+        RowResult r;
+        r.variant = std::move(variant);
+        r.time_ps = r.p10_ps = r.p90_ps = r.min_ps = r.max_ps = ps;
+        r.directions = directions;
+        r.note = std::move(note);
+        return r;
+    };
+
+    if (st == "pinned" || (st == "duplex" && spec.options.duplex.host_memory == "pinned")) {
+        const ProgramOutcome o = execute(params, pinned_program(dirs, spec.bytes));
+        take_main(o);
+        result.rows.push_back(row("", o.elapsed_ps, ndirs, ""));
+        if (st == "pinned") {
+            const auto alloc = pages_cost(spec.bytes, params.cpu, params.cpu.alloc_pinned_fixed, params.cpu.alloc_pinned_per_page);
+            result.rows.push_back(row("setup=mallochost", static_cast<double>(alloc.ps), 1,
+                                      "cudaMallocHost(size_bytes): fixed + per-page cost"));
+        }
+    } else if (st == "pageable" || st == "duplex") {
+        const ProgramOutcome o = execute(params, pageable_program(dirs, spec.bytes, params));
+        take_main(o);
+        result.rows.push_back(row("", o.elapsed_ps, ndirs,
+                                  st == "duplex" ? "pageable copies are synchronous: one direction after the other" : ""));
+    } else if (st == "registered") {
+        const ProgramOutcome o = execute(params, pinned_program(dirs, spec.bytes));
+        take_main(o);
+        const double reg = static_cast<double>(
+            pages_cost(spec.bytes, params.cpu, params.cpu.register_fixed, params.cpu.register_per_page).ps);
+        const double unreg = static_cast<double>(
+            pages_cost(spec.bytes, params.cpu, params.cpu.unregister_fixed, params.cpu.unregister_per_page).ps);
+        const auto k = static_cast<double>(spec.options.registered.reuses);
+        result.rows.push_back(row("", o.elapsed_ps, ndirs, "copy of registered memory: the pinned path"));
+        result.rows.push_back(row("setup=register", reg, ndirs, "cudaHostRegister: fixed + per-page cost"));
+        result.rows.push_back(row("setup=unregister", unreg, ndirs, "cudaHostUnregister: fixed + per-page cost"));
+        result.rows.push_back(row("amortised_" + std::to_string(spec.options.registered.reuses),
+                                  (reg + k * o.elapsed_ps + unreg) / k, ndirs, "(register + K copies + unregister) / K"));
+    } else if (st == "async_overlap") {
+        const auto n = static_cast<std::uint64_t>(spec.options.async_overlap.streams);
+        const core::Duration kernel = spec.options.async_overlap.kernel;
+        Program overlap;
+        for (std::uint64_t s = 0; s < n; ++s) {
+            const std::uint64_t chunk = spec.bytes / n + (s < spec.bytes % n ? 1 : 0);
+            const int stream = static_cast<int>(s);
+            overlap.ops.push_back(copy_op(CopyDirection::kHostToDevice, chunk, stream, false));
+            if (kernel.ps > 0) {
+                overlap.ops.push_back(kernel_op(core::Duration{kernel.ps / static_cast<std::int64_t>(n)}, stream));
+            }
+            overlap.ops.push_back(copy_op(CopyDirection::kDeviceToHost, chunk, stream, false));
+        }
+        overlap.ops.push_back(simple_op(Op::Kind::kSynchronize));
+        Program serial;
+        serial.ops.push_back(copy_op(CopyDirection::kHostToDevice, spec.bytes, 0, false));
+        if (kernel.ps > 0) serial.ops.push_back(kernel_op(kernel, 0));
+        serial.ops.push_back(copy_op(CopyDirection::kDeviceToHost, spec.bytes, 0, false));
+        serial.ops.push_back(simple_op(Op::Kind::kSynchronize));
+        const ProgramOutcome o = execute(params, overlap);
+        take_main(o);
+        const ProgramOutcome s = execute(params, serial);
+        result.rows.push_back(row("", o.elapsed_ps, 2, std::to_string(n) + " streams, H2D -> kernel -> D2H per chunk"));
+        result.rows.push_back(row("serial", s.elapsed_ps, 2, "one stream: H2D, kernel, D2H of the whole size"));
+    } else if (st == "periodic") {
+        const auto& f = spec.options.periodic;
+        if (f.via == "zero_copy") throw std::invalid_argument("periodic frames via zero_copy are not modelled yet");
+        Program prog;
+        std::vector<std::size_t> copy_index;
+        for (std::int64_t i = 0; i < f.count; ++i) {
+            prog.ops.push_back(simple_op(Op::Kind::kReleaseAt, core::Duration{i * f.period.ps}));
+            copy_index.push_back(prog.ops.size());
+            prog.ops.push_back(f.via == "pageable" ? staged_op(CopyDirection::kHostToDevice, spec.bytes, params)
+                                                   : copy_op(CopyDirection::kHostToDevice, spec.bytes, 0, true));
+            if (f.kernel.ps > 0) prog.ops.push_back(kernel_op(f.kernel, 1));
+        }
+        const ProgramOutcome o = execute(params, prog);
+        take_main(o);
+        std::vector<double> latency;
+        for (std::size_t i = 0; i < copy_index.size(); ++i) {
+            latency.push_back(o.timings[copy_index[i]].end_ps - static_cast<double>(static_cast<std::int64_t>(i) * f.period.ps));
+        }
+        const double deadline = static_cast<double>((f.deadline.ps > 0 ? f.deadline : f.period).ps);
+        const auto misses = std::count_if(latency.begin(), latency.end(), [&](double l) { return l > deadline; });
+        RowResult main = row("", core::percentile(latency, 0.5), 1,
+                             std::to_string(f.count) + " frames via " + f.via + ", per-frame latency from release");
+        main.p10_ps = core::percentile(latency, 0.1);
+        main.p90_ps = core::percentile(latency, 0.9);
+        main.min_ps = *std::min_element(latency.begin(), latency.end());
+        main.max_ps = *std::max_element(latency.begin(), latency.end());
+        result.rows.push_back(main);
+        result.rows.push_back(row("p99", core::percentile(latency, 0.99), 1, "99th percentile frame latency"));
+        result.rows.push_back(row("misses", deadline, 1,
+                                  std::to_string(misses) + " of " + std::to_string(f.count) + " frames missed the deadline"));
+    }
+    result.time_ps = result.rows.front().time_ps;
+    return result;
 }
 
 }  // namespace dmasim::sim

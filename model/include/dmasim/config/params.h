@@ -115,11 +115,55 @@ struct DmaParams {
 struct RuntimeParams {
     Duration call_overhead{2'500'000};
     Duration sync_latency{1'000'000};
+    Duration kernel_launch_latency{3'000'000};
+    Duration stream_wait_latency{1'000'000};
 
     template <class V>
     void visit(V&& v) {
         v(FieldInfo{"call_overhead", "time", "API entry to doorbell: argument checks, work submission"}, call_overhead);
         v(FieldInfo{"sync_latency", "time", "completion semaphore in host memory to the call returning (polling)"}, sync_latency);
+        v(FieldInfo{"kernel_launch_latency", "time", "a kernel's launch, once its stream lets it run, to its first instruction"}, kernel_launch_latency);
+        v(FieldInfo{"stream_wait_latency", "time", "the GPU front end noticing the previous operation of a stream is done"}, stream_wait_latency);
+    }
+};
+
+// The CPU: copies it makes itself (pageable staging), and the kernel work of pinning memory.
+struct CpuParams {
+    Bandwidth memcpy_bandwidth{10e9};
+    Bandwidth memcpy_bandwidth_cached{30e9};
+    Bytes llc_size{64ULL << 20};
+    Bytes page_size{4096};
+    Duration register_fixed{20'000'000};
+    Duration register_per_page{250'000};
+    Duration unregister_fixed{10'000'000};
+    Duration unregister_per_page{100'000};
+    Duration alloc_pinned_fixed{30'000'000};
+    Duration alloc_pinned_per_page{600'000};
+
+    template <class V>
+    void visit(V&& v) {
+        v(FieldInfo{"memcpy_bandwidth", "bytes/s", "one thread's memcpy when the data comes from DRAM"}, memcpy_bandwidth);
+        v(FieldInfo{"memcpy_bandwidth_cached", "bytes/s", "one thread's memcpy when the source fits in the last-level cache"}, memcpy_bandwidth_cached);
+        v(FieldInfo{"llc_size", "bytes", "last-level cache: a working set above this streams from DRAM"}, llc_size);
+        v(FieldInfo{"page_size", "bytes", "host page size (pinning works page by page)"}, page_size);
+        v(FieldInfo{"register_fixed", "time", "cudaHostRegister: cost independent of size"}, register_fixed);
+        v(FieldInfo{"register_per_page", "time", "cudaHostRegister: pin and map one page"}, register_per_page);
+        v(FieldInfo{"unregister_fixed", "time", "cudaHostUnregister: cost independent of size"}, unregister_fixed);
+        v(FieldInfo{"unregister_per_page", "time", "cudaHostUnregister: unmap and unpin one page"}, unregister_per_page);
+        v(FieldInfo{"alloc_pinned_fixed", "time", "cudaMallocHost: cost independent of size"}, alloc_pinned_fixed);
+        v(FieldInfo{"alloc_pinned_per_page", "time", "cudaMallocHost: allocate, zero, pin and map one page"}, alloc_pinned_per_page);
+    }
+};
+
+// How the CUDA runtime stages a pageable copy through pinned bounce buffers.
+struct PageableParams {
+    Bytes bounce_size{2ULL << 20};
+    std::int64_t bounce_buffers = 2;
+
+    template <class V>
+    void visit(V&& v) {
+        v(FieldInfo{"bounce_size", "bytes", "size of one pinned staging buffer"}, bounce_size);
+        v(FieldInfo{"bounce_buffers", "count", "staging buffers in rotation: CPU copy into one while DMA drains another"}, bounce_buffers);
     }
 };
 
@@ -131,6 +175,8 @@ struct ModelParams {
     MemoryParams gpu_memory{Bandwidth{3.35e12}, Duration{600'000}};
     DmaParams dma;
     RuntimeParams runtime;
+    CpuParams cpu;
+    PageableParams pageable;
 
     // Calls v.section(name, doc, struct) for each section.
     template <class V>
@@ -141,6 +187,8 @@ struct ModelParams {
         v.section("gpu_memory", "GPU HBM", gpu_memory);
         v.section("dma", "GPU copy engines", dma);
         v.section("runtime", "CUDA runtime costs on the CPU", runtime);
+        v.section("cpu", "CPU copies and page pinning", cpu);
+        v.section("pageable", "staging of pageable copies", pageable);
     }
 };
 

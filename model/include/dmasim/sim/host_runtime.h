@@ -1,6 +1,12 @@
-// The CPU side of a copy: the CUDA runtime call, the doorbell to a copy engine, and the
-// polling for the engine's completion semaphore. One SC_THREAD runs one case at a time and
-// pauses the kernel between cases, so a process elaborates once and runs a whole sweep.
+// The CPU side: one application thread issuing CUDA runtime calls, and the GPU front end that
+// runs what it issued on streams, copy engines and the compute engine.
+//
+// A case is a Program: operations in program order. The CPU thread pays the call overhead of
+// each call; asynchronous operations go to their stream and run when the previous operation
+// of that stream is done; blocking ones make the thread wait. Pageable copies are staged by
+// the thread itself through pinned bounce buffers, as the CUDA runtime does, so the CPU copy
+// and the DMA overlap and share host DRAM. One SC_THREAD runs one program at a time and pauses
+// the kernel between programs, so a process elaborates once and runs a whole sweep.
 #pragma once
 
 #include <systemc>
@@ -13,55 +19,117 @@
 #include "dmasim/config/params.h"
 #include "dmasim/sim/dma_engine.h"
 #include "dmasim/sim/gpu.h"
+#include "dmasim/sim/memory.h"
 #include "dmasim/sim/root_complex.h"
+#include "dmasim/sim/timed_fifo.h"
 
 namespace dmasim::sim {
 
-// One timed transfer as the runtime sees it: the copies issued back to back (each after its
-// own call overhead), then a wait until all have completed.
-struct CopyRequest {
-    struct Copy {
-        CopyDirection direction;
-        std::uint64_t bytes;
-        int engine;  // copies on the same engine run one after the other
+struct Op {
+    enum class Kind : std::uint8_t {
+        kCopy,         // cudaMemcpy(Async) with pinned host memory: one DMA job
+        kStagedCopy,   // cudaMemcpy with pageable memory: CPU copies through bounce buffers (blocking)
+        kKernel,       // a kernel that runs for `duration`
+        kCpuWork,      // the CPU thread busy on its own for `duration` (pinning, allocation)
+        kReleaseAt,    // the CPU thread waits until `duration` after the program started
+        kSynchronize,  // cudaDeviceSynchronize: wait until every stream is idle
     };
-    std::vector<Copy> copies;
+    Kind kind = Kind::kCopy;
+    int stream = 0;                 // operations of one stream run in order
+    bool blocking = true;           // the thread waits for it to finish (cudaMemcpy) or not
+    CopyDirection direction = CopyDirection::kHostToDevice;
+    std::uint64_t bytes = 0;
+    core::Duration duration{};      // kernel time, CPU work, or release time
+    bool working_set_cached = false;  // staged copies: the user buffer fits in the CPU's cache
+};
+
+struct Program {
+    std::vector<Op> ops;
+};
+
+// When each operation of the last program was issued, started and finished (ps, from the
+// program's start).
+struct OpTiming {
+    double issued_ps = 0.0;
+    double start_ps = 0.0;
+    double end_ps = 0.0;
 };
 
 class HostRuntime : public sc_core::sc_module, public CompletionListener {
 public:
     SC_HAS_PROCESS(HostRuntime);
-    using Params = config::RuntimeParams;
+    struct Params {
+        config::RuntimeParams runtime;
+        config::CpuParams cpu;
+        config::PageableParams pageable;
+        core::Duration dma_launch_latency{};
+    };
+
+    MemoryPort host_memory;  // the CPU's own copies go through the host memory controller
 
     HostRuntime(sc_core::sc_module_name name, const Params& params, Gpu& gpu, std::uint16_t host_node);
 
     void configure(const Params& params);
-    // Called outside the simulation: hands over the next request; sc_start() runs it.
-    void submit(const CopyRequest& request);
+    // Called outside the simulation: hands over the next program; sc_start() runs it.
+    void submit(const Program& program);
     bool done() const { return done_; }
     double elapsed_ps() const { return elapsed_ps_; }
+    const std::vector<OpTiming>& timings() const { return timings_; }
 
     void semaphore_written(std::uint32_t job) override;
 
 private:
-    void driver();  // SC_THREAD
-    void start_next_on(int engine);
+    struct StreamState {
+        std::deque<std::size_t> pending;  // op indices, front = running or next
+        bool running = false;
+    };
+    struct EngineState {
+        std::deque<CopyJob> queue;
+        bool busy = false;
+    };
+
+    void driver();          // SC_THREAD: the application thread
+    void front_end();       // SC_METHOD: starts stream operations whose turn has come
+    void kernel_finished(); // SC_METHOD
+    void enqueue(std::size_t op);
+    void dispatch(std::size_t op);
+    void op_finished(std::size_t op);
+    std::uint32_t submit_copy(CopyDirection dir, std::uint64_t bytes, std::size_t op);
+    void start_next_on(std::size_t engine);
+    bool streams_idle() const;
+    void cpu_copy(std::uint64_t bytes, bool source_cached, bool destination_in_dram);
+    void staged_copy(std::size_t op);
+    std::size_t engine_for(CopyDirection dir) const;
 
     Params params_;
     Gpu& gpu_;
     std::uint16_t host_node_;
-    CopyRequest request_;
-    bool has_request_ = false;
+    Program program_;
+    bool has_program_ = false;
     bool done_ = false;
+    double t0_ps_ = 0.0;
     double elapsed_ps_ = 0.0;
+    std::vector<OpTiming> timings_;
+    std::vector<bool> finished_;
+
+    std::vector<StreamState> streams_;
+    std::vector<EngineState> engines_;
+    std::deque<std::size_t> compute_queue_;
+    bool compute_busy_ = false;
     std::uint32_t next_job_id_ = 1;
+    // Job id -> what finished: an op index, or a staged-copy chunk (kNoOp).
+    std::vector<std::size_t> job_op_;
+    std::vector<std::size_t> job_engine_;
     std::uint32_t first_job_id_ = 0;
-    std::size_t completed_ = 0;
-    std::vector<std::deque<CopyJob>> engine_queue_;
-    std::vector<bool> engine_busy_;
-    std::vector<int> job_engine_;
+    std::vector<bool> job_done_;
+
+    TimedFifo<std::size_t> ready_;          // stream operations whose stream let them go
+    TimedFifo<std::size_t> kernel_end_;     // kernels finishing
     sc_core::sc_event work_event_;
-    sc_core::sc_event all_done_event_;
+    sc_core::sc_event progress_event_;      // any operation or job finished
+
+    static constexpr std::size_t kNoOp = static_cast<std::size_t>(-1);
+    static constexpr std::uint64_t kCpuCopyGranule = 64 * 1024;  // CPU copies interleave with DMA at this grain
 };
 
 }  // namespace dmasim::sim

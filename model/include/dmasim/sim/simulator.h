@@ -1,6 +1,6 @@
-// The model as a library: elaborates a platform once, then runs one transfer case after
-// another with fresh parameters (SystemC elaborates one module hierarchy per process, so
-// everything a sweep varies is applied at run time).
+// The model as a library: elaborates a platform once, then runs one case after another with
+// fresh parameters (SystemC elaborates one module hierarchy per process, so everything a
+// sweep varies is applied at run time). Strategies become programs of runtime calls here.
 #pragma once
 
 #include <cstdint>
@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "dmasim/config/params.h"
+#include "dmasim/config/scenario.h"
 #include "dmasim/pcie/wire.h"
 #include "dmasim/sim/pcie_link.h"
 #include "dmasim/topology/platform.h"
@@ -16,6 +17,7 @@
 namespace dmasim::sim {
 
 class PlatformTop;
+struct Program;
 
 struct LinkReport {
     std::string label;  // "gpu0->rc0"
@@ -23,18 +25,36 @@ struct LinkReport {
     double gbps_raw = 0.0;  // link rate after encoding and SKP
 };
 
-struct CaseResult {
+// One results row of a case: the main measurement (variant "") or a sub-case, named as the
+// harness names them ("setup=register", "amortised_10", "serial", "p99", "misses").
+struct RowResult {
+    std::string variant;
     double time_ps = 0.0;
-    std::vector<LinkReport> links;
+    int directions = 1;
+    std::string note;
+    double p10_ps = 0.0, p90_ps = 0.0, min_ps = 0.0, max_ps = 0.0;  // spread (periodic frames)
+};
+
+struct CaseSpec {
+    std::string strategy;
+    std::string direction;  // h2d, d2h, both
+    std::uint64_t bytes = 0;
+    config::StrategyOptions options;
+};
+
+struct CaseResult {
+    std::vector<RowResult> rows;     // rows.front() is the main measurement
+    std::vector<LinkReport> links;   // what the links carried during the main program
     std::uint64_t read_requests = 0;
     std::uint64_t writes = 0;
     std::uint32_t peak_outstanding_reads = 0;
-    double host_memory_busy_ps = 0.0;
+    double time_ps = 0.0;            // rows.front().time_ps
     std::uint64_t tlps() const;
 };
 
-// Which strategies this version simulates, and why not the others.
+// Which strategies this version simulates.
 bool strategy_modelled(const std::string& strategy);
+const char* modelled_strategies();
 
 class Simulator {
 public:
@@ -44,15 +64,18 @@ public:
     Simulator(const Simulator&) = delete;
     Simulator& operator=(const Simulator&) = delete;
 
-    // One timed transfer: `strategy` pinned or duplex, `direction` h2d, d2h or both, `bytes`
-    // per direction. Throws std::invalid_argument for a case the model cannot run and
-    // std::runtime_error if the simulation stalls.
+    // Throws std::invalid_argument for a case the model cannot run and std::runtime_error if
+    // the simulation stalls.
+    CaseResult run(const config::ModelParams& params, const CaseSpec& spec);
     CaseResult run(const config::ModelParams& params, const std::string& strategy, const std::string& direction,
                    std::uint64_t bytes);
 
     const topology::Platform& platform() const { return *platform_; }
 
 private:
+    struct ProgramOutcome;
+    ProgramOutcome execute(const config::ModelParams& params, const Program& program);
+
     std::unique_ptr<topology::Platform> platform_;
     std::unique_ptr<PlatformTop> top_;
 };

@@ -1,0 +1,95 @@
+#include "options.h"
+
+#include <gtest/gtest.h>
+
+namespace dmaprobe {
+namespace {
+
+Options parse(std::vector<std::string> args) { return parse_options(args); }
+
+TEST(DmaprobeOptions, ParsesEveryOptionInBothSpellings) {
+    const Options o = parse({"--plan", "p.txt", "--out=results/h100", "--device", "1", "--peer-device=2",
+                             "--only", "pinned", "--max-size", "64MiB", "--repetitions=7", "--warmup", "0",
+                             "--budget-ms", "500", "--commit", "abc123", "--quiet"});
+    EXPECT_EQ(o.plan, "p.txt");
+    EXPECT_EQ(o.out, "results/h100");
+    ASSERT_TRUE(o.device.has_value());
+    EXPECT_EQ(*o.device, 1);
+    EXPECT_EQ(o.measuring_device(), 1);
+    ASSERT_TRUE(o.peer_device.has_value());
+    EXPECT_EQ(*o.peer_device, 2);
+    EXPECT_EQ(o.only.value_or(""), "pinned");
+    EXPECT_EQ(o.max_size.value_or(0), 64U << 20);
+    EXPECT_EQ(o.repetitions.value_or(0), 7);
+    EXPECT_EQ(o.warmup.value_or(-1), 0);
+    EXPECT_DOUBLE_EQ(o.budget_s, 0.5);
+    EXPECT_EQ(o.commit.value_or(""), "abc123");
+    EXPECT_TRUE(o.quiet);
+    EXPECT_FALSE(o.list);
+}
+
+TEST(DmaprobeOptions, DefaultsWhenOnlyPlanAndOut) {
+    const Options o = parse({"--plan", "p.txt", "--out", "d"});
+    EXPECT_EQ(o.measuring_device(), 0);
+    EXPECT_FALSE(o.peer_device);
+    EXPECT_FALSE(o.only);
+    EXPECT_FALSE(o.max_size);
+    EXPECT_FALSE(o.repetitions);
+    EXPECT_FALSE(o.warmup);
+    EXPECT_DOUBLE_EQ(o.budget_s, 2.0);
+    EXPECT_FALSE(o.quiet);
+}
+
+TEST(DmaprobeOptions, ListNeedsNoOut) {
+    const Options o = parse({"--list", "--plan", "p.txt"});
+    EXPECT_TRUE(o.list);
+    EXPECT_TRUE(o.out.empty());
+}
+
+TEST(DmaprobeOptions, HelpNeedsNothingElse) {
+    EXPECT_TRUE(parse({"--help"}).help);
+    EXPECT_TRUE(parse({"-h"}).help);
+    EXPECT_TRUE(parse({"--version"}).version);
+}
+
+void expect_usage_error(std::vector<std::string> args, const std::string& fragment) {
+    try {
+        parse_options(args);
+        ADD_FAILURE() << "no error for: " << fragment;
+    } catch (const UsageError& e) {
+        EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
+    }
+}
+
+TEST(DmaprobeOptions, ClearErrors) {
+    expect_usage_error({"--out", "d"}, "--plan FILE is required");
+    expect_usage_error({"--plan", "p"}, "--out DIR is required");
+    expect_usage_error({"--plan"}, "--plan needs a value");
+    expect_usage_error({"--plan", "p", "--out", "d", "--frobnicate"}, "unknown option '--frobnicate'");
+    expect_usage_error({"--plan", "p", "--out", "d", "--device", "x"}, "--device: 'x' is not an integer");
+    expect_usage_error({"--plan", "p", "--out", "d", "--device", "-1"}, "--device: -1 is out of range");
+    expect_usage_error({"--plan", "p", "--out", "d", "--repetitions", "0"}, "--repetitions: 0 is out of range");
+    expect_usage_error({"--plan", "p", "--out", "d", "--only", "warp_drive"}, "--only: unknown strategy 'warp_drive'");
+    expect_usage_error({"--plan", "p", "--out", "d", "--max-size", "12 parsecs"}, "--max-size");
+    expect_usage_error({"--plan", "p", "--out", "d", "--max-size", "0"}, "at least 1 byte");
+    expect_usage_error({"--plan", "p", "--out", "d", "--quiet=yes"}, "--quiet takes no value");
+    expect_usage_error({"--plan", "p", "--out", "d", "--device", "1", "--peer-device", "1"},
+                       "--peer-device must differ from --device");
+}
+
+TEST(DmaprobeOptions, HelpMentionsEveryOption) {
+    const std::string help = usage_text();
+    for (const char* opt : {"--plan", "--out", "--list", "--device", "--peer-device", "--only", "--max-size",
+                            "--repetitions", "--warmup", "--budget-ms", "--commit", "--quiet", "--help",
+                            "--version"}) {
+        EXPECT_NE(help.find(opt), std::string::npos) << opt;
+    }
+}
+
+TEST(DmaprobeOptions, CommandLineIsQuotedForTheShell) {
+    const char* argv[] = {"dmaprobe", "--plan", "my plan.txt", "--out", "it's"};
+    EXPECT_EQ(join_command_line(5, argv), "dmaprobe --plan 'my plan.txt' --out 'it'\\''s'");
+}
+
+}  // namespace
+}  // namespace dmaprobe

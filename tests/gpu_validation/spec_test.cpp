@@ -1,0 +1,259 @@
+#include "spec.h"
+
+#include <gtest/gtest.h>
+
+#include "dmasim/core/error.h"
+#include "test_util.h"
+
+namespace dmaprobe {
+namespace {
+
+using test::plan_case;
+
+Options opts() {
+    Options o;
+    o.plan = "plan.txt";
+    o.out = "out";
+    return o;
+}
+
+CaseDecision decide(const std::string& line, const Options& o = opts(), std::size_t index = 0) {
+    return decide_case(plan_case(line), index, "plan.txt", o);
+}
+
+// The message of the InputError that deciding `line` throws ("" if none).
+std::string error_of(const std::string& line, const Options& o = opts()) {
+    try {
+        decide(line, o, 2);
+    } catch (const dmasim::core::InputError& e) {
+        return e.what();
+    }
+    return "";
+}
+
+const std::string kCommon = " repetitions=10 warmup=2";
+
+TEST(DmaprobeSpec, PinnedCaseRuns) {
+    const auto d = decide("case scenario=s strategy=pinned direction=h2d size_bytes=4096" + kCommon + " variant=v1");
+    EXPECT_EQ(d.action, CaseAction::run);
+    EXPECT_EQ(d.spec.scenario, "s");
+    EXPECT_EQ(d.spec.strategy, Strategy::pinned);
+    EXPECT_EQ(d.spec.direction, Direction::h2d);
+    EXPECT_EQ(d.spec.size_bytes, 4096U);
+    EXPECT_EQ(d.spec.repetitions, 10);
+    EXPECT_EQ(d.spec.warmup, 2);
+    EXPECT_FALSE(d.spec.repetitions_fixed);
+    EXPECT_EQ(d.spec.variant, "v1");
+    EXPECT_EQ(d.spec.directions(), 1);
+    EXPECT_EQ(d.spec.label(), "pinned/h2d 4KiB");
+}
+
+TEST(DmaprobeSpec, EveryRunnableStrategyParsesItsKeys) {
+    auto reg = decide("case scenario=s strategy=registered direction=d2h size_bytes=64 reuses=8" + kCommon);
+    EXPECT_EQ(reg.spec.reuses, 8);
+
+    auto dup = decide("case scenario=s strategy=duplex direction=both size_bytes=64 host_memory=pageable" + kCommon);
+    EXPECT_EQ(dup.spec.host_memory, HostMemory::pageable);
+    EXPECT_EQ(dup.spec.directions(), 2);
+
+    auto as = decide("case scenario=s strategy=async_overlap direction=both size_bytes=64 streams=4 kernel_ns=1000" + kCommon);
+    EXPECT_EQ(as.spec.streams, 4);
+    EXPECT_EQ(as.spec.kernel_ns, 1000);
+    auto as0 = decide("case scenario=s strategy=async_overlap direction=h2d size_bytes=64 streams=2" + kCommon);
+    EXPECT_EQ(as0.spec.kernel_ns, 0);
+
+    auto zc = decide("case scenario=s strategy=zero_copy direction=both size_bytes=64 access_bytes=16 stride=2 blocks=3 threads=128" + kCommon);
+    EXPECT_EQ(zc.spec.access_bytes, 16);
+    EXPECT_EQ(zc.spec.stride, 2);
+    EXPECT_EQ(zc.spec.blocks, 3);
+    EXPECT_EQ(zc.spec.threads, 128);
+
+    auto peer = decide("case scenario=s strategy=peer direction=both size_bytes=64 peer_access=0 src_device=1 dst_device=0" + kCommon);
+    EXPECT_FALSE(peer.spec.peer_access);
+    EXPECT_EQ(peer.spec.src_device, 1);
+    EXPECT_EQ(peer.spec.dst_device, 0);
+
+    auto per = decide("case scenario=radar strategy=periodic direction=h2d size_bytes=4194304 period_ns=8000000 frames=500 via=pinned" + kCommon);
+    EXPECT_EQ(per.action, CaseAction::run);
+    EXPECT_EQ(per.spec.period_ns, 8000000);
+    EXPECT_EQ(per.spec.frames, 500);
+    EXPECT_EQ(per.spec.deadline_ns, 8000000);  // defaults to the period
+    EXPECT_EQ(per.spec.host_memory, HostMemory::pinned);
+    EXPECT_EQ(per.spec.repetitions, 500);      // frames, not repetitions
+    EXPECT_TRUE(per.spec.repetitions_fixed);
+
+    auto per2 = decide("case scenario=radar strategy=periodic direction=d2h size_bytes=64 period_ns=1000 deadline_ns=500 frames=5 host_memory=pageable kernel_ns=100" + kCommon);
+    EXPECT_EQ(per2.spec.deadline_ns, 500);
+    EXPECT_EQ(per2.spec.host_memory, HostMemory::pageable);
+    EXPECT_EQ(per2.spec.kernel_ns, 100);
+}
+
+TEST(DmaprobeSpec, MissingKeysNameTheCaseAndTheKey) {
+    const std::string e = error_of("case scenario=radar strategy=periodic direction=h2d size_bytes=64 via=pinned frames=3" + kCommon);
+    EXPECT_NE(e.find("plan.txt case 3 (scenario radar)"), std::string::npos) << e;
+    EXPECT_NE(e.find("key 'period_ns'"), std::string::npos) << e;
+    EXPECT_NE(e.find("missing"), std::string::npos) << e;
+
+    EXPECT_NE(error_of("case strategy=pinned direction=h2d size_bytes=64" + kCommon).find("key 'scenario'"), std::string::npos);
+    EXPECT_NE(error_of("case scenario=s direction=h2d size_bytes=64" + kCommon).find("key 'strategy'"), std::string::npos);
+    EXPECT_NE(error_of("case scenario=s strategy=pinned size_bytes=64" + kCommon).find("key 'direction'"), std::string::npos);
+    EXPECT_NE(error_of("case scenario=s strategy=pinned direction=h2d" + kCommon).find("key 'size_bytes'"), std::string::npos);
+    EXPECT_NE(error_of("case scenario=s strategy=pinned direction=h2d size_bytes=64 warmup=1").find("key 'repetitions'"), std::string::npos);
+    EXPECT_NE(error_of("case scenario=s strategy=pinned direction=h2d size_bytes=64 repetitions=1").find("key 'warmup'"), std::string::npos);
+    EXPECT_NE(error_of("case scenario=s strategy=registered direction=h2d size_bytes=64" + kCommon).find("key 'reuses'"), std::string::npos);
+    EXPECT_NE(error_of("case scenario=s strategy=duplex direction=both size_bytes=64" + kCommon).find("key 'host_memory'"), std::string::npos);
+    EXPECT_NE(error_of("case scenario=s strategy=async_overlap direction=both size_bytes=64" + kCommon).find("key 'streams'"), std::string::npos);
+    EXPECT_NE(error_of("case scenario=s strategy=zero_copy direction=h2d size_bytes=64 access_bytes=4 stride=1 blocks=1" + kCommon).find("key 'threads'"), std::string::npos);
+    EXPECT_NE(error_of("case scenario=s strategy=peer direction=h2d size_bytes=64" + kCommon).find("key 'peer_access'"), std::string::npos);
+    EXPECT_NE(error_of("case scenario=s strategy=periodic direction=h2d size_bytes=64 period_ns=10 frames=2" + kCommon).find("key 'via'"), std::string::npos);
+}
+
+TEST(DmaprobeSpec, BadValuesAreClearErrors) {
+    EXPECT_NE(error_of("case scenario=s strategy=teleport direction=h2d size_bytes=64" + kCommon).find("unknown strategy 'teleport'"), std::string::npos);
+    EXPECT_NE(error_of("case scenario=s strategy=pinned direction=up size_bytes=64" + kCommon).find("'up' is not one of h2d, d2h, both"), std::string::npos);
+    EXPECT_NE(error_of("case scenario=s strategy=pinned direction=h2d size_bytes=4KiB" + kCommon).find("'4KiB' is not an integer"), std::string::npos);
+    EXPECT_NE(error_of("case scenario=s strategy=pinned direction=h2d size_bytes=0" + kCommon).find("out of range"), std::string::npos);
+    EXPECT_NE(error_of("case scenario=s strategy=pinned direction=both size_bytes=64" + kCommon).find("strategy duplex"), std::string::npos);
+    EXPECT_NE(error_of("case scenario=s strategy=duplex direction=h2d size_bytes=64 host_memory=pinned" + kCommon).find("both directions"), std::string::npos);
+    EXPECT_NE(error_of("case scenario=s strategy=duplex direction=both size_bytes=64 host_memory=zero_copy" + kCommon).find("not one of pinned, pageable"), std::string::npos);
+    EXPECT_NE(error_of("case scenario=s strategy=zero_copy direction=h2d size_bytes=64 access_bytes=8 stride=1 blocks=1 threads=32" + kCommon).find("not 4 or 16"), std::string::npos);
+    EXPECT_NE(error_of("case scenario=s strategy=zero_copy direction=h2d size_bytes=66 access_bytes=4 stride=1 blocks=1 threads=32" + kCommon).find("not a multiple of access_bytes=4"), std::string::npos);
+    EXPECT_NE(error_of("case scenario=s strategy=zero_copy direction=h2d size_bytes=64 access_bytes=4 stride=1 blocks=1 threads=2048" + kCommon).find("key 'threads'"), std::string::npos);
+    EXPECT_NE(error_of("case scenario=s strategy=peer direction=d2h size_bytes=64 peer_access=1" + kCommon).find("one way"), std::string::npos);
+    EXPECT_NE(error_of("case scenario=s strategy=peer direction=h2d size_bytes=64 peer_access=2" + kCommon).find("key 'peer_access'"), std::string::npos);
+    EXPECT_NE(error_of("case scenario=s strategy=peer direction=h2d size_bytes=64 peer_access=1 src_device=1 dst_device=1" + kCommon).find("same GPU"), std::string::npos);
+    EXPECT_NE(error_of("case scenario=s strategy=periodic direction=both size_bytes=64 period_ns=10 frames=2 via=pinned" + kCommon).find("h2d or d2h"), std::string::npos);
+    EXPECT_NE(error_of("case scenario=s strategy=pinned direction=h2d size_bytes=64 link_generation=9" + kCommon).find("key 'link_generation'"), std::string::npos);
+}
+
+TEST(DmaprobeSpec, UnknownKeysAreIgnored) {
+    const auto d = decide("case scenario=s strategy=pinned direction=h2d size_bytes=64 future_key=42" + kCommon);
+    EXPECT_EQ(d.action, CaseAction::run);
+}
+
+TEST(DmaprobeSpec, HwSkipAndUnsupportedStrategiesAreSkippedWithReasons) {
+    const auto fpga = decide("case scenario=f strategy=third_party_dma direction=h2d size_bytes=64 hw_skip=needs%20a%20capture%20card");
+    EXPECT_EQ(fpga.action, CaseAction::skip);
+    EXPECT_EQ(fpga.reason, "hw_skip: needs a capture card");
+
+    // hw_skip on a runnable strategy: its strategy keys are not required.
+    const auto hs = decide("case scenario=f strategy=zero_copy direction=h2d size_bytes=64 hw_skip=gen6");
+    EXPECT_EQ(hs.action, CaseAction::skip);
+
+    const auto tp = decide("case scenario=f strategy=third_party_dma direction=h2d size_bytes=64");
+    EXPECT_EQ(tp.action, CaseAction::skip);
+    EXPECT_NE(tp.reason.find("capture card"), std::string::npos);
+    const auto cm = decide("case scenario=f strategy=cpu_mapped direction=d2h size_bytes=64");
+    EXPECT_EQ(cm.action, CaseAction::skip);
+    EXPECT_NE(cm.reason.find("BAR"), std::string::npos);
+}
+
+TEST(DmaprobeSpec, OptionsFilterAndOverride) {
+    Options o = opts();
+    o.only = "pageable";
+    EXPECT_EQ(decide("case scenario=s strategy=pinned direction=h2d size_bytes=64" + kCommon, o).action, CaseAction::filter);
+    EXPECT_EQ(decide("case scenario=s strategy=pageable direction=h2d size_bytes=64" + kCommon, o).action, CaseAction::run);
+    // Filtered cases are still checked: a broken plan is an error whatever the filter.
+    EXPECT_NE(error_of("case scenario=s strategy=registered direction=h2d size_bytes=64" + kCommon, o).find("reuses"), std::string::npos);
+
+    Options m = opts();
+    m.max_size = 1024;
+    const auto big = decide("case scenario=s strategy=pinned direction=h2d size_bytes=4096" + kCommon, m);
+    EXPECT_EQ(big.action, CaseAction::filter);
+    EXPECT_NE(big.reason.find("--max-size"), std::string::npos);
+    EXPECT_EQ(decide("case scenario=s strategy=pinned direction=h2d size_bytes=1024" + kCommon, m).action, CaseAction::run);
+
+    Options r = opts();
+    r.repetitions = 3;
+    r.warmup = 0;
+    const auto d = decide("case scenario=s strategy=pinned direction=h2d size_bytes=64 repetitions=50 warmup=5", r);
+    EXPECT_EQ(d.spec.repetitions, 3);
+    EXPECT_EQ(d.spec.warmup, 0);
+    EXPECT_TRUE(d.spec.repetitions_fixed);
+    // With --repetitions/--warmup, the plan need not carry them.
+    EXPECT_EQ(decide("case scenario=s strategy=pinned direction=h2d size_bytes=64", r).action, CaseAction::run);
+
+    Options p = opts();
+    p.device = 2;
+    p.peer_device = 3;
+    const auto peer = decide("case scenario=s strategy=peer direction=h2d size_bytes=64 peer_access=1 src_device=0 dst_device=1" + kCommon, p);
+    EXPECT_EQ(peer.spec.src_device, 2);
+    EXPECT_EQ(peer.spec.dst_device, 3);
+}
+
+MachineInfo h100_gen5() {
+    MachineInfo m;
+    m.device_count = 1;
+    m.link_generation = 5;
+    m.link_lanes = 16;
+    m.link_source = "sysfs";
+    m.peer_capable = {{false}};
+    return m;
+}
+
+TEST(DmaprobeSpec, LinkMismatchSkipsTheCase) {
+    const auto same = decide("case scenario=s strategy=pinned direction=h2d size_bytes=64 link_generation=5 link_lanes=16" + kCommon);
+    EXPECT_EQ(machine_skip_reason(same.spec, h100_gen5()), "");
+
+    const auto gen6 = decide("case scenario=s strategy=pinned direction=h2d size_bytes=64 link_generation=6 link_lanes=16" + kCommon);
+    const std::string r = machine_skip_reason(gen6.spec, h100_gen5());
+    EXPECT_NE(r.find("PCIe Gen6 x16"), std::string::npos) << r;
+    EXPECT_NE(r.find("runs at Gen5 x16"), std::string::npos) << r;
+
+    const auto x8 = decide("case scenario=s strategy=pinned direction=h2d size_bytes=64 link_lanes=8" + kCommon);
+    EXPECT_NE(machine_skip_reason(x8.spec, h100_gen5()).find("x8"), std::string::npos);
+
+    MachineInfo unknown = h100_gen5();
+    unknown.link_generation = -1;
+    unknown.link_lanes = -1;
+    unknown.link_source = "unknown";
+    EXPECT_NE(machine_skip_reason(same.spec, unknown).find("could not be read"), std::string::npos);
+    // A case without link keys runs whatever the link.
+    const auto plain = decide("case scenario=s strategy=pinned direction=h2d size_bytes=64" + kCommon);
+    EXPECT_EQ(machine_skip_reason(plain.spec, unknown), "");
+}
+
+TEST(DmaprobeSpec, PeerNeedsTwoCapableGpus) {
+    const auto peer = decide("case scenario=s strategy=peer direction=h2d size_bytes=64 peer_access=1" + kCommon);
+    EXPECT_EQ(machine_skip_reason(peer.spec, h100_gen5()), "peer needs two GPUs; this machine has 1");
+
+    MachineInfo two = h100_gen5();
+    two.device_count = 2;
+    two.peer_capable = {{false, true}, {true, false}};
+    EXPECT_EQ(resolve_peer_destination(peer.spec, 2), 1);
+    EXPECT_EQ(machine_skip_reason(peer.spec, two), "");
+
+    two.peer_capable = {{false, false}, {false, false}};
+    EXPECT_NE(machine_skip_reason(peer.spec, two).find("cannot access each other as peers"), std::string::npos);
+    // Without peer access the runtime stages through host memory: capability does not matter.
+    const auto staged = decide("case scenario=s strategy=peer direction=both size_bytes=64 peer_access=0" + kCommon);
+    EXPECT_EQ(machine_skip_reason(staged.spec, two), "");
+
+    const auto far = decide("case scenario=s strategy=peer direction=h2d size_bytes=64 peer_access=0 dst_device=5" + kCommon);
+    EXPECT_NE(machine_skip_reason(far.spec, two).find("GPU 5 does not exist"), std::string::npos);
+}
+
+TEST(DmaprobeSpec, ListConditions) {
+    const auto gen = decide("case scenario=s strategy=pinned direction=h2d size_bytes=64 link_generation=4" + kCommon);
+    EXPECT_EQ(machine_conditions(gen.spec), "needs the GPU link to run at PCIe Gen4");
+    const auto peer = decide("case scenario=s strategy=peer direction=h2d size_bytes=64 peer_access=1" + kCommon);
+    EXPECT_NE(machine_conditions(peer.spec).find("two GPUs"), std::string::npos);
+    const auto plain = decide("case scenario=s strategy=pinned direction=h2d size_bytes=64" + kCommon);
+    EXPECT_EQ(machine_conditions(plain.spec), "");
+}
+
+TEST(DmaprobeSpec, StrategyNamesRoundTrip) {
+    for (const char* name : {"pageable", "pinned", "registered", "async_overlap", "duplex", "zero_copy", "peer",
+                             "third_party_dma", "cpu_mapped", "periodic"}) {
+        const auto s = strategy_from_name(name);
+        ASSERT_TRUE(s.has_value()) << name;
+        EXPECT_STREQ(to_string(*s), name);
+    }
+    EXPECT_FALSE(strategy_from_name("PINNED"));
+    EXPECT_FALSE(harness_can_run(Strategy::third_party_dma));
+    EXPECT_FALSE(harness_can_run(Strategy::cpu_mapped));
+    EXPECT_TRUE(harness_can_run(Strategy::periodic));
+}
+
+}  // namespace
+}  // namespace dmaprobe
