@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <sstream>
 
+#include "dmasim/core/error.h"
 #include "dmasim/core/units.h"
 #include "spec.h"
 
@@ -67,6 +68,8 @@ Options parse_options(const std::vector<std::string>& args) {
             o.list = true;
         } else if (name == "--quiet" || name == "-q") {
             o.quiet = true;
+        } else if (name == "--fresh-host-data") {
+            o.fresh_host_data = true;
         } else if (name == "--plan") {
             if (value->empty()) throw UsageError("--plan: empty file name");
             o.plan = *value;
@@ -154,6 +157,11 @@ Options:
                       they are reduced to fit, but never below 5 (nor below the plan's own
                       number when that is smaller); the row's note says so. 0 = never
                       reduce.
+  --fresh-host-data   have the CPU write new data into host source buffers before every
+                      repetition (as a producer would leave it: hot and dirty in the CPU
+                      caches, which makes host-to-device DMA much slower). By default they
+                      are written once per case, and each repetition's destination is
+                      poisoned on the GPU instead.
   --commit HASH       project commit to record in metadata.json (default: the commit
                       baked in at build time from `git rev-parse`, or "unknown").
   --quiet, -q         no progress lines on stderr (errors are still printed).

@@ -22,6 +22,7 @@ struct Options {
     bool version = false;
     bool list = false;
     bool quiet = false;
+    bool fresh_host_data = false;            // --fresh-host-data
     std::string plan;                        // --plan FILE
     std::string out;                         // --out DIR
     std::optional<int> device;               // --device N (default 0)

@@ -96,7 +96,7 @@ void list_plan(const std::vector<CaseDecision>& decisions, const std::string& pl
                 if (s.strategy == Strategy::periodic) {
                     out << "  frames=" << s.frames << " warmup=" << s.warmup;
                 } else {
-                    out << "  reps=" << s.repetitions << (s.repetitions_fixed ? "" : "(max)") << " warmup=" << s.warmup;
+                    out << (s.repetitions_fixed ? "  reps=" : "  reps<=") << s.repetitions << " warmup=" << s.warmup;
                 }
                 const std::string cond = machine_conditions(s);
                 if (!cond.empty()) out << "  [" << cond << "]";

@@ -125,9 +125,7 @@ std::string unsupported_reason(Strategy s) {
     }
 }
 
-void parse_strategy_keys(const CaseReader& r, MeasurementSpec& s, const PlanCase& c,
-                         const Options& opt) {
-    (void)c;
+void parse_strategy_keys(const CaseReader& r, MeasurementSpec& s, const Options& opt) {
     switch (s.strategy) {
         case Strategy::pageable:
         case Strategy::pinned:
@@ -290,7 +288,7 @@ CaseDecision decide_case(const PlanCase& c, std::size_t index, const std::string
         }
         s.warmup = opt.warmup ? *opt.warmup
                               : static_cast<int>(r.integer("warmup", 0, 1000000, "every case has one"));
-        parse_strategy_keys(r, s, c, opt);
+        parse_strategy_keys(r, s, opt);
     }
 
     if (opt.only && *opt.only != to_string(s.strategy)) {

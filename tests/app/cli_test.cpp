@@ -152,7 +152,8 @@ TEST(Docs, ScenarioReferenceListsEveryParameter) {
     while (std::getline(lines, line)) {
         if (line.rfind("| `", 0) != 0) continue;
         ++rows;
-        EXPECT_NE(doc.str().find(line), std::string::npos) << "docs/scenarios.md is stale: " << line;
+        EXPECT_NE(doc.str().find(line), std::string::npos)
+            << "docs/scenarios.md is stale (run scripts/update-docs.sh): " << line;
     }
     EXPECT_GT(rows, 30);
 }

@@ -34,25 +34,30 @@ TEST(DmaprobeGpu, TinyPlanOnARealGpu) {
         "case scenario=t strategy=zero_copy direction=both size_bytes=1048576 access_bytes=16 stride=1 blocks=64 threads=256 repetitions=5 warmup=1\n"
         "case scenario=t strategy=periodic direction=h2d size_bytes=65536 period_ns=1000000 frames=10 via=pinned repetitions=10 warmup=1\n"
         "case scenario=t strategy=cpu_mapped direction=h2d size_bytes=64\n");
-    const std::string out = dir.path() + "/out";
-    const auto r = run_command("'" + std::string(DMAPROBE_EXE) + "' --quiet --plan '" + plan + "' --out '" + out + "'");
-    ASSERT_EQ(r.status, 0) << r.output;
-    std::ifstream csv(out + "/measured.csv");
-    const auto rows = dmasim::core::read_results_csv(csv, "measured.csv");
-    ASSERT_FALSE(rows.empty());
-    int ok = 0;
-    for (const auto& row : rows) {
-        EXPECT_EQ(row.source, "hw");
-        if (row.status == "ok") {
-            ++ok;
-            EXPECT_GT(row.time_us, 0.0) << row.strategy << " " << row.variant;
+    // Default data handling, and host sources rewritten before every repetition.
+    for (const std::string extra : {"", " --fresh-host-data"}) {
+        SCOPED_TRACE("dmaprobe" + extra);
+        const std::string out = dir.path() + "/out" + (extra.empty() ? "" : "_fresh");
+        const auto r = run_command("'" + std::string(DMAPROBE_EXE) + "' --quiet" + extra + " --plan '" + plan +
+                                   "' --out '" + out + "'");
+        ASSERT_EQ(r.status, 0) << r.output;
+        std::ifstream csv(out + "/measured.csv");
+        const auto rows = dmasim::core::read_results_csv(csv, "measured.csv");
+        ASSERT_FALSE(rows.empty());
+        int ok = 0;
+        for (const auto& row : rows) {
+            EXPECT_EQ(row.source, "hw");
+            if (row.status == "ok") {
+                ++ok;
+                EXPECT_GT(row.time_us, 0.0) << row.strategy << " " << row.variant;
+            }
         }
+        EXPECT_GE(ok, 15);
+        EXPECT_EQ(rows.back().status, "skipped");
+        const std::string meta = test::read_file(out + "/metadata.json");
+        EXPECT_NE(meta.find("\"driver_version\""), std::string::npos);
+        EXPECT_NE(meta.find("\"gpu_count\""), std::string::npos);
     }
-    EXPECT_GE(ok, 15);
-    EXPECT_EQ(rows.back().status, "skipped");
-    const std::string meta = test::read_file(out + "/metadata.json");
-    EXPECT_NE(meta.find("\"driver_version\""), std::string::npos);
-    EXPECT_NE(meta.find("\"gpu_count\""), std::string::npos);
 }
 
 }  // namespace

@@ -64,7 +64,8 @@ TEST(DmaprobeMetadata, HasEveryRequiredKey) {
                             "\"clock_khz\"", "\"async_engine_count\": 3", "\"numa_node\": 0", "\"pcie\"",
                             "\"gen_current\": 5", "\"width_current\": 16", "\"gen_max\": 5", "\"width_max\": 16",
                             "\"idle\"", "\"peer_access\"", "\"options\"", "\"method\"", "\"notes\"",
-                            "\"kernel_calibration\": null"}) {
+                            "\"kernel_calibration\": null", "\"fresh_host_data\": false",
+                            "written by the CPU once per case"}) {
         EXPECT_TRUE(has(j, key)) << key << "\n" << j;
     }
     EXPECT_TRUE(has(j, "AMD EPYC \\\"Genoa\\\"")) << "strings are escaped";

@@ -10,7 +10,7 @@ Options parse(std::vector<std::string> args) { return parse_options(args); }
 TEST(DmaprobeOptions, ParsesEveryOptionInBothSpellings) {
     const Options o = parse({"--plan", "p.txt", "--out=results/h100", "--device", "1", "--peer-device=2",
                              "--only", "pinned", "--max-size", "64MiB", "--repetitions=7", "--warmup", "0",
-                             "--budget-ms", "500", "--commit", "abc123", "--quiet"});
+                             "--budget-ms", "500", "--commit", "abc123", "--quiet", "--fresh-host-data"});
     EXPECT_EQ(o.plan, "p.txt");
     EXPECT_EQ(o.out, "results/h100");
     ASSERT_TRUE(o.device.has_value());
@@ -25,6 +25,7 @@ TEST(DmaprobeOptions, ParsesEveryOptionInBothSpellings) {
     EXPECT_DOUBLE_EQ(o.budget_s, 0.5);
     EXPECT_EQ(o.commit.value_or(""), "abc123");
     EXPECT_TRUE(o.quiet);
+    EXPECT_TRUE(o.fresh_host_data);
     EXPECT_FALSE(o.list);
 }
 
@@ -38,6 +39,7 @@ TEST(DmaprobeOptions, DefaultsWhenOnlyPlanAndOut) {
     EXPECT_FALSE(o.warmup);
     EXPECT_DOUBLE_EQ(o.budget_s, 2.0);
     EXPECT_FALSE(o.quiet);
+    EXPECT_FALSE(o.fresh_host_data);
 }
 
 TEST(DmaprobeOptions, ListNeedsNoOut) {
@@ -80,7 +82,7 @@ TEST(DmaprobeOptions, ClearErrors) {
 TEST(DmaprobeOptions, HelpMentionsEveryOption) {
     const std::string help = usage_text();
     for (const char* opt : {"--plan", "--out", "--list", "--device", "--peer-device", "--only", "--max-size",
-                            "--repetitions", "--warmup", "--budget-ms", "--commit", "--quiet", "--help",
+                            "--repetitions", "--warmup", "--budget-ms", "--commit", "--quiet", "--help", "--fresh-host-data",
                             "--version"}) {
         EXPECT_NE(help.find(opt), std::string::npos) << opt;
     }

@@ -156,7 +156,7 @@ TEST(SimCopy, SmallerMpsCostsWhatTheHeaderOverheadSays) {
 
 TEST(SimCopy, RejectsWhatItDoesNotModel) {
     config::ModelParams p;
-    EXPECT_THROW(simulator().run(p, "zero_copy", "h2d", 4096), std::invalid_argument);
+    EXPECT_THROW(simulator().run(p, "peer", "h2d", 4096), std::invalid_argument);
     EXPECT_THROW(simulator().run(p, "duplex", "h2d", 4096), std::invalid_argument);
     EXPECT_THROW(simulator().run(p, "pinned", "h2d", 0), std::invalid_argument);
     // The model is still usable afterwards.

@@ -112,6 +112,16 @@ __global__ void zero_copy_kernel(const T* __restrict__ host_in, T* __restrict__ 
     }
 }
 
+__global__ void gate_kernel(volatile int* flag, unsigned long long timeout_ns) {
+    const unsigned long long t0 = global_timer_ns();
+    while (flag[0] == 0) {
+        if (global_timer_ns() - t0 > timeout_ns) {
+            flag[1] = 1;
+            return;
+        }
+    }
+}
+
 int grid_for(std::size_t words, int max_blocks) {
     const std::size_t need = (words + kThreads - 1) / kThreads;
     const std::size_t cap = static_cast<std::size_t>(max_blocks > 0 ? max_blocks : 1);
@@ -133,12 +143,15 @@ void launch_verify(const void* p, std::size_t n, std::uint64_t seed, std::uint64
 }
 
 std::size_t prepare_work_kernel(const cudaDeviceProp& prop) {
+    // The opt-in limit covers static and dynamic shared memory together.
+    cudaFuncAttributes attr{};
+    CUDA_CHECK(cudaFuncGetAttributes(&attr, work_kernel));
     const std::size_t optin = prop.sharedMemPerBlockOptin;
-    const std::size_t half_sm = prop.sharedMemPerMultiprocessor / 2 + 1;
-    if (optin < half_sm) return 0;
+    const std::size_t dynamic = optin > attr.sharedSizeBytes ? optin - attr.sharedSizeBytes : 0;
+    if (attr.sharedSizeBytes + dynamic <= prop.sharedMemPerMultiprocessor / 2 || dynamic == 0) return 0;
     CUDA_CHECK(cudaFuncSetAttribute(work_kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                    static_cast<int>(optin)));
-    return optin;
+                                    static_cast<int>(dynamic)));
+    return dynamic;
 }
 
 void launch_work(const void* in, void* out, std::size_t n, std::uint64_t mask, long long spin_ns, int blocks,
@@ -146,6 +159,11 @@ void launch_work(const void* in, void* out, std::size_t n, std::uint64_t mask, l
     work_kernel<<<blocks, threads, smem, s>>>(static_cast<const unsigned char*>(in), static_cast<unsigned char*>(out),
                                               n, mask, spin_ns);
     CUDA_CHECK_LAUNCH("work_kernel");
+}
+
+void launch_gate(int* flag_dev, unsigned long long timeout_ns, cudaStream_t s) {
+    gate_kernel<<<1, 1, 0, s>>>(flag_dev, timeout_ns);
+    CUDA_CHECK_LAUNCH("gate_kernel");
 }
 
 void launch_zero_copy(int access_bytes, const void* host_in, void* dev_out, const void* dev_in, void* host_out,

@@ -32,4 +32,9 @@ void launch_zero_copy(int access_bytes, const void* host_in, void* dev_out, cons
                       void* host_out, std::size_t n_bytes, std::size_t stride, int mode, int blocks,
                       int threads, cudaStream_t s);
 
+// Holds a stream until the host sets flag[0] (mapped pinned memory), so that everything
+// enqueued behind it starts together once it is all enqueued (as nvbandwidth does). Gives up
+// after timeout_ns and sets flag[1] so that the host can report it instead of hanging.
+void launch_gate(int* flag_dev, unsigned long long timeout_ns, cudaStream_t s);
+
 }  // namespace dmaprobe

@@ -227,7 +227,7 @@ void validate(Scenario& s) {
         if (!(m.bandwidth.bytes_per_s > 0)) fail(std::string(sec) + ".bandwidth", "must be positive");
     }
     const auto& d = s.params.dma;
-    if (d.engines < 1 || d.engines > 64) fail("dma.engines", "must be 1..64");
+    if (d.engines < 1 || d.engines > 16) fail("dma.engines", "must be 1..16");
     if (d.max_read_requests < 1 || d.max_read_requests > 16384) fail("dma.max_read_requests", "must be 1..16384");
     if (d.semaphore_size.value == 0 || d.semaphore_size.value > l.mps.value) {
         fail("dma.semaphore_size", "must be 1 byte up to link.mps");
@@ -239,6 +239,14 @@ void validate(Scenario& s) {
     if (s.params.pageable.bounce_size.value < 4096) fail("pageable.bounce_size", "must be at least 4KiB");
     if (s.params.pageable.bounce_buffers < 1 || s.params.pageable.bounce_buffers > 64) {
         fail("pageable.bounce_buffers", "must be 1..64");
+    }
+    const auto& g = s.params.gpu;
+    if (g.sms < 1) fail("gpu.sms", "must be at least 1");
+    if (g.max_warps_per_sm < 1) fail("gpu.max_warps_per_sm", "must be at least 1");
+    if (g.max_blocks_per_sm < 1) fail("gpu.max_blocks_per_sm", "must be at least 1");
+    if (g.loads_in_flight < 1) fail("gpu.loads_in_flight", "must be at least 1");
+    if (g.sysmem_max_outstanding_reads < 1 || g.sysmem_max_outstanding_reads > 16384) {
+        fail("gpu.sysmem_max_outstanding_reads", "must be 1..16384");
     }
     const auto& z = s.options.zero_copy;
     if (z.access.value != 4 && z.access.value != 16) fail("zero_copy.access", "must be 4B or 16B");

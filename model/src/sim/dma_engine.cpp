@@ -25,7 +25,8 @@ void DmaEngine::configure(const Params& params, const config::LinkParams& link) 
     mps_ = static_cast<std::uint32_t>(link.mps.value);
     mrrs_ = static_cast<std::uint32_t>(link.mrrs.value);
     stats_ = EngineStats{};
-    const auto tags = static_cast<std::size_t>(params_.max_read_requests);
+    // The tag pool covers whichever is larger: the engine's tags or what SM traffic may use.
+    const auto tags = static_cast<std::size_t>(std::max<std::int64_t>(params_.max_read_requests, kMaxSmOutstanding));
     tag_remaining_.assign(tags, 0);
     free_tags_.clear();
     free_tags_.reserve(tags);
@@ -43,6 +44,10 @@ void DmaEngine::start(const CopyJob& job) {
     issued_ = received_ = available_ = fetched_ = unwritten_ = 0;
     chunks_in_flight_ = 0;
     outstanding_ = 0;
+    outstanding_cap_ = job.max_outstanding ? job.max_outstanding : static_cast<std::uint32_t>(params_.max_read_requests);
+    read_size_ = job.request_bytes ? job.request_bytes : mrrs_;
+    write_size_ = job.request_bytes ? job.request_bytes : mps_;
+    DMASIM_ASSERT(outstanding_cap_ <= tag_remaining_.size());
     launch_event_.notify(to_sc(params_.launch_latency));
 }
 
@@ -89,9 +94,9 @@ void DmaEngine::prepare() {
     t.job = job_.id;
     if (job_.direction == CopyDirection::kHostToDevice) {
         if (issued_ < job_.bytes) {
-            if (free_tags_.empty()) return;  // a completion will free a tag
+            if (outstanding_ >= outstanding_cap_) return;  // a completion will free a tag
             t.kind = TlpKind::kMemRead;
-            t.length = static_cast<std::uint32_t>(std::min<std::uint64_t>(mrrs_, job_.bytes - issued_));
+            t.length = static_cast<std::uint32_t>(std::min<std::uint64_t>(read_size_, job_.bytes - issued_));
         } else if (data_in_memory_ && !semaphore_sent_) {
             t.kind = TlpKind::kMemWrite;
             t.semaphore = true;
@@ -103,7 +108,7 @@ void DmaEngine::prepare() {
         if (issued_ < job_.bytes) {
             if (available_ <= issued_) return;  // waiting for GPU memory
             t.kind = TlpKind::kMemWrite;
-            t.payload = static_cast<std::uint32_t>(std::min<std::uint64_t>(mps_, available_ - issued_));
+            t.payload = static_cast<std::uint32_t>(std::min<std::uint64_t>(write_size_, available_ - issued_));
         } else if (!semaphore_sent_) {
             // Posted writes stay in order, so the semaphore lands after the data.
             t.kind = TlpKind::kMemWrite;

@@ -26,7 +26,7 @@ void HostRuntime::submit(const Program& program) {
 
 std::size_t HostRuntime::engine_for(CopyDirection dir) const {
     // The CUDA runtime gives each direction its own copy engine; with one engine they share.
-    const std::size_t n = engines_.size();
+    const auto n = static_cast<std::size_t>(gpu_.active_engines());
     return (dir == CopyDirection::kHostToDevice ? 0 : 1) % n;
 }
 
@@ -45,10 +45,11 @@ void HostRuntime::driver() {
         const std::size_t n_ops = program_.ops.size();
         timings_.assign(n_ops, OpTiming{});
         finished_.assign(n_ops, false);
+        jobs_left_.assign(n_ops, 0);
         int max_stream = 0;
         for (const Op& op : program_.ops) max_stream = std::max(max_stream, op.stream);
         streams_.assign(static_cast<std::size_t>(max_stream) + 1, StreamState{});
-        engines_.assign(static_cast<std::size_t>(gpu_.active_engines()), EngineState{});
+        engines_.assign(static_cast<std::size_t>(Gpu::kSmWriteUnit) + 1, EngineState{});
         compute_queue_.clear();
         compute_busy_ = false;
         job_op_.clear();
@@ -89,6 +90,7 @@ void HostRuntime::driver() {
                     break;
                 case Op::Kind::kCopy:
                 case Op::Kind::kKernel:
+                case Op::Kind::kMappedKernel:
                     wait(to_sc(params_.runtime.call_overhead));
                     enqueue(i);
                     if (op.blocking) {
@@ -127,6 +129,24 @@ void HostRuntime::dispatch(std::size_t i) {
         submit_copy(op.direction, op.bytes, i);
         return;
     }
+    if (op.kind == Op::Kind::kMappedKernel) {
+        // The kernel's loads and stores run concurrently; it ends when both are done.
+        CopyJob job;
+        job.host_node = host_node_;
+        job.request_bytes = op.mapped.request_bytes;
+        job.max_outstanding = op.mapped.reads_in_flight;
+        if (op.mapped.read_bytes > 0) {
+            job.direction = CopyDirection::kHostToDevice;
+            job.bytes = op.mapped.read_bytes;
+            submit_job(Gpu::kSmReadUnit, job, i);
+        }
+        if (op.mapped.write_bytes > 0) {
+            job.direction = CopyDirection::kDeviceToHost;
+            job.bytes = op.mapped.write_bytes;
+            submit_job(Gpu::kSmWriteUnit, job, i);
+        }
+        return;
+    }
     DMASIM_ASSERT(op.kind == Op::Kind::kKernel);
     compute_queue_.push_back(i);
     if (!compute_busy_) {
@@ -146,8 +166,9 @@ void HostRuntime::kernel_finished() {
         compute_queue_.pop_front();
         op_finished(k);
         if (!compute_queue_.empty()) {
+            // A kernel queued behind another was launched while that one ran: it starts now.
             const std::size_t next = compute_queue_.front();
-            const double start = now_ps() + static_cast<double>(params_.runtime.kernel_launch_latency.ps);
+            const double start = now_ps();
             timings_[next].start_ps = start - t0_ps_;
             kernel_end_.push(start + static_cast<double>(program_.ops[next].duration.ps), next);
         } else {
@@ -159,17 +180,21 @@ void HostRuntime::kernel_finished() {
 
 std::uint32_t HostRuntime::submit_copy(CopyDirection dir, std::uint64_t bytes, std::size_t op) {
     CopyJob job;
-    job.id = next_job_id_++;
     job.direction = dir;
     job.bytes = bytes;
     job.host_node = host_node_;
-    const std::size_t e = engine_for(dir);
+    submit_job(engine_for(dir), job, op);
+    return next_job_id_ - 1;
+}
+
+void HostRuntime::submit_job(std::size_t engine, CopyJob job, std::size_t op) {
+    job.id = next_job_id_++;
     job_op_.push_back(op);
-    job_engine_.push_back(e);
+    job_engine_.push_back(engine);
     job_done_.push_back(false);
-    engines_[e].queue.push_back(job);
-    if (!engines_[e].busy) start_next_on(e);
-    return job.id;
+    if (op != kNoOp) ++jobs_left_[op];
+    engines_[engine].queue.push_back(job);
+    if (!engines_[engine].busy) start_next_on(engine);
 }
 
 void HostRuntime::start_next_on(std::size_t engine) {
@@ -182,7 +207,7 @@ void HostRuntime::start_next_on(std::size_t engine) {
     const CopyJob job = e.queue.front();
     e.queue.pop_front();
     const std::size_t op = job_op_[job.id - first_job_id_];
-    if (op != kNoOp) timings_[op].start_ps = now_ps() - t0_ps_;
+    if (op != kNoOp && timings_[op].start_ps == 0.0) timings_[op].start_ps = now_ps() - t0_ps_;
     gpu_.engine(static_cast<int>(engine)).start(job);
 }
 
@@ -191,7 +216,8 @@ void HostRuntime::semaphore_written(std::uint32_t job) {
     const std::size_t idx = job - first_job_id_;
     job_done_[idx] = true;
     start_next_on(job_engine_[idx]);
-    if (job_op_[idx] != kNoOp) op_finished(job_op_[idx]);
+    const std::size_t op = job_op_[idx];
+    if (op != kNoOp && --jobs_left_[op] == 0) op_finished(op);
     progress_event_.notify(sc_core::SC_ZERO_TIME);
 }
 

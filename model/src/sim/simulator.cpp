@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "dmasim/core/results.h"
+#include "dmasim/gpu/coalescing.h"
 #include "dmasim/sim/host_runtime.h"
 #include "dmasim/sim/platform_top.h"
 
@@ -15,8 +16,8 @@ namespace {
 bool g_elaborated = false;
 
 const std::vector<std::string>& modelled() {
-    static const std::vector<std::string> names{"pinned",        "duplex",  "pageable",
-                                                "registered",    "async_overlap", "periodic"};
+    static const std::vector<std::string> names{"pinned",        "duplex",   "pageable", "registered",
+                                                "async_overlap", "periodic", "zero_copy"};
     return names;
 }
 
@@ -89,6 +90,30 @@ Program pageable_program(const std::vector<CopyDirection>& dirs, std::uint64_t b
     return prog;
 }
 
+// A zero-copy kernel: its warps' accesses coalesce into requests (gpu/coalescing.h); reads
+// are bounded by what the resident warps keep in flight (Little's law) and by the GPU's limit
+// on outstanding host-memory reads; writes are posted.
+Op mapped_kernel_op(const std::vector<CopyDirection>& dirs, std::uint64_t bytes, const config::ZeroCopyOptions& z,
+                    const config::GpuParams& g) {
+    const gpu::WarpAccess w = gpu::coalesce(static_cast<std::uint32_t>(z.access.value), static_cast<std::uint32_t>(z.stride));
+    const std::uint64_t warp_accesses = (bytes + w.useful_bytes - 1) / w.useful_bytes;
+    const std::int64_t warps_per_block = z.threads / static_cast<std::int64_t>(gpu::kWarpSize);
+    const std::int64_t blocks_per_sm = std::max<std::int64_t>(
+        1, std::min(g.max_blocks_per_sm, g.max_warps_per_sm / std::max<std::int64_t>(1, warps_per_block)));
+    const std::int64_t resident_blocks = std::min(z.blocks, g.sms * blocks_per_sm);
+    const std::int64_t warps = resident_blocks * warps_per_block;
+    Op op;
+    op.kind = Op::Kind::kMappedKernel;
+    op.blocking = false;
+    op.mapped.request_bytes = w.request_bytes / w.requests;
+    op.mapped.reads_in_flight = static_cast<std::uint32_t>(
+        std::min<std::int64_t>(warps * g.loads_in_flight * w.requests, g.sysmem_max_outstanding_reads));
+    for (const auto d : dirs) {
+        (d == CopyDirection::kHostToDevice ? op.mapped.read_bytes : op.mapped.write_bytes) = warp_accesses * w.request_bytes;
+    }
+    return op;
+}
+
 }  // namespace
 
 struct Simulator::ProgramOutcome {
@@ -111,7 +136,9 @@ bool strategy_modelled(const std::string& strategy) {
     return std::find(m.begin(), m.end(), strategy) != m.end();
 }
 
-const char* modelled_strategies() { return "pinned, duplex, pageable, registered, async_overlap, periodic"; }
+const char* modelled_strategies() {
+    return "pinned, duplex, pageable, registered, async_overlap, periodic, zero_copy";
+}
 
 Simulator::Simulator(topology::Platform platform, const config::ModelParams& params)
     : platform_(std::make_unique<topology::Platform>(std::move(platform))) {
@@ -143,8 +170,8 @@ Simulator::ProgramOutcome Simulator::execute(const config::ModelParams& params, 
         out.links.push_back(LinkReport{l.label, l.link->stats(), l.link->physics().stream_bytes_per_s * 1e-9});
     }
     Gpu& gpu = top_->gpu();
-    for (int i = 0; i < gpu.active_engines(); ++i) {
-        const EngineStats& s = gpu.engine(i).stats();
+    for (const auto& engine : gpu.engines) {
+        const EngineStats& s = engine->stats();
         out.read_requests += s.read_requests;
         out.writes += s.writes;
         out.peak_outstanding_reads = std::max(out.peak_outstanding_reads, s.peak_outstanding_reads);
@@ -238,6 +265,18 @@ CaseResult Simulator::run(const config::ModelParams& params, const CaseSpec& spe
         const ProgramOutcome s = execute(params, serial);
         result.rows.push_back(row("", o.elapsed_ps, 2, std::to_string(n) + " streams, H2D -> kernel -> D2H per chunk"));
         result.rows.push_back(row("serial", s.elapsed_ps, 2, "one stream: H2D, kernel, D2H of the whole size"));
+    } else if (st == "zero_copy") {
+        Program prog;
+        prog.ops.push_back(mapped_kernel_op(dirs, spec.bytes, spec.options.zero_copy, params.gpu));
+        prog.ops.push_back(simple_op(Op::Kind::kSynchronize));
+        const ProgramOutcome o = execute(params, prog);
+        take_main(o);
+        const gpu::WarpAccess w = gpu::coalesce(static_cast<std::uint32_t>(spec.options.zero_copy.access.value),
+                                                static_cast<std::uint32_t>(spec.options.zero_copy.stride));
+        result.rows.push_back(row("", o.elapsed_ps, ndirs,
+                                  std::to_string(prog.ops.front().mapped.reads_in_flight) + " reads in flight of " +
+                                      std::to_string(prog.ops.front().mapped.request_bytes) + "B; " +
+                                      std::to_string(static_cast<int>(w.efficiency() * 100)) + "% of moved bytes useful"));
     } else if (st == "periodic") {
         const auto& f = spec.options.periodic;
         if (f.via == "zero_copy") throw std::invalid_argument("periodic frames via zero_copy are not modelled yet");

@@ -167,6 +167,24 @@ struct PageableParams {
     }
 };
 
+// The GPU's streaming multiprocessors as sources of mapped (zero-copy) host-memory traffic.
+struct GpuParams {
+    std::int64_t sms = 132;
+    std::int64_t max_warps_per_sm = 64;
+    std::int64_t max_blocks_per_sm = 32;
+    std::int64_t loads_in_flight = 1;
+    std::int64_t sysmem_max_outstanding_reads = 1024;
+
+    template <class V>
+    void visit(V&& v) {
+        v(FieldInfo{"sms", "count", "streaming multiprocessors (H100 SXM: 132)"}, sms);
+        v(FieldInfo{"max_warps_per_sm", "count", "resident warps per SM"}, max_warps_per_sm);
+        v(FieldInfo{"max_blocks_per_sm", "count", "resident thread blocks per SM"}, max_blocks_per_sm);
+        v(FieldInfo{"loads_in_flight", "count", "independent loads one warp keeps outstanding (1 for a simple copy loop)"}, loads_in_flight);
+        v(FieldInfo{"sysmem_max_outstanding_reads", "count", "read requests to host memory the GPU keeps in flight at most"}, sysmem_max_outstanding_reads);
+    }
+};
+
 // Everything the model takes, by section. Section names are the YAML keys.
 struct ModelParams {
     LinkParams link;
@@ -177,6 +195,7 @@ struct ModelParams {
     RuntimeParams runtime;
     CpuParams cpu;
     PageableParams pageable;
+    GpuParams gpu;
 
     // Calls v.section(name, doc, struct) for each section.
     template <class V>
@@ -189,6 +208,7 @@ struct ModelParams {
         v.section("runtime", "CUDA runtime costs on the CPU", runtime);
         v.section("cpu", "CPU copies and page pinning", cpu);
         v.section("pageable", "staging of pageable copies", pageable);
+        v.section("gpu", "streaming multiprocessors (zero-copy access)", gpu);
     }
 };
 

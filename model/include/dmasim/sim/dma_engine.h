@@ -26,6 +26,10 @@ struct CopyJob {
     CopyDirection direction = CopyDirection::kHostToDevice;
     std::uint64_t bytes = 0;
     std::uint16_t host_node = 0;  // completer of reads / target of writes
+    // SM (zero-copy) traffic: requests of this size (0: MRRS for reads, MPS for writes) and at
+    // most this many reads in flight (0: the engine's tags).
+    std::uint32_t request_bytes = 0;
+    std::uint32_t max_outstanding = 0;
 };
 
 struct EngineStats {
@@ -68,6 +72,7 @@ private:
 
     static constexpr std::uint64_t kChunk = 64 * 1024;  // GPU-memory access granule of the engine
     static constexpr int kChunksAhead = 2;
+    static constexpr std::int64_t kMaxSmOutstanding = 16384;  // bound of gpu.sysmem_max_outstanding_reads
 
     Params params_;
     int index_;
@@ -89,6 +94,9 @@ private:
     std::uint64_t unwritten_ = 0;  // received bytes not yet written to GPU memory (reads)
     int chunks_in_flight_ = 0;
     std::uint32_t outstanding_ = 0;
+    std::uint32_t outstanding_cap_ = 0;
+    std::uint32_t read_size_ = 0;
+    std::uint32_t write_size_ = 0;
     std::vector<std::uint32_t> free_tags_;
     std::vector<std::uint32_t> tag_remaining_;
     bool data_in_memory_ = false;

@@ -33,6 +33,14 @@ struct Op {
         kCpuWork,      // the CPU thread busy on its own for `duration` (pinning, allocation)
         kReleaseAt,    // the CPU thread waits until `duration` after the program started
         kSynchronize,  // cudaDeviceSynchronize: wait until every stream is idle
+        kMappedKernel, // a kernel whose SMs load/store mapped host memory (zero-copy)
+    };
+    // kMappedKernel: what its warps' accesses become (see gpu/coalescing.h).
+    struct MappedTraffic {
+        std::uint64_t read_bytes = 0;    // bytes the read requests move
+        std::uint64_t write_bytes = 0;   // bytes the writes move
+        std::uint32_t request_bytes = 0; // size of one request
+        std::uint32_t reads_in_flight = 0;
     };
     Kind kind = Kind::kCopy;
     int stream = 0;                 // operations of one stream run in order
@@ -41,6 +49,7 @@ struct Op {
     std::uint64_t bytes = 0;
     core::Duration duration{};      // kernel time, CPU work, or release time
     bool working_set_cached = false;  // staged copies: the user buffer fits in the CPU's cache
+    MappedTraffic mapped;
 };
 
 struct Program {
@@ -95,6 +104,7 @@ private:
     void dispatch(std::size_t op);
     void op_finished(std::size_t op);
     std::uint32_t submit_copy(CopyDirection dir, std::uint64_t bytes, std::size_t op);
+    void submit_job(std::size_t engine, CopyJob job, std::size_t op);
     void start_next_on(std::size_t engine);
     bool streams_idle() const;
     void cpu_copy(std::uint64_t bytes, bool source_cached, bool destination_in_dram);
@@ -111,6 +121,7 @@ private:
     double elapsed_ps_ = 0.0;
     std::vector<OpTiming> timings_;
     std::vector<bool> finished_;
+    std::vector<int> jobs_left_;  // per op: jobs still running (mapped kernels have two)
 
     std::vector<StreamState> streams_;
     std::vector<EngineState> engines_;
@@ -123,7 +134,7 @@ private:
     std::uint32_t first_job_id_ = 0;
     std::vector<bool> job_done_;
 
-    TimedFifo<std::size_t> ready_;          // stream operations whose stream let them go
+    TimedHeap<std::size_t> ready_;          // stream operations whose stream let them go
     TimedFifo<std::size_t> kernel_end_;     // kernels finishing
     sc_core::sc_event work_event_;
     sc_core::sc_event progress_event_;      // any operation or job finished

@@ -5,6 +5,11 @@
 
 #include <systemc>
 
+#include <cstdint>
+#include <functional>
+#include <queue>
+#include <vector>
+
 #include "dmasim/sim/ring.h"
 #include "dmasim/sim/tlp.h"
 
@@ -39,6 +44,35 @@ public:
 
 private:
     Ring<Entry> q_;
+    sc_core::sc_event event_;
+};
+
+// The same for items whose due times come in any order (few per run: runtime operations).
+template <class T>
+class TimedHeap {
+public:
+    void push(double due_ps, const T& item) {
+        heap_.push(Entry{due_ps, seq_++, item});
+        event_.notify(ps_delay(heap_.top().due_ps - now_ps()));
+    }
+    bool due() const { return !heap_.empty() && heap_.top().due_ps <= now_ps() + 0.5; }
+    const T& front() const { return heap_.top().item; }
+    void pop() { heap_.pop(); }
+    void rearm() {
+        if (!heap_.empty()) event_.notify(ps_delay(heap_.top().due_ps - now_ps()));
+    }
+    bool empty() const { return heap_.empty(); }
+    const sc_core::sc_event& event() const { return event_; }
+
+private:
+    struct Entry {
+        double due_ps;
+        std::uint64_t seq;  // equal times keep their push order
+        T item;
+        bool operator>(const Entry& o) const { return due_ps != o.due_ps ? due_ps > o.due_ps : seq > o.seq; }
+    };
+    std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> heap_;
+    std::uint64_t seq_ = 0;
     sc_core::sc_event event_;
 };
 

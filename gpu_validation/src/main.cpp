@@ -1,0 +1,94 @@
+// dmaprobe: measures the cases of a flat plan (docs/plan.md) on this machine's GPU(s) and
+// writes measured.csv (dmasim's results schema, source=hw) and metadata.json.
+// docs/harness.md is the manual.
+#include <exception>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "cuda/cuda_backend.h"
+#include "dmasim/core/error.h"
+#include "dmasim/core/plan.h"
+#include "dmasim/core/results.h"
+#include "metadata.h"
+#include "options.h"
+#include "runner.h"
+#include "spec.h"
+
+#ifndef DMAPROBE_COMMIT
+#define DMAPROBE_COMMIT "unknown"
+#endif
+
+int main(int argc, char** argv) {
+    using namespace dmaprobe;
+    Options opt;
+    try {
+        opt = parse_options(std::vector<std::string>(argv + 1, argv + argc));
+    } catch (const UsageError& e) {
+        std::cerr << "dmaprobe: " << e.what() << "\n(dmaprobe --help lists the options)\n";
+        return 2;
+    }
+    if (opt.help) {
+        std::cout << usage_text();
+        return 0;
+    }
+    if (opt.version) {
+        std::cout << "dmaprobe " << kVersion << " (commit " << DMAPROBE_COMMIT << ")\n";
+        return 0;
+    }
+    opt.command_line = join_command_line(argc, argv);
+
+    bool committing = false;
+    try {
+        const dmasim::core::Plan plan = dmasim::core::read_plan_file(opt.plan);
+        const std::vector<CaseDecision> decisions = decide_all(plan, opt.plan, opt);
+        if (opt.list) {
+            list_plan(decisions, opt.plan, std::cout);
+            return 0;
+        }
+
+        Metadata md;
+        fill_host_metadata(md);  // date: when the run started
+        auto backend = make_cuda_backend(opt, decisions);
+        if (!opt.quiet) {
+            const MachineInfo m = backend->machine_info();
+            std::cerr << "dmaprobe: " << decisions.size() << " cases from " << opt.plan << " on GPU " << m.device
+                      << " of " << m.device_count << " (PCIe link "
+                      << (m.link_generation > 0 ? "Gen" + std::to_string(m.link_generation) : std::string("Gen?"))
+                      << " x" << (m.link_lanes > 0 ? std::to_string(m.link_lanes) : std::string("?")) << ", "
+                      << m.link_source << ")" << std::endl;
+        }
+        const RunSummary run = run_plan(decisions, *backend, opt, std::cerr);
+
+        md.commit = opt.commit ? *opt.commit : std::string(DMAPROBE_COMMIT);
+        md.command_line = opt.command_line;
+        md.plan_path = opt.plan;
+        md.plan_cases = decisions.size();
+        md.cases_run = run.run;
+        md.cases_skipped = run.skipped;
+        md.cases_filtered = run.filtered;
+        md.rows = run.rows.size();
+        md.run_seconds = run.seconds;
+        backend->describe(md);
+
+        std::ostringstream csv;
+        dmasim::core::write_results_csv(csv, run.rows);
+        dmasim::core::OutputFiles out(opt.out);
+        out.add("measured.csv", csv.str());
+        out.add("metadata.json", metadata_json(md, opt));
+        committing = true;
+        const auto written = out.commit();
+        if (!opt.quiet) {
+            std::cerr << "dmaprobe: " << run.run << " cases measured, " << run.skipped << " skipped, " << run.filtered
+                      << " filtered out in " << static_cast<int>(run.seconds + 0.5) << " s; wrote";
+            for (const auto& f : written) std::cerr << ' ' << f;
+            std::cerr << std::endl;
+        }
+        return 0;
+    } catch (const std::exception& e) {
+        std::cerr << "dmaprobe: error: " << e.what() << std::endl;
+        if (!opt.list && !committing) std::cerr << "dmaprobe: no results were written" << std::endl;
+        return 1;
+    }
+}

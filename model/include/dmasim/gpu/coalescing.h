@@ -1,0 +1,25 @@
+// How one warp's accesses to mapped host memory become memory requests: the 32 lanes'
+// addresses are grouped into 32-byte sectors of 128-byte lines, and each contiguous run of
+// touched sectors in a line is one request (a PCIe read of that many bytes, or a write).
+// Plain arithmetic, no SystemC: the zero-copy model and its tests use it.
+#pragma once
+
+#include <cstdint>
+
+namespace dmasim::gpu {
+
+struct WarpAccess {
+    std::uint32_t useful_bytes = 0;   // bytes the lanes asked for
+    std::uint32_t requests = 0;       // memory requests the warp access becomes
+    std::uint32_t request_bytes = 0;  // bytes those requests move in total
+    double efficiency() const { return request_bytes ? static_cast<double>(useful_bytes) / request_bytes : 0.0; }
+};
+
+inline constexpr std::uint32_t kWarpSize = 32;
+inline constexpr std::uint32_t kSectorBytes = 32;
+inline constexpr std::uint32_t kLineBytes = 128;
+
+// Lane i accesses `access_bytes` at byte offset i * stride * access_bytes (stride in elements).
+WarpAccess coalesce(std::uint32_t access_bytes, std::uint32_t stride);
+
+}  // namespace dmasim::gpu

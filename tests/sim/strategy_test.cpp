@@ -1,0 +1,163 @@
+// Mechanisms of the strategies beyond a single pinned copy, each pinned by a number that
+// follows from it.
+#include <gtest/gtest.h>
+
+#include "dmasim/gpu/coalescing.h"
+#include "dmasim/pcie/wire.h"
+#include "dmasim/sim/simulator.h"
+
+namespace dmasim::sim {
+namespace {
+
+constexpr std::uint64_t kMiB = 1 << 20;
+
+Simulator& simulator() {
+    static Simulator s(topology::make_single_gpu_platform("h100-sxm", config::LinkParams{}), config::ModelParams{});
+    return s;
+}
+
+CaseResult run(const config::ModelParams& p, const std::string& strategy, const std::string& dir, std::uint64_t bytes,
+               const config::StrategyOptions& o = {}) {
+    return simulator().run(p, CaseSpec{strategy, dir, bytes, o});
+}
+
+double gbps(const CaseResult& r, std::uint64_t bytes, int directions = 1) {
+    return static_cast<double>(bytes) * directions / (r.time_ps * 1e-12) * 1e-9;
+}
+
+const RowResult& row(const CaseResult& r, const std::string& variant) {
+    for (const auto& x : r.rows) {
+        if (x.variant == variant) return x;
+    }
+    throw std::runtime_error("no row " + variant);
+}
+
+config::StrategyOptions zc(std::uint64_t access, std::int64_t stride, std::int64_t blocks) {
+    config::StrategyOptions o;
+    o.zero_copy.access = core::Bytes{access};
+    o.zero_copy.stride = stride;
+    o.zero_copy.blocks = blocks;
+    o.zero_copy.threads = 256;
+    return o;
+}
+
+TEST(ZeroCopy, ReadThroughputGrowsWithBlocksUntilTheLinkBoundsIt) {
+    config::ModelParams p;
+    double previous = 0.0;
+    std::vector<double> rates;
+    for (std::int64_t blocks : {1, 2, 4, 8, 264}) {
+        const double r = gbps(run(p, "zero_copy", "h2d", 32 * kMiB, zc(16, 1, blocks)), 32 * kMiB);
+        // More warps never hurt; once the link is the bound they no longer help.
+        EXPECT_GT(r, 0.98 * previous) << blocks << " blocks";
+        previous = r;
+        rates.push_back(r);
+    }
+    // Latency-bound at first: twice the warps, about twice the bytes in flight and the rate.
+    EXPECT_NEAR(rates[1] / rates[0], 2.0, 0.15);
+    EXPECT_NEAR(rates[2] / rates[1], 2.0, 0.15);
+    // Link-bound at the end: 128-byte completions on the downstream link.
+    const double bound = pcie::completion_efficiency(p.link, 128).gbps;
+    EXPECT_LT(rates.back(), bound);
+    EXPECT_GT(rates.back(), 0.9 * bound);
+}
+
+TEST(ZeroCopy, StrideTwoMovesHalfTheUsefulBytesPerWireByte) {
+    config::ModelParams p;
+    const CaseResult s1 = run(p, "zero_copy", "h2d", 16 * kMiB, zc(4, 1, 264));
+    const CaseResult s2 = run(p, "zero_copy", "h2d", 16 * kMiB, zc(4, 2, 264));
+    auto completion_payload = [](const CaseResult& r) {
+        for (const auto& l : r.links) {
+            if (l.label == "rc0->gpu0") return l.stats.payload_bytes;
+        }
+        return std::uint64_t{0};
+    };
+    EXPECT_EQ(completion_payload(s1), 16 * kMiB);
+    EXPECT_EQ(completion_payload(s2), 2 * 16 * kMiB);
+    EXPECT_NEAR(gbps(s2, 16 * kMiB) / gbps(s1, 16 * kMiB), 0.5, 0.03);
+}
+
+TEST(ZeroCopy, WritesArePostedAndExchangeUsesBothDirections) {
+    config::ModelParams p;
+    const CaseResult w = run(p, "zero_copy", "d2h", 16 * kMiB, zc(4, 1, 264));
+    EXPECT_EQ(w.read_requests, 0U);
+    EXPECT_EQ(w.writes, 16 * kMiB / gpu::kLineBytes);  // one 128-byte line per write
+    const CaseResult x = run(p, "zero_copy", "both", 16 * kMiB, zc(4, 1, 264));
+    EXPECT_GT(gbps(x, 16 * kMiB, 2), 1.5 * gbps(w, 16 * kMiB));
+}
+
+TEST(AsyncOverlap, PipelineApproachesTheLongerOfTransferAndKernelPlusOneChunk) {
+    config::ModelParams p;
+    const std::uint64_t bytes = 64 * kMiB;
+    const double duplex_ps = run(p, "duplex", "both", bytes).time_ps;
+    config::StrategyOptions o;
+    o.async_overlap.kernel = core::Duration{2'000'000'000};  // 2 ms, longer than the transfers
+    for (std::int64_t n : {4, 16}) {
+        o.async_overlap.streams = n;
+        const CaseResult r = run(p, "async_overlap", "both", bytes, o);
+        const double floor_ps = std::max(duplex_ps, static_cast<double>(o.async_overlap.kernel.ps));
+        // One chunk's H2D before the first kernel, one chunk's D2H after the last.
+        const double chunk_ps = 2.0 * run(p, "pinned", "h2d", bytes / n).time_ps;
+        EXPECT_GT(r.time_ps, floor_ps) << n;
+        // + the first calls' overhead and the stream hand-offs of one chunk
+        EXPECT_LT(r.time_ps, floor_ps + chunk_ps + 20e6) << n;
+        EXPECT_LT(r.time_ps, row(r, "serial").time_ps) << n;
+    }
+    // Serial: the copies and the kernel one after the other.
+    o.async_overlap.streams = 1;
+    const CaseResult one = run(p, "async_overlap", "both", bytes, o);
+    const double serial_sum = run(p, "pinned", "h2d", bytes).time_ps + run(p, "pinned", "d2h", bytes).time_ps +
+                              static_cast<double>(o.async_overlap.kernel.ps);
+    EXPECT_NEAR(row(one, "serial").time_ps / serial_sum, 1.0, 0.02);
+}
+
+TEST(Registered, AmortisedCostApproachesPinnedWithReuse) {
+    config::ModelParams p;
+    config::StrategyOptions o;
+    o.registered.reuses = 1;
+    const CaseResult once = run(p, "registered", "h2d", 16 * kMiB, o);
+    const double pages = 16.0 * kMiB / static_cast<double>(p.cpu.page_size.value);
+    EXPECT_DOUBLE_EQ(row(once, "setup=register").time_ps,
+                     static_cast<double>(p.cpu.register_fixed.ps) + pages * static_cast<double>(p.cpu.register_per_page.ps));
+    o.registered.reuses = 1000;
+    const CaseResult many = run(p, "registered", "h2d", 16 * kMiB, o);
+    const double pinned = run(p, "pinned", "h2d", 16 * kMiB).time_ps;
+    EXPECT_GT(row(once, "amortised_1").time_ps, 2.0 * pinned);
+    EXPECT_NEAR(row(many, "amortised_1000").time_ps / pinned, 1.0, 0.01);
+}
+
+TEST(Pageable, StagingIsBoundByTheCpuCopyAndSharesDram) {
+    config::ModelParams p;
+    p.cpu.llc_size = core::Bytes{1 << 20};  // make the 64 MiB buffer stream from DRAM
+    const double pinned = gbps(run(p, "pinned", "h2d", 64 * kMiB), 64 * kMiB);
+    const double pageable = gbps(run(p, "pageable", "h2d", 64 * kMiB), 64 * kMiB);
+    EXPECT_LT(pageable, pinned);
+    EXPECT_LT(pageable, p.cpu.memcpy_bandwidth.gb_per_s());
+    // With more CPU copy bandwidth than the link, the DMA of the previous buffer overlaps the
+    // copy of the next: the rate approaches the pinned one minus the pipeline's fill.
+    p.cpu.memcpy_bandwidth = core::Bandwidth{400e9};
+    const double fast_cpu = gbps(run(p, "pageable", "h2d", 64 * kMiB), 64 * kMiB);
+    EXPECT_GT(fast_cpu, 0.6 * pinned);
+    // A starved memory controller slows the staging (CPU copy and DMA share it).
+    p.host_memory.bandwidth = core::Bandwidth{20e9};
+    EXPECT_LT(gbps(run(p, "pageable", "h2d", 64 * kMiB), 64 * kMiB), 20.0);
+}
+
+TEST(Periodic, RadarFramesMeetTheirDeadlineUntilTheLinkCannotKeepUp) {
+    config::ModelParams p;
+    config::StrategyOptions o;
+    o.periodic.size = core::Bytes{4 * kMiB};
+    o.periodic.period = core::Duration{8'000'000'000};  // 8 ms
+    o.periodic.count = 20;
+    auto misses = [](const CaseResult& r) { return std::stoi(row(r, "misses").note); };  // "N of M frames ..."
+    const CaseResult ok = run(p, "periodic", "h2d", 4 * kMiB, o);
+    EXPECT_EQ(misses(ok), 0);
+    EXPECT_NEAR(ok.time_ps, run(p, "pinned", "h2d", 4 * kMiB).time_ps, 1e6);  // each frame alone
+    // 4 MiB every 50 us is 84 GB/s: more than Gen5 x16 carries, so frames queue up.
+    o.periodic.period = core::Duration{50'000'000};
+    const CaseResult late = run(p, "periodic", "h2d", 4 * kMiB, o);
+    EXPECT_GT(misses(late), 0);
+    EXPECT_GT(row(late, "p99").time_ps, 5 * ok.time_ps);
+}
+
+}  // namespace
+}  // namespace dmasim::sim
