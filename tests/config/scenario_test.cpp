@@ -143,6 +143,8 @@ TEST(Scenario, PlanExpansionCarriesStrategyKeysAndSkips) {
     EXPECT_TRUE(plan.cases[2].has("hw_skip"));
     EXPECT_EQ(plan.cases[4].str("peer_access"), "1");
     EXPECT_EQ(plan.cases[5].str("peer_access"), "0");
+    EXPECT_EQ(plan.cases[4].str("variant"), "peer=on");
+    EXPECT_EQ(plan.cases[5].str("variant"), "peer=off");
 }
 
 }  // namespace

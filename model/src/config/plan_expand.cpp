@@ -70,7 +70,12 @@ core::Plan expand_plan(const std::vector<Scenario>& scenarios) {
                         c.set("repetitions", s.repetitions);
                         c.set("warmup", s.warmup);
                         add_strategy_keys(c, s, strategy);
-                        if (!peer_mode.empty()) c.set("peer_access", peer_mode);
+                        if (!peer_mode.empty()) {
+                            // Both modes share scenario, direction and size: the variant keeps
+                            // their rows apart.
+                            c.set("peer_access", peer_mode);
+                            c.set("variant", std::string(peer_mode == "1" ? "peer=on" : "peer=off"));
+                        }
                         plan.cases.push_back(std::move(c));
                     }
                 }
