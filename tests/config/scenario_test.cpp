@@ -96,6 +96,9 @@ TEST(Scenario, ErrorsNameFileAndKey) {
         {"- just\n- a list\n", "must be a YAML map"},
         {base + "zero_copy: {access: 8B}\n", "key 'zero_copy.access'"},
         {base + "frame: {via: carrier_pigeon}\n", "key 'frame.via'"},
+        {base + "platform: cray-1\n", "key 'platform': unknown platform"},
+        {"strategy: peer\nsizes: 4KiB\n", "key 'platform': peer needs GPUs 0 and 1"},
+        {"strategy: third_party_dma\nsizes: 4KiB\n", "key 'platform': third_party_dma needs a capture card"},
     };
     for (const auto& c : cases) {
         const std::string e = error_of(c.yaml);
@@ -128,9 +131,9 @@ TEST(Scenario, ConfigJsonHasEveryParameter) {
 
 TEST(Scenario, PlanExpansionCarriesStrategyKeysAndSkips) {
     const auto v = parse_scenarios(
-        "name: z\nstrategy: [zero_copy, third_party_dma]\ndirection: h2d\nsizes: [4KiB, 8KiB]\n"
-        "zero_copy: {access: 4B, stride: 8, blocks: 4, threads: 128}\n---\n"
-        "name: p\nstrategy: peer\ndirection: h2d\nsizes: 1MiB\npeer: {access: both}\n",
+        "name: z\nplatform: radar-switch\nstrategy: [zero_copy, third_party_dma]\ndirection: h2d\n"
+        "sizes: [4KiB, 8KiB]\nzero_copy: {access: 4B, stride: 8, blocks: 4, threads: 128}\n---\n"
+        "name: p\nplatform: h200x2-nvlink\nstrategy: peer\ndirection: h2d\nsizes: 1MiB\npeer: {access: both}\n",
         "s.yaml");
     const core::Plan plan = expand_plan(v);
     ASSERT_EQ(plan.cases.size(), 2U + 2U + 2U);

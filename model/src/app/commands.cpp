@@ -9,7 +9,12 @@
 #include <iostream>
 #include <memory>
 #include <sstream>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 
 #include "dmasim/config/param_io.h"
 #include "dmasim/config/plan_expand.h"
@@ -104,10 +109,13 @@ struct Breakdown {
     double time_ps;
 };
 
-std::string links_csv(const std::vector<Breakdown>& rows) {
+std::string links_csv_header() {
+    return "scenario_row,link,tlps,mem_writes,mem_reads,completions,payload_bytes,tlp_overhead_bytes,dllps,"
+           "ack_dllps,updatefc_dllps,dllp_bytes,busy_fraction,credit_stall_fraction,raw_gbps\n";
+}
+
+std::string links_csv_body(const std::vector<Breakdown>& rows) {
     std::ostringstream os;
-    os << "scenario_row,link,tlps,mem_writes,mem_reads,completions,payload_bytes,tlp_overhead_bytes,dllps,"
-          "ack_dllps,updatefc_dllps,dllp_bytes,busy_fraction,credit_stall_fraction,raw_gbps\n";
     for (const auto& b : rows) {
         const auto& s = b.link.stats;
         os << b.key << ',' << b.link.label << ',' << s.tlps << ',' << s.tlps_by_kind[0] << ',' << s.tlps_by_kind[1]
@@ -194,20 +202,14 @@ int cmd_params(std::ostream& out, bool markdown) {
     return kExitOk;
 }
 
-int cmd_run(const Options& o, int argc, char** argv, std::ostream& out, std::ostream& err) {
-    const auto all = load_all(o);  // every file checked before anything runs
-    const auto wall0 = std::chrono::steady_clock::now();
-    std::size_t total = 0;
-    for (const auto& s : all) {
-        for (const auto& st : s.strategies) total += s.directions.size() * (st == "periodic" ? 1 : s.sizes.size());
-    }
-
-    sim::Simulator simulator(topology::make_single_gpu_platform(all.front().platform, all.front().params.link),
-                             all.front().params);
-    std::vector<core::ResultRow> rows;
-    std::vector<Breakdown> breakdown;
-    std::size_t done = 0;
-    for (const auto& s : all) {
+// Simulates scenarios that share one platform (one SystemC elaboration).
+void simulate_group(const std::vector<const config::Scenario*>& group, const Options& o, std::size_t& done,
+                    std::size_t total, std::vector<core::ResultRow>& rows, std::vector<Breakdown>& breakdown,
+                    std::ostream& out, std::ostream& err) {
+    sim::Simulator simulator(topology::make_platform(group.front()->platform, group.front()->params),
+                             group.front()->params);
+    for (const config::Scenario* sp : group) {
+        const config::Scenario& s = *sp;
         for (const auto& strategy : s.strategies) {
             for (const auto& direction : s.directions) {
                 const std::vector<std::uint64_t> sizes =
@@ -262,13 +264,94 @@ int cmd_run(const Options& o, int argc, char** argv, std::ostream& out, std::ost
             }
         }
     }
+}
+
+std::string slurp(const std::string& path) {
+    std::ifstream in(path);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+int cmd_run(const Options& o, int argc, char** argv, std::ostream& out, std::ostream& err) {
+    const auto all = load_all(o);  // every file checked before anything runs
+    const auto wall0 = std::chrono::steady_clock::now();
+    std::size_t total = 0;
+    for (const auto& s : all) {
+        for (const auto& st : s.strategies) total += s.directions.size() * (st == "periodic" ? 1 : s.sizes.size());
+    }
+    // SystemC elaborates one platform per process: the first platform runs here, every other
+    // one in a child process that hands its rows back through temporary files.
+    std::vector<std::string> platforms;
+    for (const auto& s : all) {
+        if (std::find(platforms.begin(), platforms.end(), s.platform) == platforms.end()) platforms.push_back(s.platform);
+    }
+    std::vector<core::ResultRow> rows;
+    std::string links_body;
+    std::size_t done = 0;
+    for (std::size_t gi = 0; gi < platforms.size(); ++gi) {
+        std::vector<const config::Scenario*> group;
+        std::size_t group_cases = 0;
+        for (const auto& s : all) {
+            if (s.platform != platforms[gi]) continue;
+            group.push_back(&s);
+            for (const auto& st : s.strategies) group_cases += s.directions.size() * (st == "periodic" ? 1 : s.sizes.size());
+        }
+        std::vector<core::ResultRow> group_rows;
+        std::vector<Breakdown> group_breakdown;
+        if (gi + 1 == platforms.size()) {
+            simulate_group(group, o, done, total, group_rows, group_breakdown, out, err);
+            links_body += links_csv_body(group_breakdown);
+        } else {
+            char rows_tmpl[] = "/tmp/dmasim-rows-XXXXXX";
+            char links_tmpl[] = "/tmp/dmasim-links-XXXXXX";
+            const int rfd = ::mkstemp(rows_tmpl);
+            const int lfd = ::mkstemp(links_tmpl);
+            if (rfd < 0 || lfd < 0) throw std::runtime_error("cannot create temporary files in /tmp");
+            ::close(rfd);
+            ::close(lfd);
+            out.flush();
+            err.flush();
+            const pid_t pid = ::fork();
+            if (pid == 0) {
+                int status = 0;
+                try {
+                    simulate_group(group, o, done, total, group_rows, group_breakdown, out, err);
+                    std::ofstream r(rows_tmpl);
+                    core::write_results_csv(r, group_rows);
+                    std::ofstream l(links_tmpl);
+                    l << links_csv_body(group_breakdown);
+                } catch (const std::exception& e) {
+                    err << "dmasim: failed: " << e.what() << "\n";
+                    status = 1;
+                }
+                out.flush();
+                err.flush();
+                std::_Exit(status);
+            }
+            int status = 0;
+            ::waitpid(pid, &status, 0);
+            if (pid < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+                std::remove(rows_tmpl);
+                std::remove(links_tmpl);
+                throw std::runtime_error("simulating platform " + platforms[gi] + " failed");
+            }
+            std::ifstream r(rows_tmpl);
+            group_rows = core::read_results_csv(r, rows_tmpl);
+            links_body += slurp(links_tmpl);
+            std::remove(rows_tmpl);
+            std::remove(links_tmpl);
+            done += group_cases;
+        }
+        rows.insert(rows.end(), group_rows.begin(), group_rows.end());
+    }
     const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
 
     core::OutputFiles files(o.out_dir);
     std::ostringstream csv;
     core::write_results_csv(csv, rows);
     files.add("results.csv", csv.str());
-    files.add("links.csv", links_csv(breakdown));
+    files.add("links.csv", links_csv_header() + links_body);
     core::JsonWriter cfg;
     cfg.begin_array();
     for (const auto& s : all) config::write_config_json(cfg, s);

@@ -229,6 +229,7 @@ void validate(Scenario& s) {
     const auto& d = s.params.dma;
     if (d.engines < 1 || d.engines > 16) fail("dma.engines", "must be 1..16");
     if (d.max_read_requests < 1 || d.max_read_requests > 16384) fail("dma.max_read_requests", "must be 1..16384");
+    if (d.read_ahead.value < 64 * 1024) fail("dma.read_ahead", "must be at least 64KiB");
     if (d.semaphore_size.value == 0 || d.semaphore_size.value > l.mps.value) {
         fail("dma.semaphore_size", "must be 1 byte up to link.mps");
     }
@@ -248,6 +249,10 @@ void validate(Scenario& s) {
     if (g.sysmem_max_outstanding_reads < 1 || g.sysmem_max_outstanding_reads > 16384) {
         fail("gpu.sysmem_max_outstanding_reads", "must be 1..16384");
     }
+    const auto& nv = s.params.nvlink;
+    if (nv.links < 1 || nv.links > 64) fail("nvlink.links", "must be 1..64");
+    if (!(nv.link_rate.bytes_per_s > 0)) fail("nvlink.link_rate", "must be positive");
+    if (nv.max_payload.value < 16 || nv.max_payload.value > 4096) fail("nvlink.max_payload", "must be 16B..4KiB");
     const auto& z = s.options.zero_copy;
     if (z.access.value != 4 && z.access.value != 16) fail("zero_copy.access", "must be 4B or 16B");
     if (z.stride < 1) fail("zero_copy.stride", "must be at least 1");
@@ -274,6 +279,20 @@ void validate(Scenario& s) {
     const auto& du = s.options.duplex.host_memory;
     if (du != "pinned" && du != "pageable") fail("duplex.host_memory", "must be pinned or pageable");
 
+    // Strategies that need devices the platform must have.
+    const int gpus = s.platform == "h200x2-nvlink" || s.platform == "workstation-2gpu-switch" ? 2 : 1;
+    const bool card = s.platform == "radar-switch" || s.platform == "radar-rootports";
+    for (const auto& st : s.strategies) {
+        if (st == "peer" && std::max(p.src_device, p.dst_device) >= gpus) {
+            fail("platform", "peer needs GPUs " + std::to_string(p.src_device) + " and " + std::to_string(p.dst_device) +
+                                 ", but platform " + s.platform + " has " + std::to_string(gpus) +
+                                 " (two-GPU platforms: h200x2-nvlink, workstation-2gpu-switch)");
+        }
+        if (st == "third_party_dma" && !card) {
+            fail("platform", "third_party_dma needs a capture card: platform radar-switch or radar-rootports, not " +
+                                 s.platform);
+        }
+    }
     if (s.repetitions < 1) fail("repetitions", "must be at least 1");
     if (s.warmup < 0) fail("warmup", "must not be negative");
     for (const auto& st : s.strategies) {
@@ -354,8 +373,8 @@ Scenario read_document(const YAML::Node& doc, const std::string& file, std::size
     }
     s.description = scalar("description");
     if (doc["platform"]) s.platform = scalar("platform");
-    if (s.platform != "h100-sxm") {
-        throw InputError(file, "platform", "unknown platform '" + s.platform + "'; this version knows: h100-sxm");
+    if (!is_platform(s.platform)) {
+        throw InputError(file, "platform", "unknown platform '" + s.platform + "'; known: " + join(platform_names()));
     }
     if (!doc["strategy"]) throw InputError(file, "strategy", "missing: say which strategy (e.g. pinned)");
     s.strategies = string_list(doc["strategy"], file, "strategy");
@@ -417,6 +436,17 @@ const std::vector<std::string>& strategy_names() {
                                                 "duplex",   "zero_copy",      "peer",       "third_party_dma",
                                                 "cpu_mapped", "periodic"};
     return names;
+}
+
+const std::vector<std::string>& platform_names() {
+    static const std::vector<std::string> names{"h100-sxm", "h200x2-nvlink", "workstation-2gpu-switch",
+                                                "radar-switch", "radar-rootports"};
+    return names;
+}
+
+bool is_platform(const std::string& name) {
+    const auto& n = platform_names();
+    return std::find(n.begin(), n.end(), name) != n.end();
 }
 
 bool is_strategy(const std::string& name) {

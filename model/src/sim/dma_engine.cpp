@@ -24,6 +24,7 @@ void DmaEngine::configure(const Params& params, const config::LinkParams& link) 
     params_ = params;
     mps_ = static_cast<std::uint32_t>(link.mps.value);
     mrrs_ = static_cast<std::uint32_t>(link.mrrs.value);
+    chunks_ahead_ = static_cast<int>(std::max<std::uint64_t>(1, params_.read_ahead.value / kChunk));
     stats_ = EngineStats{};
     // The tag pool covers whichever is larger: the engine's tags or what SM traffic may use.
     const auto tags = static_cast<std::size_t>(std::max<std::int64_t>(params_.max_read_requests, kMaxSmOutstanding));
@@ -58,7 +59,7 @@ void DmaEngine::launch() {
 }
 
 void DmaEngine::read_ahead() {
-    while (chunks_in_flight_ < kChunksAhead && fetched_ < job_.bytes) {
+    while (chunks_in_flight_ < chunks_ahead_ && fetched_ < job_.bytes) {
         const std::uint64_t n = std::min(kChunk, job_.bytes - fetched_);
         const sc_core::sc_time t = gpu_memory.access(false, n);
         fetched_ += n;
@@ -75,7 +76,7 @@ void DmaEngine::chunk_ready() {
     }
     chunks_.rearm();
     // Keep reading ahead only while the link drains what is there: the engine's buffer is finite.
-    if (available_ - issued_ < static_cast<std::uint64_t>(kChunksAhead) * kChunk) read_ahead();
+    if (available_ - issued_ < static_cast<std::uint64_t>(chunks_ahead_) * kChunk) read_ahead();
     prepare();
 }
 
@@ -100,6 +101,7 @@ void DmaEngine::prepare() {
         } else if (data_in_memory_ && !semaphore_sent_) {
             t.kind = TlpKind::kMemWrite;
             t.semaphore = true;
+            t.completer = job_.semaphore_node;
             t.payload = static_cast<std::uint32_t>(params_.semaphore_size.value);
         } else {
             return;
@@ -113,6 +115,7 @@ void DmaEngine::prepare() {
             // Posted writes stay in order, so the semaphore lands after the data.
             t.kind = TlpKind::kMemWrite;
             t.semaphore = true;
+            t.completer = job_.semaphore_node;
             t.payload = static_cast<std::uint32_t>(params_.semaphore_size.value);
         } else {
             return;
@@ -145,7 +148,7 @@ Tlp DmaEngine::take() {
     } else {
         issued_ += next_.payload;
         stats_.writes++;
-        if (available_ - issued_ < static_cast<std::uint64_t>(kChunksAhead) * kChunk) read_ahead();
+        if (available_ - issued_ < static_cast<std::uint64_t>(chunks_ahead_) * kChunk) read_ahead();
     }
     prepare();
     return out;

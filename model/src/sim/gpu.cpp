@@ -1,21 +1,41 @@
 #include "dmasim/sim/gpu.h"
 
+#include <algorithm>
+
 namespace dmasim::sim {
 
-Gpu::Gpu(sc_core::sc_module_name name, std::uint16_t node_id, const config::ModelParams& params)
-    : sc_core::sc_module(name), egress("egress"), ingress("ingress"), memory("memory", params.gpu_memory),
-      node_id_(node_id) {
-    egress.bind(static_cast<TlpBwIf&>(*this));
-    ingress.bind(static_cast<TlpFwIf&>(*this));
-    for (int i = 0; i < kSmWriteUnit + 1; ++i) {
+Gpu::Gpu(sc_core::sc_module_name name, std::uint16_t node_id, const config::ModelParams& params,
+         const std::vector<std::uint16_t>& peers)
+    : sc_core::sc_module(name), memory("memory", params.gpu_memory), bar("bar"), node_id_(node_id) {
+    bar.socket.bind(memory.socket);
+    for (std::size_t i = 0; i < peers.size(); ++i) {
+        ports.push_back(std::make_unique<Port>("port" + std::to_string(i), peers[i]));
+        fw_.push_back(std::make_unique<FwPort<Gpu>>(*this, static_cast<int>(i)));
+        bw_.push_back(std::make_unique<BwPort<Gpu>>(*this, static_cast<int>(i)));
+        ports.back()->ingress.bind(*fw_.back());
+        ports.back()->egress.bind(*bw_.back());
+    }
+    link_ready_.assign(peers.size(), true);
+    for (int i = 0; i < kUnits; ++i) {
         const std::string n = i == kSmReadUnit ? "sm_reads" : i == kSmWriteUnit ? "sm_writes" : "ce" + std::to_string(i);
         engines.push_back(std::make_unique<DmaEngine>(n.c_str(), params.dma, i, node_id, kick_));
         engines.back()->gpu_memory.socket.bind(memory.socket);
     }
     configure(params);
     SC_METHOD(arbitrate);
-    sensitive << kick_;
+    sensitive << kick_ << completions_.event();
     dont_initialize();
+}
+
+void Gpu::set_route(std::uint16_t destination, int port) {
+    if (route_.size() <= destination) route_.resize(destination + 1U, -1);
+    route_[destination] = port;
+}
+
+int Gpu::port_towards(std::uint16_t node) const {
+    if (node < route_.size() && route_[node] >= 0) return route_[node];
+    SC_REPORT_ERROR(name(), ("no route towards node " + std::to_string(node)).c_str());
+    return 0;
 }
 
 void Gpu::configure(const config::ModelParams& params) {
@@ -36,49 +56,94 @@ void Gpu::configure(const config::ModelParams& params) {
     for (int i = 0; i < engine_count_; ++i) sources_.push_back(i);
     sources_.push_back(kSmReadUnit);
     sources_.push_back(kSmWriteUnit);
-    next_engine_ = 0;
-    link_ready_ = true;
+    next_source_ = 0;
+    std::fill(link_ready_.begin(), link_ready_.end(), true);
+    completion_bytes_ = static_cast<std::uint32_t>(params.link.mps.value);
+    stats_ = GpuStats{};
 }
 
-tlm::tlm_sync_enum Gpu::nb_transport_fw(Tlp& t, tlm::tlm_phase& phase, sc_core::sc_time&) {
+bool Gpu::idle() const {
+    return completions_.empty() &&
+           std::none_of(engines.begin(), engines.end(), [](const auto& e) { return e->busy(); });
+}
+
+tlm::tlm_sync_enum Gpu::port_fw(int /*port*/, Tlp& t, tlm::tlm_phase& phase, sc_core::sc_time&) {
     DMASIM_ASSERT(phase == tlm::BEGIN_REQ);
-    if (t.kind != TlpKind::kCompletion) {
-        SC_REPORT_ERROR(name(), "requests into GPU memory through the BAR are not modelled in this version");
-        return tlm::TLM_COMPLETED;
+    switch (t.kind) {
+        case TlpKind::kCompletion: {
+            const std::uint32_t engine = t.tag >> 16;
+            DMASIM_ASSERT(engine < engines.size());
+            engines[engine]->on_completion(t);
+            // Endpoints advertise infinite completion credits: the data goes straight to memory.
+            return tlm::TLM_COMPLETED;
+        }
+        case TlpKind::kMemWrite:
+            // A peer, a capture card or the CPU writing GPU memory through the BAR; HBM takes
+            // it at a rate far above any link's.
+            (void)bar.access(true, t.payload);
+            stats_.bytes_written_by_others += t.payload;
+            return tlm::TLM_COMPLETED;
+        case TlpKind::kMemRead: {
+            stats_.bar_reads++;
+            const double ready = now_ps() + static_cast<double>(bar.access(false, t.length).value());
+            std::uint32_t remaining = t.length;
+            while (remaining > 0) {
+                Tlp c;
+                c.kind = TlpKind::kCompletion;
+                c.requester = t.requester;
+                c.completer = node_id_;
+                c.payload = std::min(remaining, completion_bytes_);
+                c.tag = t.tag;
+                c.job = t.job;
+                remaining -= c.payload;
+                c.last = remaining == 0;
+                completions_.push(ready, Out{c});
+            }
+            return tlm::TLM_COMPLETED;
+        }
     }
-    const std::uint32_t engine = t.tag >> 16;
-    DMASIM_ASSERT(engine < engines.size());
-    engines[engine]->on_completion(t);
-    // Endpoints advertise infinite completion credits: the data goes straight to memory.
     return tlm::TLM_COMPLETED;
 }
 
-tlm::tlm_sync_enum Gpu::nb_transport_bw(Tlp&, tlm::tlm_phase& phase, sc_core::sc_time&) {
+tlm::tlm_sync_enum Gpu::port_bw(int port, Tlp&, tlm::tlm_phase& phase, sc_core::sc_time&) {
     DMASIM_ASSERT(phase == tlm::END_REQ);
-    link_ready_ = true;
+    link_ready_[static_cast<std::size_t>(port)] = true;
     kick_.notify(sc_core::SC_ZERO_TIME);
     return tlm::TLM_COMPLETED;
 }
 
+bool Gpu::send(int port, Tlp t) {
+    tlm::tlm_phase phase = tlm::BEGIN_REQ;
+    sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+    const tlm::tlm_sync_enum r = ports[static_cast<std::size_t>(port)]->egress->nb_transport_fw(t, phase, delay);
+    link_ready_[static_cast<std::size_t>(port)] = (r == tlm::TLM_UPDATED && phase == tlm::END_REQ);
+    return true;
+}
+
 void Gpu::arbitrate() {
-    while (link_ready_) {
-        int chosen = -1;
-        const int n = static_cast<int>(sources_.size());
-        for (int i = 0; i < n; ++i) {
-            const int k = (next_engine_ + i) % n;
-            if (engines[static_cast<std::size_t>(sources_[static_cast<std::size_t>(k)])]->has_tlp()) {
-                chosen = k;
-                break;
-            }
+    // Answers to BAR reads first: they hold a requester's tag.
+    while (completions_.due()) {
+        const int port = port_towards(completions_.front().tlp.requester);
+        if (!link_ready_[static_cast<std::size_t>(port)]) break;
+        send(port, completions_.front().tlp);
+        completions_.pop();
+    }
+    completions_.rearm();
+    const std::size_t n = sources_.size();
+    bool progress = true;
+    while (progress) {
+        progress = false;
+        for (std::size_t i = 0; i < n; ++i) {
+            const std::size_t k = (next_source_ + i) % n;
+            DmaEngine& e = *engines[static_cast<std::size_t>(sources_[k])];
+            if (!e.has_tlp()) continue;
+            const int port = port_towards(e.next_destination());
+            if (!link_ready_[static_cast<std::size_t>(port)]) continue;
+            send(port, e.take());
+            next_source_ = (k + 1) % n;
+            progress = true;
+            break;
         }
-        if (chosen < 0) return;
-        next_engine_ = (chosen + 1) % n;
-        DmaEngine& e = *engines[static_cast<std::size_t>(sources_[static_cast<std::size_t>(chosen)])];
-        Tlp t = e.take();
-        tlm::tlm_phase phase = tlm::BEGIN_REQ;
-        sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-        const tlm::tlm_sync_enum r = egress->nb_transport_fw(t, phase, delay);
-        link_ready_ = (r == tlm::TLM_UPDATED && phase == tlm::END_REQ);
     }
 }
 

@@ -4,8 +4,9 @@
 
 namespace dmasim::sim {
 
-HostRuntime::HostRuntime(sc_core::sc_module_name name, const Params& params, Gpu& gpu, std::uint16_t host_node)
-    : sc_core::sc_module(name), host_memory("host_memory"), params_(params), gpu_(gpu), host_node_(host_node) {
+HostRuntime::HostRuntime(sc_core::sc_module_name name, const Params& params, std::vector<Gpu*> gpus,
+                         std::uint16_t host_node)
+    : sc_core::sc_module(name), host_memory("host_memory"), params_(params), gpus_(std::move(gpus)), host_node_(host_node) {
     SC_THREAD(driver);
     SC_METHOD(front_end);
     sensitive << ready_.event();
@@ -24,10 +25,10 @@ void HostRuntime::submit(const Program& program) {
     work_event_.notify(sc_core::SC_ZERO_TIME);
 }
 
-std::size_t HostRuntime::engine_for(CopyDirection dir) const {
+std::size_t HostRuntime::engine_for(int gpu, CopyDirection dir) const {
     // The CUDA runtime gives each direction its own copy engine; with one engine they share.
-    const auto n = static_cast<std::size_t>(gpu_.active_engines());
-    return (dir == CopyDirection::kHostToDevice ? 0 : 1) % n;
+    const int n = gpus_[static_cast<std::size_t>(gpu)]->active_engines();
+    return unit(gpu, (dir == CopyDirection::kHostToDevice ? 0 : 1) % n);
 }
 
 bool HostRuntime::streams_idle() const {
@@ -49,7 +50,7 @@ void HostRuntime::driver() {
         int max_stream = 0;
         for (const Op& op : program_.ops) max_stream = std::max(max_stream, op.stream);
         streams_.assign(static_cast<std::size_t>(max_stream) + 1, StreamState{});
-        engines_.assign(static_cast<std::size_t>(Gpu::kSmWriteUnit) + 1, EngineState{});
+        engines_.assign(gpus_.size() * Gpu::kUnits, EngineState{});
         compute_queue_.clear();
         compute_busy_ = false;
         job_op_.clear();
@@ -126,24 +127,36 @@ void HostRuntime::front_end() {
 void HostRuntime::dispatch(std::size_t i) {
     const Op& op = program_.ops[i];
     if (op.kind == Op::Kind::kCopy) {
-        submit_copy(op.direction, op.bytes, i);
+        if (op.peer_gpu >= 0) {
+            // Device to device with peer access: the source GPU's engine writes into the peer.
+            CopyJob job;
+            job.direction = CopyDirection::kDeviceToHost;
+            job.bytes = op.bytes;
+            job.host_node = gpus_[static_cast<std::size_t>(op.peer_gpu)]->node_id();
+            job.semaphore_node = host_node_;
+            job.request_bytes = op.request_bytes;
+            submit_job(engine_for(op.gpu, CopyDirection::kDeviceToHost), job, i);
+        } else {
+            submit_copy(op.gpu, op.direction, op.bytes, i);
+        }
         return;
     }
     if (op.kind == Op::Kind::kMappedKernel) {
         // The kernel's loads and stores run concurrently; it ends when both are done.
         CopyJob job;
         job.host_node = host_node_;
+        job.semaphore_node = host_node_;
         job.request_bytes = op.mapped.request_bytes;
         job.max_outstanding = op.mapped.reads_in_flight;
         if (op.mapped.read_bytes > 0) {
             job.direction = CopyDirection::kHostToDevice;
             job.bytes = op.mapped.read_bytes;
-            submit_job(Gpu::kSmReadUnit, job, i);
+            submit_job(unit(op.gpu, Gpu::kSmReadUnit), job, i);
         }
         if (op.mapped.write_bytes > 0) {
             job.direction = CopyDirection::kDeviceToHost;
             job.bytes = op.mapped.write_bytes;
-            submit_job(Gpu::kSmWriteUnit, job, i);
+            submit_job(unit(op.gpu, Gpu::kSmWriteUnit), job, i);
         }
         return;
     }
@@ -178,12 +191,13 @@ void HostRuntime::kernel_finished() {
     kernel_end_.rearm();
 }
 
-std::uint32_t HostRuntime::submit_copy(CopyDirection dir, std::uint64_t bytes, std::size_t op) {
+std::uint32_t HostRuntime::submit_copy(int gpu, CopyDirection dir, std::uint64_t bytes, std::size_t op) {
     CopyJob job;
     job.direction = dir;
     job.bytes = bytes;
     job.host_node = host_node_;
-    submit_job(engine_for(dir), job, op);
+    job.semaphore_node = host_node_;
+    submit_job(engine_for(gpu, dir), job, op);
     return next_job_id_ - 1;
 }
 
@@ -208,7 +222,7 @@ void HostRuntime::start_next_on(std::size_t engine) {
     e.queue.pop_front();
     const std::size_t op = job_op_[job.id - first_job_id_];
     if (op != kNoOp && timings_[op].start_ps == 0.0) timings_[op].start_ps = now_ps() - t0_ps_;
-    gpu_.engine(static_cast<int>(engine)).start(job);
+    gpus_[engine / Gpu::kUnits]->engine(static_cast<int>(engine % Gpu::kUnits)).start(job);
 }
 
 void HostRuntime::semaphore_written(std::uint32_t job) {
@@ -269,20 +283,22 @@ void HostRuntime::staged_copy(std::size_t i) {
                 while (!done(k - buffers)) wait(progress_event_);
             }
             cpu_copy(chunk_bytes(k), op.working_set_cached, false);
-            job_of[k] = submit_copy(op.direction, chunk_bytes(k), kNoOp);
+            job_of[k] = submit_copy(op.gpu, op.direction, chunk_bytes(k), kNoOp);
         }
         while (!done(chunks - 1)) wait(progress_event_);
     } else {
         // The engine fills bounce buffers ahead; the thread waits for each, then copies it out
         // to the user's buffer, which goes to DRAM unless it fits in the cache.
         for (std::uint64_t k = 0; k < std::min<std::uint64_t>(chunks, buffers); ++k) {
-            job_of[k] = submit_copy(op.direction, chunk_bytes(k), kNoOp);
+            job_of[k] = submit_copy(op.gpu, op.direction, chunk_bytes(k), kNoOp);
         }
         for (std::uint64_t k = 0; k < chunks; ++k) {
             while (!done(k)) wait(progress_event_);
             wait(to_sc(params_.runtime.sync_latency));
             cpu_copy(chunk_bytes(k), true, !op.working_set_cached);
-            if (k + buffers < chunks) job_of[k + buffers] = submit_copy(op.direction, chunk_bytes(k + buffers), kNoOp);
+            if (k + buffers < chunks) {
+                job_of[k + buffers] = submit_copy(op.gpu, op.direction, chunk_bytes(k + buffers), kNoOp);
+            }
         }
     }
     wait(to_sc(params_.runtime.sync_latency));

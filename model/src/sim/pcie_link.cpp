@@ -47,8 +47,29 @@ void PcieLink::pair_with(PcieLink& reverse) {
 void PcieLink::configure(const Params& params) {
     params_ = params;
     phys_ = pcie::link_physics(params_);
+    nvlink_ = false;
     stats_ = LinkStats{};
     reset_credits();
+}
+
+void PcieLink::configure_nvlink(const config::NvlinkParams& nv) {
+    params_ = Params{};
+    params_.latency = nv.latency;
+    params_.credits_posted_header = params_.credits_posted_data = 0;
+    params_.credits_nonposted_header = params_.credits_completion_header = params_.credits_completion_data = 0;
+    nvlink_ = true;
+    nvlink_overhead_ = static_cast<std::uint32_t>(nv.packet_overhead.value);
+    phys_ = pcie::LinkPhysics{};
+    phys_.lanes = nv.links;
+    phys_.stream_bytes_per_s = static_cast<double>(nv.links) * nv.link_rate.bytes_per_s;
+    phys_.ps_per_byte = 1e12 / phys_.stream_bytes_per_s;
+    stats_ = LinkStats{};
+    reset_credits();
+}
+
+std::uint32_t PcieLink::wire_bytes(const Tlp& t) const {
+    if (nvlink_) return t.payload + nvlink_overhead_;
+    return pcie::tlp_wire_bytes(t.kind, t.payload, params_);
 }
 
 bool PcieLink::idle() const {
@@ -121,15 +142,15 @@ void PcieLink::transmit() {
     }
     const double start = std::max(now, wire_free_ps_);
     InFlight item;
-    std::uint32_t wire_bytes = 0;
+    std::uint32_t bytes_on_wire = 0;
     if (!dllp_queue_.empty()) {
         // DLLPs go first: delaying Acks and credit updates would stall the other direction.
         item.is_dllp = true;
         item.dllp = dllp_queue_.front();
         dllp_queue_.pop();
-        wire_bytes = pcie::dllp_wire_bytes(params_);
+        bytes_on_wire = pcie::dllp_wire_bytes(params_);
         stats_.dllps++;
-        stats_.dllp_bytes += wire_bytes;
+        stats_.dllp_bytes += bytes_on_wire;
         (item.dllp.kind == DllpKind::kAck ? stats_.ack_dllps : stats_.updatefc_dllps)++;
     } else {
         bool any_queued = false;
@@ -157,11 +178,11 @@ void PcieLink::transmit() {
         item.tlp = queue_[chosen].front();
         queue_[chosen].pop();
         take_credit(item.tlp);
-        wire_bytes = pcie::tlp_wire_bytes(item.tlp.kind, item.tlp.payload, params_);
+        bytes_on_wire = wire_bytes(item.tlp);
         stats_.tlps++;
         stats_.tlps_by_kind[static_cast<std::size_t>(item.tlp.kind)]++;
         stats_.payload_bytes += item.tlp.payload;
-        stats_.tlp_overhead_bytes += wire_bytes - item.tlp.payload;
+        stats_.tlp_overhead_bytes += bytes_on_wire - item.tlp.payload;
         if (sender_waiting_[chosen]) {
             sender_waiting_[chosen] = false;
             Tlp copy = item.tlp;
@@ -170,7 +191,7 @@ void PcieLink::transmit() {
             tx->nb_transport_bw(copy, phase, delay);
         }
     }
-    const double duration = wire_bytes * phys_.ps_per_byte;
+    const double duration = bytes_on_wire * phys_.ps_per_byte;
     wire_free_ps_ = start + duration;
     stats_.busy_ps += duration;
     item.arrival_ps = wire_free_ps_ + static_cast<double>(params_.latency.ps);
@@ -192,7 +213,7 @@ void PcieLink::deliver() {
             continue;
         }
         ++held_by_receiver_;
-        if (++unacked_ >= static_cast<std::uint32_t>(params_.ack_coalesce) || in_flight_.empty()) {
+        if (!nvlink_ && (++unacked_ >= static_cast<std::uint32_t>(params_.ack_coalesce) || in_flight_.empty())) {
             unacked_ = 0;
             reverse_->queue_dllp(Dllp{DllpKind::kAck, FcClass::kPosted, 0, 0});
         }
@@ -213,7 +234,7 @@ void PcieLink::tlp_freed(const Tlp& t) {
     if (!cr.infinite_header) freed_header_[c] += 1;
     if (!cr.infinite_data && t.payload > 0) freed_data_[c] += pcie::data_credits(t.payload);
     ++freed_since_update_;
-    flush_updates(held_by_receiver_ == 0);
+    if (!nvlink_) flush_updates(held_by_receiver_ == 0);
 }
 
 void PcieLink::flush_updates(bool force) {

@@ -11,6 +11,8 @@ std::uint16_t id16(topology::NodeId n) { return static_cast<std::uint16_t>(n); }
 HostRuntime::Params runtime_params(const config::ModelParams& p) {
     return HostRuntime::Params{p.runtime, p.cpu, p.pageable, p.dma.launch_latency};
 }
+
+bool carries_packets(topology::LinkKind k) { return k == topology::LinkKind::kPcie || k == topology::LinkKind::kNvlink; }
 }  // namespace
 
 PlatformTop::PlatformTop(sc_core::sc_module_name name, const topology::Platform& platform,
@@ -19,12 +21,33 @@ PlatformTop::PlatformTop(sc_core::sc_module_name name, const topology::Platform&
     using topology::LinkKind;
     using topology::NodeKind;
     const topology::Graph& g = platform.graph();
+    const auto cpus = platform.nodes_of(NodeKind::kCpu);
+    if (cpus.empty()) throw std::runtime_error("platform " + platform.name() + " has no CPU");
+
+    // Ports of a node: its packet-carrying edges, in edge order.
+    std::map<topology::NodeId, std::map<topology::NodeId, int>> port_of;
+    auto peers_of = [&](topology::NodeId n) {
+        std::vector<std::uint16_t> peers;
+        for (auto [e, end] = boost::out_edges(n, g); e != end; ++e) {
+            if (!carries_packets(g[*e].kind)) continue;
+            port_of[n][boost::target(*e, g)] = static_cast<int>(peers.size());
+            peers.push_back(id16(boost::target(*e, g)));
+        }
+        return peers;
+    };
+    // A root complex serves the memory of the CPU it hangs off.
+    auto cpu_of = [&](topology::NodeId rc) -> topology::NodeId {
+        for (auto [e, end] = boost::out_edges(rc, g); e != end; ++e) {
+            if (g[*e].kind == LinkKind::kInternal && g[boost::target(*e, g)].kind == NodeKind::kCpu) {
+                return boost::target(*e, g);
+            }
+        }
+        throw std::runtime_error("platform " + platform.name() + ": root complex " + g[rc].name + " has no CPU");
+    };
 
     std::map<topology::NodeId, MemoryController*> memory_of_cpu;
-    std::map<topology::NodeId, RootComplex*> rc_of;
-    std::map<topology::NodeId, Gpu*> gpu_of;
-    std::map<topology::NodeId, std::map<topology::NodeId, int>> rc_port;
-
+    std::map<topology::NodeId, RootComplex*> bridge_of;
+    std::map<topology::NodeId, Gpu*> device_of;
     for (auto [it, end] = boost::vertices(g); it != end; ++it) {
         const topology::NodeProps& n = g[*it];
         switch (n.kind) {
@@ -32,52 +55,59 @@ PlatformTop::PlatformTop(sc_core::sc_module_name name, const topology::Platform&
                 host_memories_.push_back(std::make_unique<MemoryController>((n.name + "_memory").c_str(), params.host_memory));
                 memory_of_cpu[*it] = host_memories_.back().get();
                 break;
-            case NodeKind::kRootComplex: {
-                std::vector<std::uint16_t> peers;
-                for (auto [e, eend] = boost::out_edges(*it, g); e != eend; ++e) {
-                    if (g[*e].kind != LinkKind::kPcie) continue;
-                    rc_port[*it][boost::target(*e, g)] = static_cast<int>(peers.size());
-                    peers.push_back(id16(boost::target(*e, g)));
-                }
-                root_complexes_.push_back(std::make_unique<RootComplex>(n.name.c_str(), params.root_complex, id16(*it), peers));
-                rc_of[*it] = root_complexes_.back().get();
+            case NodeKind::kRootComplex:
+            case NodeKind::kSwitch: {
+                const bool is_switch = n.kind == NodeKind::kSwitch;
+                bridges_.push_back(std::make_unique<RootComplex>(n.name.c_str(), params.root_complex, id16(*it), peers_of(*it),
+                                                                 is_switch, is_switch ? 0 : id16(cpu_of(*it))));
+                bridge_of[*it] = bridges_.back().get();
                 break;
             }
             case NodeKind::kGpu:
-                gpus_.push_back(std::make_unique<Gpu>(n.name.c_str(), id16(*it), params));
-                gpu_of[*it] = gpus_.back().get();
-                break;
-            case NodeKind::kSwitch:
             case NodeKind::kEndpoint:
-                throw std::runtime_error("platform " + platform.name() + ": node '" + n.name + "' is a " +
-                                         topology::to_string(n.kind) + ", which this version does not elaborate");
+                devices_.push_back(std::make_unique<Gpu>(n.name.c_str(), id16(*it), params, peers_of(*it)));
+                device_names_.push_back(n.name);
+                device_of[*it] = devices_.back().get();
+                break;
         }
     }
-    if (gpus_.empty() || root_complexes_.empty() || host_memories_.empty()) {
-        throw std::runtime_error("platform " + platform.name() + " needs a CPU, a root complex and a GPU");
+    if (devices_.empty() || bridges_.empty()) {
+        throw std::runtime_error("platform " + platform.name() + " needs a root complex and a device");
+    }
+    for (auto& [node, rc] : bridge_of) {
+        if (rc->memory) rc->memory->socket.bind(memory_of_cpu.at(cpu_of(node))->socket);
     }
 
-    // Root complexes reach host memory through their socket's memory controller.
-    for (auto& [rc_node, rc] : rc_of) {
-        for (auto [e, eend] = boost::out_edges(rc_node, g); e != eend; ++e) {
-            const auto other = boost::target(*e, g);
-            if (g[*e].kind == LinkKind::kInternal && memory_of_cpu.count(other)) {
-                rc->memory.socket.bind(memory_of_cpu[other]->socket);
+    // Routing tables: for every bridge and device, the port of the first hop towards every node.
+    for (auto [it, end] = boost::vertices(g); it != end; ++it) {
+        const bool bridge = bridge_of.count(*it) > 0;
+        if (!bridge && !device_of.count(*it)) continue;
+        for (auto [dst, dend] = boost::vertices(g); dst != dend; ++dst) {
+            if (*dst == *it) continue;
+            const auto hops = platform.route(*it, *dst);
+            const auto first = hops.front();
+            if (!carries_packets(g[first.edge].kind)) continue;  // the socket's own memory
+            const int port = port_of[*it].at(first.to);
+            if (bridge) {
+                bridge_of[*it]->set_route(id16(*dst), port);
+            } else {
+                device_of[*it]->set_route(id16(*dst), port);
             }
         }
     }
 
-    // Each PCIe edge is two links, one per direction, paired for their DLLP traffic.
     auto egress_of = [&](topology::NodeId from, topology::NodeId to) -> TlpInitiatorSocket& {
-        if (gpu_of.count(from)) return gpu_of[from]->egress;
-        return rc_of.at(from)->ports[static_cast<std::size_t>(rc_port[from][to])]->egress;
+        const auto port = static_cast<std::size_t>(port_of[from].at(to));
+        if (device_of.count(from)) return device_of[from]->ports[port]->egress;
+        return bridge_of.at(from)->ports[port]->egress;
     };
     auto ingress_of = [&](topology::NodeId at, topology::NodeId from) -> TlpTargetSocket& {
-        if (gpu_of.count(at)) return gpu_of[at]->ingress;
-        return rc_of.at(at)->ports[static_cast<std::size_t>(rc_port[at][from])]->ingress;
+        const auto port = static_cast<std::size_t>(port_of[at].at(from));
+        if (device_of.count(at)) return device_of[at]->ports[port]->ingress;
+        return bridge_of.at(at)->ports[port]->ingress;
     };
     for (auto [e, eend] = boost::edges(g); e != eend; ++e) {
-        if (g[*e].kind != LinkKind::kPcie) continue;
+        if (!carries_packets(g[*e].kind)) continue;
         const auto a = boost::source(*e, g);
         const auto b = boost::target(*e, g);
         const std::size_t first = links_.size();
@@ -91,29 +121,31 @@ PlatformTop::PlatformTop(sc_core::sc_module_name name, const topology::Platform&
         links_[first].link->pair_with(*links_[first + 1].link);
     }
 
-    Gpu& gpu0 = *gpus_.front();
-    const topology::NodeId gpu_node = gpu0.node_id();
-    const auto cpus = platform.nodes_of(NodeKind::kCpu);
-    runtime_ = std::make_unique<HostRuntime>("runtime", runtime_params(params), gpu0, id16(cpus.front()));
+    std::vector<Gpu*> devices;
+    for (auto& d : devices_) devices.push_back(d.get());
+    runtime_ = std::make_unique<HostRuntime>("runtime", runtime_params(params), devices, id16(cpus.front()));
     runtime_->host_memory.socket.bind(memory_of_cpu.at(cpus.front())->socket);
-    // The root complex on the GPU's route to the host reports its semaphores to the runtime.
-    for (const auto& hop : platform.route(gpu_node, cpus.front())) {
-        if (rc_of.count(hop.to)) rc_of[hop.to]->set_listener(runtime_.get());
-    }
+    for (auto& rc : bridges_) rc->set_listener(runtime_.get());
     configure(params);
+}
+
+int PlatformTop::device_index(const std::string& node_name) const {
+    for (std::size_t i = 0; i < device_names_.size(); ++i) {
+        if (device_names_[i] == node_name) return static_cast<int>(i);
+    }
+    return -1;
 }
 
 void PlatformTop::configure(const config::ModelParams& params) {
     for (auto& m : host_memories_) m->configure(params.host_memory);
-    for (auto& rc : root_complexes_) rc->configure(params.root_complex, params.link, params.host_memory.latency);
-    for (auto& gpu : gpus_) gpu->configure(params);
-    // The scenario's link settings describe the GPU's link; other edges keep the graph's.
-    const auto cpus = platform_.nodes_of(topology::NodeKind::kCpu);
-    const auto route = platform_.route(gpus_.front()->node_id(), cpus.front());
+    for (auto& rc : bridges_) rc->configure(params.root_complex, params.link, params.host_memory.latency);
+    for (auto& d : devices_) d->configure(params);
     for (auto& entry : links_) {
-        bool on_route = false;
-        for (const auto& hop : route) on_route = on_route || hop.edge == entry.edge;
-        entry.link->configure(on_route ? params.link : platform_.link(entry.edge).pcie);
+        if (platform_.link(entry.edge).kind == topology::LinkKind::kNvlink) {
+            entry.link->configure_nvlink(params.nvlink);
+        } else {
+            entry.link->configure(params.link);
+        }
     }
     runtime_->configure(runtime_params(params));
 }
@@ -122,13 +154,11 @@ bool PlatformTop::idle() const {
     for (const auto& l : links_) {
         if (!l.link->idle()) return false;
     }
-    for (const auto& rc : root_complexes_) {
+    for (const auto& rc : bridges_) {
         if (!rc->idle()) return false;
     }
-    for (const auto& gpu : gpus_) {
-        for (const auto& e : gpu->engines) {
-            if (e->busy()) return false;
-        }
+    for (const auto& d : devices_) {
+        if (!d->idle()) return false;
     }
     return true;
 }

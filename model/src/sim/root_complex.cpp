@@ -5,8 +5,9 @@
 namespace dmasim::sim {
 
 RootComplex::RootComplex(sc_core::sc_module_name name, const Params& params, std::uint16_t node_id,
-                         const std::vector<std::uint16_t>& peers)
-    : sc_core::sc_module(name), memory("memory"), params_(params), node_id_(node_id) {
+                         const std::vector<std::uint16_t>& peers, bool is_switch, std::uint16_t memory_node)
+    : sc_core::sc_module(name), params_(params), node_id_(node_id), is_switch_(is_switch), memory_node_(memory_node) {
+    if (!is_switch_) memory = std::make_unique<MemoryPort>("memory");
     for (std::size_t i = 0; i < peers.size(); ++i) {
         const std::string n = "port" + std::to_string(i);
         auto port = std::make_unique<Port>(n, peers[i]);
@@ -20,7 +21,7 @@ RootComplex::RootComplex(sc_core::sc_module_name name, const Params& params, std
 
     SC_METHOD(egress);
     sensitive << egress_event_;
-    for (auto& q : egress_) sensitive << q->fifo.event();
+    for (auto& q : egress_) sensitive << q->queue.event();
     dont_initialize();
     SC_METHOD(release_writes);
     sensitive << write_release_.event();
@@ -45,14 +46,17 @@ void RootComplex::configure(const Params& params, const config::LinkParams& link
 
 bool RootComplex::idle() const {
     return write_release_.empty() && read_release_.empty() && semaphores_.empty() &&
-           std::all_of(egress_.begin(), egress_.end(), [](const auto& q) { return q->fifo.empty(); });
+           std::all_of(egress_.begin(), egress_.end(), [](const auto& q) { return q->queue.empty(); });
+}
+
+void RootComplex::set_route(std::uint16_t destination, int port) {
+    if (route_.size() <= destination) route_.resize(destination + 1U, -1);
+    route_[destination] = port;
 }
 
 int RootComplex::port_towards(std::uint16_t node) const {
-    for (std::size_t i = 0; i < ports.size(); ++i) {
-        if (ports[i]->peer == node) return static_cast<int>(i);
-    }
-    SC_REPORT_ERROR(name(), "no port towards the requester of a read");
+    if (node < route_.size() && route_[node] >= 0) return route_[node];
+    SC_REPORT_ERROR(name(), ("no route towards node " + std::to_string(node)).c_str());
     return 0;
 }
 
@@ -60,10 +64,20 @@ tlm::tlm_sync_enum RootComplex::port_fw(int port, Tlp& t, tlm::tlm_phase& phase,
     DMASIM_ASSERT(phase == tlm::BEGIN_REQ);
     const double now = now_ps();
     const sc_core::sc_time forward = to_sc(params_.forward_latency);
+    const std::uint16_t destination = t.kind == TlpKind::kCompletion ? t.requester : t.completer;
+    if (is_switch_ || destination != memory_node_) {
+        // Not for this socket's memory: on to the port towards its destination. Its ingress
+        // buffer stays taken until it has left.
+        stats_.forwarded++;
+        const core::Duration hop = is_switch_ ? params_.switch_latency : params_.forward_latency;
+        egress_[static_cast<std::size_t>(port_towards(destination))]->queue.push(
+            now + static_cast<double>(hop.ps), Out{t, port});
+        return tlm::TLM_ACCEPTED;
+    }
     switch (t.kind) {
         case TlpKind::kMemWrite: {
             stats_.writes++;
-            const double done = now + static_cast<double>(memory.access(true, t.payload, forward).value());
+            const double done = now + static_cast<double>(memory->access(true, t.payload, forward).value());
             // The buffer is free when the controller has taken the data; it is visible a
             // memory latency later.
             write_release_.push(done - memory_latency_ps_, Release{port, t});
@@ -73,7 +87,7 @@ tlm::tlm_sync_enum RootComplex::port_fw(int port, Tlp& t, tlm::tlm_phase& phase,
         case TlpKind::kMemRead: {
             stats_.reads++;
             const double data_ready =
-                now + static_cast<double>((memory.access(false, t.length, forward) + forward).value());
+                now + static_cast<double>((memory->access(false, t.length, forward) + forward).value());
             read_release_.push(now + static_cast<double>(forward.value()), Release{port, t});
             EgressQueue& q = *egress_[static_cast<std::size_t>(port_towards(t.requester))];
             std::uint32_t remaining = t.length;
@@ -87,13 +101,13 @@ tlm::tlm_sync_enum RootComplex::port_fw(int port, Tlp& t, tlm::tlm_phase& phase,
                 c.job = t.job;
                 remaining -= c.payload;
                 c.last = remaining == 0;
-                q.fifo.push(data_ready, c);
+                q.queue.push(data_ready, Out{c, -1});
                 stats_.completions++;
             }
             return tlm::TLM_ACCEPTED;
         }
         case TlpKind::kCompletion:
-            SC_REPORT_ERROR(name(), "the root complex issued no reads, yet a completion arrived");
+            SC_REPORT_ERROR(name(), "a completion for the CPU arrived, but the CPU issued no reads");
             return tlm::TLM_COMPLETED;
     }
     return tlm::TLM_COMPLETED;
@@ -109,28 +123,30 @@ tlm::tlm_sync_enum RootComplex::port_bw(int port, Tlp&, tlm::tlm_phase& phase, s
 void RootComplex::egress() {
     for (std::size_t i = 0; i < egress_.size(); ++i) {
         EgressQueue& q = *egress_[i];
-        while (q.link_ready && q.fifo.due()) {
-            Tlp t = q.fifo.front();
-            q.fifo.pop();
+        while (q.link_ready && q.queue.due()) {
+            const Out out = q.queue.front();
+            q.queue.pop();
+            Tlp t = out.tlp;
             tlm::tlm_phase phase = tlm::BEGIN_REQ;
             sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
             const tlm::tlm_sync_enum r = ports[i]->egress->nb_transport_fw(t, phase, delay);
             q.link_ready = (r == tlm::TLM_UPDATED && phase == tlm::END_REQ);
+            if (out.ingress >= 0) free_buffer(out.ingress, out.tlp);
         }
-        if (q.link_ready) q.fifo.rearm();
+        if (q.link_ready) q.queue.rearm();
     }
 }
 
-void RootComplex::free_buffer(const Release& r) {
-    Tlp t = r.tlp;
+void RootComplex::free_buffer(int port, const Tlp& tlp) {
+    Tlp t = tlp;
     tlm::tlm_phase phase = tlm::END_REQ;
     sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-    ports[static_cast<std::size_t>(r.port)]->ingress->nb_transport_bw(t, phase, delay);
+    ports[static_cast<std::size_t>(port)]->ingress->nb_transport_bw(t, phase, delay);
 }
 
 void RootComplex::release_writes() {
     while (write_release_.due()) {
-        free_buffer(write_release_.front());
+        free_buffer(write_release_.front().port, write_release_.front().tlp);
         write_release_.pop();
     }
     write_release_.rearm();
@@ -138,7 +154,7 @@ void RootComplex::release_writes() {
 
 void RootComplex::release_reads() {
     while (read_release_.due()) {
-        free_buffer(read_release_.front());
+        free_buffer(read_release_.front().port, read_release_.front().tlp);
         read_release_.pop();
     }
     read_release_.rearm();

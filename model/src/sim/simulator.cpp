@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <functional>
 #include <stdexcept>
 
 #include "dmasim/core/results.h"
@@ -16,8 +17,8 @@ namespace {
 bool g_elaborated = false;
 
 const std::vector<std::string>& modelled() {
-    static const std::vector<std::string> names{"pinned",        "duplex",   "pageable", "registered",
-                                                "async_overlap", "periodic", "zero_copy"};
+    static const std::vector<std::string> names{"pinned",   "duplex",    "pageable", "registered",     "async_overlap",
+                                                "periodic", "zero_copy", "peer",     "third_party_dma"};
     return names;
 }
 
@@ -123,6 +124,7 @@ struct Simulator::ProgramOutcome {
     std::uint64_t read_requests = 0;
     std::uint64_t writes = 0;
     std::uint32_t peak_outstanding_reads = 0;
+    std::uint64_t host_memory_bytes = 0;
 };
 
 std::uint64_t CaseResult::tlps() const {
@@ -137,7 +139,7 @@ bool strategy_modelled(const std::string& strategy) {
 }
 
 const char* modelled_strategies() {
-    return "pinned, duplex, pageable, registered, async_overlap, periodic, zero_copy";
+    return "pinned, duplex, pageable, registered, async_overlap, periodic, zero_copy, peer, third_party_dma";
 }
 
 Simulator::Simulator(topology::Platform platform, const config::ModelParams& params)
@@ -166,18 +168,155 @@ Simulator::ProgramOutcome Simulator::execute(const config::ModelParams& params, 
     ProgramOutcome out;
     out.elapsed_ps = rt.elapsed_ps();
     out.timings = rt.timings();
+    const MemoryStats& hm = top_->host_memory().stats();
+    out.host_memory_bytes = hm.bytes_read + hm.bytes_written;
     for (const auto& l : top_->links()) {
         out.links.push_back(LinkReport{l.label, l.link->stats(), l.link->physics().stream_bytes_per_s * 1e-9});
     }
-    Gpu& gpu = top_->gpu();
-    for (const auto& engine : gpu.engines) {
-        const EngineStats& s = engine->stats();
-        out.read_requests += s.read_requests;
-        out.writes += s.writes;
-        out.peak_outstanding_reads = std::max(out.peak_outstanding_reads, s.peak_outstanding_reads);
+    for (std::size_t d = 0; d < top_->device_count(); ++d) {
+        for (const auto& engine : top_->device(d).engines) {
+            const EngineStats& s = engine->stats();
+            out.read_requests += s.read_requests;
+            out.writes += s.writes;
+            out.peak_outstanding_reads = std::max(out.peak_outstanding_reads, s.peak_outstanding_reads);
+        }
     }
     return out;
 }
+
+std::vector<int> Simulator::devices_of_kind(topology::NodeKind kind) const {
+    std::vector<int> out;
+    for (const auto n : platform_->nodes_of(kind)) out.push_back(top_->device_index(platform_->node(n).name));
+    return out;
+}
+
+void Simulator::run_peer(const config::ModelParams& params, const CaseSpec& spec,
+                         const std::vector<CopyDirection>& dirs, CaseResult& result,
+                         const std::function<void(const ProgramOutcome&)>& take_main) {
+    const auto gpus = devices_of_kind(topology::NodeKind::kGpu);
+    const auto& po = spec.options.peer;
+    if (static_cast<std::size_t>(std::max(po.src_device, po.dst_device)) >= gpus.size()) {
+        throw std::invalid_argument("peer needs GPUs " + std::to_string(po.src_device) + " and " +
+                                    std::to_string(po.dst_device) + "; platform " + platform_->name() + " has " +
+                                    std::to_string(gpus.size()));
+    }
+    const int src = gpus[static_cast<std::size_t>(po.src_device)];
+    const int dst = gpus[static_cast<std::size_t>(po.dst_device)];
+    const bool both = dirs.size() == 2;
+    // Peer access on: the source's copy engine writes straight into the peer, by the route the
+    // graph gives (NVLink when there is one, else through the switch or the root complex).
+    auto first_hop = [&](int from, int to) {
+        const auto a = platform_->find(device_name(from));
+        const auto b = platform_->find(device_name(to));
+        return platform_->link(platform_->next_edge(*a, *b)).kind;
+    };
+    auto peer_copy = [&](int from, int to, int stream, bool blocking) {
+        Op op = copy_op(CopyDirection::kDeviceToHost, spec.bytes, stream, blocking);
+        op.gpu = from;
+        op.peer_gpu = to;
+        if (first_hop(from, to) == topology::LinkKind::kNvlink) {
+            op.request_bytes = static_cast<std::uint32_t>(params.nvlink.max_payload.value);
+        }
+        return op;
+    };
+    const std::string route = topology::to_string(first_hop(src, dst));
+    auto row = [](std::string variant, double ps, int directions, std::string note) {
+        RowResult r;
+        r.variant = std::move(variant);
+        r.time_ps = r.p10_ps = r.p90_ps = r.min_ps = r.max_ps = ps;
+        r.directions = directions;
+        r.note = std::move(note);
+        return r;
+    };
+    const bool on = po.access == "on" || po.access == "both";
+    const bool off = po.access == "off" || po.access == "both";
+    if (on) {
+        Program prog;
+        prog.ops.push_back(peer_copy(src, dst, 0, !both));
+        if (both) {
+            prog.ops.push_back(peer_copy(dst, src, 1, false));
+            prog.ops.push_back(simple_op(Op::Kind::kSynchronize));
+        }
+        const ProgramOutcome o = execute(params, prog);
+        take_main(o);
+        result.rows.push_back(row("peer=on", o.elapsed_ps, both ? 2 : 1, "peer access enabled: writes over " + route));
+    }
+    if (off) {
+        // Peer access off: the runtime stages through pinned host buffers, chunk by chunk: a
+        // device-to-host copy on the source, then a host-to-device copy on the destination;
+        // each bounce buffer is a stream of its own, so chunks overlap.
+        Program prog;
+        const std::uint64_t chunk = params.pageable.bounce_size.value;
+        const auto buffers = static_cast<int>(params.pageable.bounce_buffers);
+        const std::uint64_t chunks = (spec.bytes + chunk - 1) / chunk;
+        const std::vector<std::pair<int, int>> ways = both ? std::vector<std::pair<int, int>>{{src, dst}, {dst, src}}
+                                                           : std::vector<std::pair<int, int>>{{src, dst}};
+        for (std::uint64_t k = 0; k < chunks; ++k) {
+            const std::uint64_t n = std::min(chunk, spec.bytes - k * chunk);
+            for (std::size_t w = 0; w < ways.size(); ++w) {
+                const int stream = static_cast<int>(w) * buffers + static_cast<int>(k % static_cast<std::uint64_t>(buffers));
+                Op down = copy_op(CopyDirection::kDeviceToHost, n, stream, false);
+                down.gpu = ways[w].first;
+                Op up = copy_op(CopyDirection::kHostToDevice, n, stream, false);
+                up.gpu = ways[w].second;
+                prog.ops.push_back(down);
+                prog.ops.push_back(up);
+            }
+        }
+        prog.ops.push_back(simple_op(Op::Kind::kSynchronize));
+        const ProgramOutcome o = execute(params, prog);
+        if (!on) take_main(o);
+        result.rows.push_back(row("peer=off", o.elapsed_ps, both ? 2 : 1,
+                                  "peer access disabled: staged through host in " + std::to_string(chunks) + " chunks"));
+    }
+}
+
+void Simulator::run_third_party(const config::ModelParams& params, const CaseSpec& spec, CaseResult& result,
+                                const std::function<void(const ProgramOutcome&)>& take_main) {
+    const auto cards = devices_of_kind(topology::NodeKind::kEndpoint);
+    const auto gpus = devices_of_kind(topology::NodeKind::kGpu);
+    if (cards.empty() || gpus.empty()) {
+        throw std::invalid_argument("third_party_dma needs a platform with a capture card (an endpoint) and a GPU, "
+                                    "e.g. radar-switch or radar-rootports; " + platform_->name() + " has none");
+    }
+    const int card = cards.front();
+    const int gpu = gpus.front();
+    auto row = [](std::string variant, double ps, std::string note) {
+        RowResult r;
+        r.variant = std::move(variant);
+        r.time_ps = r.p10_ps = r.p90_ps = r.min_ps = r.max_ps = ps;
+        r.note = std::move(note);
+        return r;
+    };
+    // Direct: the card's DMA engine writes the frame into GPU memory through the GPU's BAR,
+    // window by window when the BAR aperture is smaller than the frame (the driver remaps it).
+    Program direct;
+    const std::uint64_t window = params.gpu.bar_aperture.value == 0 ? spec.bytes : params.gpu.bar_aperture.value;
+    std::uint64_t windows = 0;
+    for (std::uint64_t done = 0; done < spec.bytes; done += window, ++windows) {
+        if (done > 0) direct.ops.push_back(simple_op(Op::Kind::kCpuWork, params.gpu.bar_remap));
+        Op op = copy_op(CopyDirection::kDeviceToHost, std::min(window, spec.bytes - done), 0, true);
+        op.gpu = card;
+        op.peer_gpu = gpu;
+        direct.ops.push_back(op);
+    }
+    const ProgramOutcome o = execute(params, direct);
+    take_main(o);
+    result.rows.push_back(row("", o.elapsed_ps, "card writes GPU memory through the BAR" +
+                                                    (windows > 1 ? " in " + std::to_string(windows) + " aperture windows" : std::string())));
+    // Via host: the card writes pinned host memory, then the GPU copies it in.
+    Program via_host;
+    Op to_host = copy_op(CopyDirection::kDeviceToHost, spec.bytes, 0, true);
+    to_host.gpu = card;
+    via_host.ops.push_back(to_host);
+    Op to_gpu = copy_op(CopyDirection::kHostToDevice, spec.bytes, 0, true);
+    to_gpu.gpu = gpu;
+    via_host.ops.push_back(to_gpu);
+    const ProgramOutcome h = execute(params, via_host);
+    result.rows.push_back(row("via_host", h.elapsed_ps, "card writes pinned host memory, then cudaMemcpy H2D"));
+}
+
+std::string Simulator::device_name(int device) const { return top_->device(static_cast<std::size_t>(device)).basename(); }
 
 CaseResult Simulator::run(const config::ModelParams& params, const std::string& strategy, const std::string& direction,
                           std::uint64_t bytes) {
@@ -204,6 +343,7 @@ CaseResult Simulator::run(const config::ModelParams& params, const CaseSpec& spe
         result.read_requests = o.read_requests;
         result.writes = o.writes;
         result.peak_outstanding_reads = o.peak_outstanding_reads;
+        result.host_memory_bytes = o.host_memory_bytes;
     };
     auto row = [](std::string variant, double ps, int directions, std::string note) {
         RowResult r;
@@ -277,6 +417,10 @@ CaseResult Simulator::run(const config::ModelParams& params, const CaseSpec& spe
                                   std::to_string(prog.ops.front().mapped.reads_in_flight) + " reads in flight of " +
                                       std::to_string(prog.ops.front().mapped.request_bytes) + "B; " +
                                       std::to_string(static_cast<int>(w.efficiency() * 100)) + "% of moved bytes useful"));
+    } else if (st == "peer") {
+        run_peer(params, spec, dirs, result, take_main);
+    } else if (st == "third_party_dma") {
+        run_third_party(params, spec, result, take_main);
     } else if (st == "periodic") {
         const auto& f = spec.options.periodic;
         if (f.via == "zero_copy") throw std::invalid_argument("periodic frames via zero_copy are not modelled yet");

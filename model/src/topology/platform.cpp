@@ -96,4 +96,36 @@ Platform make_single_gpu_platform(const std::string& name, const config::LinkPar
     return p;
 }
 
+Platform make_platform(const std::string& name, const config::ModelParams& params) {
+    if (name == "h100-sxm") return make_single_gpu_platform(name, params.link);
+    Platform p(name);
+    const LinkProps pcie{LinkKind::kPcie, params.link, params.nvlink};
+    const LinkProps nvlink{LinkKind::kNvlink, params.link, params.nvlink};
+    const NodeId cpu = p.add_node(NodeProps{"cpu0", NodeKind::kCpu, 0});
+    const NodeId rc = p.add_node(NodeProps{"rc0", NodeKind::kRootComplex, 0});
+    p.add_link(cpu, rc, LinkProps{LinkKind::kInternal, {}, {}});
+    if (name == "h200x2-nvlink") {
+        const NodeId g0 = p.add_node(NodeProps{"gpu0", NodeKind::kGpu, 0});
+        const NodeId g1 = p.add_node(NodeProps{"gpu1", NodeKind::kGpu, 0});
+        p.add_link(rc, g0, pcie);
+        p.add_link(rc, g1, pcie);
+        p.add_link(g0, g1, nvlink);
+    } else if (name == "workstation-2gpu-switch" || name == "radar-switch") {
+        const NodeId sw = p.add_node(NodeProps{"sw0", NodeKind::kSwitch, 0});
+        p.add_link(rc, sw, pcie);
+        p.add_link(sw, p.add_node(NodeProps{"gpu0", NodeKind::kGpu, 0}), pcie);
+        if (name == "radar-switch") {
+            p.add_link(sw, p.add_node(NodeProps{"fpga0", NodeKind::kEndpoint, 0}), pcie);
+        } else {
+            p.add_link(sw, p.add_node(NodeProps{"gpu1", NodeKind::kGpu, 0}), pcie);
+        }
+    } else if (name == "radar-rootports") {
+        p.add_link(rc, p.add_node(NodeProps{"gpu0", NodeKind::kGpu, 0}), pcie);
+        p.add_link(rc, p.add_node(NodeProps{"fpga0", NodeKind::kEndpoint, 0}), pcie);
+    } else {
+        throw std::invalid_argument("unknown platform '" + name + "'");
+    }
+    return p;
+}
+
 }  // namespace dmasim::topology

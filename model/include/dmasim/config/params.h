@@ -75,11 +75,13 @@ struct LinkParams {
 struct RootComplexParams {
     Duration forward_latency{150'000};
     Bytes completion_size{256};
+    Duration switch_latency{100'000};
 
     template <class V>
     void visit(V&& v) {
-        v(FieldInfo{"forward_latency", "time", "ingress port to memory controller (and back for completions)"}, forward_latency);
+        v(FieldInfo{"forward_latency", "time", "ingress port to memory controller (and back for completions), or port to port"}, forward_latency);
         v(FieldInfo{"completion_size", "bytes", "largest read completion payload it sends: a multiple of RCB, capped at MPS"}, completion_size);
+        v(FieldInfo{"switch_latency", "time", "a PCIe switch's port-to-port forwarding latency (cut-through)"}, switch_latency);
     }
 };
 
@@ -101,6 +103,7 @@ struct DmaParams {
     std::int64_t max_read_requests = 256;
     Duration launch_latency{1'000'000};
     Bytes semaphore_size{16};
+    Bytes read_ahead{1 << 20};
 
     template <class V>
     void visit(V&& v) {
@@ -108,6 +111,7 @@ struct DmaParams {
         v(FieldInfo{"max_read_requests", "count", "outstanding read requests (tags) per engine"}, max_read_requests);
         v(FieldInfo{"launch_latency", "time", "doorbell to first request: work fetch and engine start"}, launch_latency);
         v(FieldInfo{"semaphore_size", "bytes", "payload of the completion semaphore the engine writes to host memory"}, semaphore_size);
+        v(FieldInfo{"read_ahead", "bytes", "GPU-memory data an engine reads ahead of its writes (in 64KiB requests)"}, read_ahead);
     }
 };
 
@@ -174,6 +178,8 @@ struct GpuParams {
     std::int64_t max_blocks_per_sm = 32;
     std::int64_t loads_in_flight = 1;
     std::int64_t sysmem_max_outstanding_reads = 1024;
+    Bytes bar_aperture{0};
+    Duration bar_remap{20'000'000};
 
     template <class V>
     void visit(V&& v) {
@@ -182,6 +188,26 @@ struct GpuParams {
         v(FieldInfo{"max_blocks_per_sm", "count", "resident thread blocks per SM"}, max_blocks_per_sm);
         v(FieldInfo{"loads_in_flight", "count", "independent loads one warp keeps outstanding (1 for a simple copy loop)"}, loads_in_flight);
         v(FieldInfo{"sysmem_max_outstanding_reads", "count", "read requests to host memory the GPU keeps in flight at most"}, sysmem_max_outstanding_reads);
+        v(FieldInfo{"bar_aperture", "bytes", "BAR1 window others write GPU memory through; 0B = all of it (resizable BAR), older GPUs 256MiB"}, bar_aperture);
+        v(FieldInfo{"bar_remap", "time", "remapping the BAR window to the next part of a buffer"}, bar_remap);
+    }
+};
+
+// NVLink between two GPUs: a bonded set of links, each with a per-direction data rate.
+struct NvlinkParams {
+    std::int64_t links = 18;
+    Bandwidth link_rate{26.5625e9};
+    Bytes max_payload{256};
+    Bytes packet_overhead{16};
+    Duration latency{300'000};
+
+    template <class V>
+    void visit(V&& v) {
+        v(FieldInfo{"links", "count", "NVLinks bonded between the two GPUs (H100/H200 SXM: 18)"}, links);
+        v(FieldInfo{"link_rate", "bytes/s", "data rate of one link, one direction (NVLink 4: 26.5625 GB/s)"}, link_rate);
+        v(FieldInfo{"max_payload", "bytes", "largest write a packet carries"}, max_payload);
+        v(FieldInfo{"packet_overhead", "bytes", "header and CRC bytes per packet"}, packet_overhead);
+        v(FieldInfo{"latency", "time", "one-way latency"}, latency);
     }
 };
 
@@ -196,6 +222,7 @@ struct ModelParams {
     CpuParams cpu;
     PageableParams pageable;
     GpuParams gpu;
+    NvlinkParams nvlink;
 
     // Calls v.section(name, doc, struct) for each section.
     template <class V>
@@ -209,6 +236,7 @@ struct ModelParams {
         v.section("cpu", "CPU copies and page pinning", cpu);
         v.section("pageable", "staging of pageable copies", pageable);
         v.section("gpu", "streaming multiprocessors (zero-copy access)", gpu);
+        v.section("nvlink", "NVLink between GPUs", nvlink);
     }
 };
 

@@ -13,6 +13,9 @@ namespace dmasim::config {
 // The strategy names, the same in model, harness, scenarios and results.
 const std::vector<std::string>& strategy_names();
 bool is_strategy(const std::string& name);
+// The platforms this version ships (topology/platform.h builds them).
+const std::vector<std::string>& platform_names();
+bool is_platform(const std::string& name);
 
 // Strategy options: one struct per strategy section of a scenario.
 struct ZeroCopyOptions {

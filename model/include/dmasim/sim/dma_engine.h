@@ -25,7 +25,8 @@ struct CopyJob {
     std::uint32_t id = 0;
     CopyDirection direction = CopyDirection::kHostToDevice;
     std::uint64_t bytes = 0;
-    std::uint16_t host_node = 0;  // completer of reads / target of writes
+    std::uint16_t host_node = 0;  // completer of reads / target of writes (host memory or a peer GPU)
+    std::uint16_t semaphore_node = 0;  // where the completion semaphore goes (host memory)
     // SM (zero-copy) traffic: requests of this size (0: MRRS for reads, MPS for writes) and at
     // most this many reads in flight (0: the engine's tags).
     std::uint32_t request_bytes = 0;
@@ -57,6 +58,7 @@ public:
     // The egress arbiter's view: whether the engine has a TLP to send, and taking it. A read
     // request gets its tag when it is taken, since completions may free tags in between.
     bool has_tlp() const { return pending_; }
+    std::uint16_t next_destination() const { return next_.completer; }
     Tlp take();
     // A completion for one of this engine's read requests.
     void on_completion(const Tlp& t);
@@ -71,7 +73,6 @@ private:
     void read_ahead();
 
     static constexpr std::uint64_t kChunk = 64 * 1024;  // GPU-memory access granule of the engine
-    static constexpr int kChunksAhead = 2;
     static constexpr std::int64_t kMaxSmOutstanding = 16384;  // bound of gpu.sysmem_max_outstanding_reads
 
     Params params_;
@@ -93,6 +94,7 @@ private:
     std::uint64_t fetched_ = 0;    // bytes whose GPU-memory read has been issued (writes)
     std::uint64_t unwritten_ = 0;  // received bytes not yet written to GPU memory (reads)
     int chunks_in_flight_ = 0;
+    int chunks_ahead_ = 2;  // read_ahead / kChunk
     std::uint32_t outstanding_ = 0;
     std::uint32_t outstanding_cap_ = 0;
     std::uint32_t read_size_ = 0;

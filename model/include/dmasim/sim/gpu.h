@@ -1,23 +1,32 @@
-// A GPU as a PCIe endpoint: its copy engines, the traffic its SMs make to mapped host memory
-// (zero-copy loads and stores), its memory, and the one port they all share. The egress
-// arbiter takes TLPs round-robin from every source that has one whenever the link will accept
-// one, so copies and kernels share the link the way they share the GPU's PCIe port.
+// A GPU as a PCIe (and NVLink) endpoint: its copy engines, the traffic its SMs make to mapped
+// host memory (zero-copy loads and stores), its memory, and its ports. The egress arbiter takes
+// TLPs round-robin from every source whose next TLP's port can take one, so copies, kernels and
+// answers to BAR reads share a port the way they share the GPU's PCIe interface. Writes from
+// others (a peer GPU, a capture card, the CPU through the BAR) land in GPU memory; reads of the
+// BAR are answered with completions.
 #pragma once
 
 #include <systemc>
 #include <tlm>
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "dmasim/config/params.h"
 #include "dmasim/sim/dma_engine.h"
 #include "dmasim/sim/memory.h"
+#include "dmasim/sim/timed_fifo.h"
 #include "dmasim/sim/tlp.h"
 
 namespace dmasim::sim {
 
-class Gpu : public sc_core::sc_module, private TlpFwOnly, private TlpBwOnly {
+struct GpuStats {
+    std::uint64_t bytes_written_by_others = 0;  // peer / third-party / CPU writes into GPU memory
+    std::uint64_t bar_reads = 0;
+};
+
+class Gpu : public sc_core::sc_module {
 public:
     SC_HAS_PROCESS(Gpu);
     // Engines are elaborated once; a run may use any number up to this.
@@ -25,30 +34,55 @@ public:
     // SM traffic to mapped host memory goes through two more request units, after the engines.
     static constexpr int kSmReadUnit = kMaxEngines;
     static constexpr int kSmWriteUnit = kMaxEngines + 1;
+    static constexpr int kUnits = kSmWriteUnit + 1;
 
-    TlpInitiatorSocket egress;  // to the uplink's tx
-    TlpTargetSocket ingress;    // from the downlink's rx
+    struct Port {
+        Port(const std::string& name, std::uint16_t peer_node)
+            : egress((name + "_egress").c_str()), ingress((name + "_ingress").c_str()), peer(peer_node) {}
+        TlpInitiatorSocket egress;
+        TlpTargetSocket ingress;
+        std::uint16_t peer;
+    };
+
+    std::vector<std::unique_ptr<Port>> ports;
     MemoryController memory;
+    MemoryPort bar;  // what others write or read through the BAR reaches memory through here
     std::vector<std::unique_ptr<DmaEngine>> engines;  // copy engines, then the two SM units
 
-    Gpu(sc_core::sc_module_name name, std::uint16_t node_id, const config::ModelParams& params);
+    Gpu(sc_core::sc_module_name name, std::uint16_t node_id, const config::ModelParams& params,
+        const std::vector<std::uint16_t>& peers);
 
+    void set_route(std::uint16_t destination, int port);
     void configure(const config::ModelParams& params);
     int active_engines() const { return engine_count_; }
     DmaEngine& engine(int i) { return *engines[static_cast<std::size_t>(i)]; }
     std::uint16_t node_id() const { return node_id_; }
+    const GpuStats& stats() const { return stats_; }
+    bool idle() const;
+
+    tlm::tlm_sync_enum port_fw(int port, Tlp& t, tlm::tlm_phase& p, sc_core::sc_time& d);
+    tlm::tlm_sync_enum port_bw(int port, Tlp& t, tlm::tlm_phase& p, sc_core::sc_time& d);
 
 private:
-    tlm::tlm_sync_enum nb_transport_fw(Tlp& t, tlm::tlm_phase& p, sc_core::sc_time& d) override;
-    tlm::tlm_sync_enum nb_transport_bw(Tlp& t, tlm::tlm_phase& p, sc_core::sc_time& d) override;
+    struct Out {
+        Tlp tlp;
+    };
     void arbitrate();  // SC_METHOD
+    int port_towards(std::uint16_t node) const;
+    bool send(int port, Tlp t);
 
     std::uint16_t node_id_;
     int engine_count_ = 0;
+    std::size_t next_source_ = 0;
+    std::uint32_t completion_bytes_ = 256;
     std::vector<int> sources_;  // engines taking part in arbitration this run
-    int next_engine_ = 0;
-    bool link_ready_ = true;
+    std::vector<bool> link_ready_;
+    std::vector<int> route_;
+    std::vector<std::unique_ptr<FwPort<Gpu>>> fw_;
+    std::vector<std::unique_ptr<BwPort<Gpu>>> bw_;
+    TimedHeap<Out> completions_;  // answers to BAR reads
     sc_core::sc_event kick_;
+    GpuStats stats_;
 };
 
 }  // namespace dmasim::sim

@@ -50,6 +50,9 @@ struct Op {
     core::Duration duration{};      // kernel time, CPU work, or release time
     bool working_set_cached = false;  // staged copies: the user buffer fits in the CPU's cache
     MappedTraffic mapped;
+    int gpu = 0;        // the GPU whose engine runs it
+    int peer_gpu = -1;  // kCopy: >= 0 makes it a device-to-device copy into that GPU
+    std::uint32_t request_bytes = 0;  // kCopy: write size (0: MPS); NVLink takes larger writes
 };
 
 struct Program {
@@ -76,7 +79,7 @@ public:
 
     MemoryPort host_memory;  // the CPU's own copies go through the host memory controller
 
-    HostRuntime(sc_core::sc_module_name name, const Params& params, Gpu& gpu, std::uint16_t host_node);
+    HostRuntime(sc_core::sc_module_name name, const Params& params, std::vector<Gpu*> gpus, std::uint16_t host_node);
 
     void configure(const Params& params);
     // Called outside the simulation: hands over the next program; sc_start() runs it.
@@ -103,16 +106,17 @@ private:
     void enqueue(std::size_t op);
     void dispatch(std::size_t op);
     void op_finished(std::size_t op);
-    std::uint32_t submit_copy(CopyDirection dir, std::uint64_t bytes, std::size_t op);
+    std::uint32_t submit_copy(int gpu, CopyDirection dir, std::uint64_t bytes, std::size_t op);
     void submit_job(std::size_t engine, CopyJob job, std::size_t op);
+    std::size_t unit(int gpu, int engine) const { return static_cast<std::size_t>(gpu * Gpu::kUnits + engine); }
     void start_next_on(std::size_t engine);
     bool streams_idle() const;
     void cpu_copy(std::uint64_t bytes, bool source_cached, bool destination_in_dram);
     void staged_copy(std::size_t op);
-    std::size_t engine_for(CopyDirection dir) const;
+    std::size_t engine_for(int gpu, CopyDirection dir) const;
 
     Params params_;
-    Gpu& gpu_;
+    std::vector<Gpu*> gpus_;
     std::uint16_t host_node_;
     Program program_;
     bool has_program_ = false;

@@ -54,6 +54,10 @@ public:
     // New parameters between runs (the model is elaborated once per process). Resets credits
     // and statistics; the link must be idle.
     void configure(const Params& params);
+    // The same module as one direction of an NVLink bond: packets of payload + a fixed
+    // overhead at the bond's rate; no DLLPs and no credit limit.
+    void configure_nvlink(const config::NvlinkParams& params);
+    bool is_nvlink() const { return nvlink_; }
     bool idle() const;
 
     const LinkStats& stats() const { return stats_; }
@@ -96,8 +100,12 @@ private:
     void flush_updates(bool force);
     void reset_credits();
 
+    std::uint32_t wire_bytes(const Tlp& t) const;
+
     Params params_;
     pcie::LinkPhysics phys_{};
+    bool nvlink_ = false;
+    std::uint32_t nvlink_overhead_ = 0;
     PcieLink* reverse_ = nullptr;
 
     std::array<Ring<Tlp>, kFcClasses> queue_;

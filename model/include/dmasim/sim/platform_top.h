@@ -1,5 +1,11 @@
 // The top module: creates the SystemC modules a platform graph describes and binds them.
 // It holds no behaviour of its own.
+//   CPU node        -> a host memory controller
+//   root complex    -> RootComplex bound to its socket's memory
+//   PCIe switch     -> RootComplex without memory
+//   GPU, endpoint   -> Gpu (a capture card is a device with DMA engines and a buffer memory)
+//   PCIe edge       -> two PcieLink modules, one per direction, paired for their DLLPs
+//   NVLink edge     -> two PcieLink modules in NVLink mode
 #pragma once
 
 #include <systemc>
@@ -28,22 +34,25 @@ public:
 
     PlatformTop(sc_core::sc_module_name name, const topology::Platform& platform, const config::ModelParams& params);
 
-    // Applies a run's parameters to every module. Links take their parameters from the graph
-    // edge, overridden by `params.link` for the links on the GPU's route to the host.
+    // Applies a run's parameters to every module: `params.link` to every PCIe link,
+    // `params.nvlink` to every NVLink.
     void configure(const config::ModelParams& params);
     bool idle() const;
 
     HostRuntime& runtime() { return *runtime_; }
-    Gpu& gpu() { return *gpus_.front(); }
-    RootComplex& root_complex() { return *root_complexes_.front(); }
+    // Devices (GPUs and other endpoints) in node order; device(i) is what Op::gpu = i means.
+    Gpu& device(std::size_t i) { return *devices_[i]; }
+    std::size_t device_count() const { return devices_.size(); }
+    int device_index(const std::string& node_name) const;  // -1 if none
     MemoryController& host_memory() { return *host_memories_.front(); }
     const std::vector<LinkEntry>& links() const { return links_; }
 
 private:
     const topology::Platform& platform_;
     std::vector<std::unique_ptr<MemoryController>> host_memories_;
-    std::vector<std::unique_ptr<RootComplex>> root_complexes_;
-    std::vector<std::unique_ptr<Gpu>> gpus_;
+    std::vector<std::unique_ptr<RootComplex>> bridges_;
+    std::vector<std::unique_ptr<Gpu>> devices_;
+    std::vector<std::string> device_names_;
     std::vector<LinkEntry> links_;
     std::unique_ptr<HostRuntime> runtime_;
 };

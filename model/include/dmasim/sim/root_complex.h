@@ -1,18 +1,21 @@
-// Root complex: terminates device DMA into host memory.
+// A PCIe bridge: the root complex (host bridge) of a CPU socket, or, without memory, a PCIe
+// switch.
 //
-// Writes from a device go to the memory controller; their posted credits return once the
-// controller has taken them, so a slow or busy DRAM pushes back on the link. Reads go to the
-// controller too, and the data comes back as completions of at most `completion_size` bytes
-// (a multiple of the Read Completion Boundary, capped at MPS), queued on the port towards the
-// requester. A write flagged as a copy engine's semaphore tells the completion listener (the
-// host runtime polling for it) when it becomes visible in memory.
+// TLPs for the socket's memory go to the memory controller: writes release their posted
+// credits once the controller has taken them; reads come back as completions of at most
+// `completion_size` bytes (a multiple of the Read Completion Boundary, capped at MPS) on the
+// port towards the requester. A write flagged as a copy engine's semaphore tells the
+// completion listener (the host runtime polling for it) when it becomes visible in memory.
+// Every other TLP is forwarded, by the routing table the top module derives from the platform
+// graph, to the port towards its destination; its ingress buffer is freed when it leaves, so
+// a busy egress link pushes back on the ingress link (peer-to-peer through the bridge).
 #pragma once
 
 #include <systemc>
 #include <tlm>
 
-#include <functional>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "dmasim/config/params.h"
@@ -32,6 +35,7 @@ struct RootComplexStats {
     std::uint64_t writes = 0;
     std::uint64_t reads = 0;
     std::uint64_t completions = 0;
+    std::uint64_t forwarded = 0;
 };
 
 class RootComplex : public sc_core::sc_module {
@@ -48,12 +52,15 @@ public:
     };
 
     std::vector<std::unique_ptr<Port>> ports;
-    MemoryPort memory;  // bound to the host memory controller
+    std::unique_ptr<MemoryPort> memory;  // root complexes only: bound to the socket's memory controller
 
-    // `peers[i]`: the node id reached through port i (routing table for completions).
+    // `peers[i]`: the node at the far end of port i. A root complex serves `memory_node`'s
+    // memory; a switch (is_switch) has none.
     RootComplex(sc_core::sc_module_name name, const Params& params, std::uint16_t node_id,
-                const std::vector<std::uint16_t>& peers);
+                const std::vector<std::uint16_t>& peers, bool is_switch, std::uint16_t memory_node);
 
+    // Routing: TLPs for `destination` leave through `port`.
+    void set_route(std::uint16_t destination, int port);
     void configure(const Params& params, const config::LinkParams& link, core::Duration host_memory_latency);
     void set_listener(CompletionListener* listener) { listener_ = listener; }
     bool idle() const;
@@ -67,22 +74,29 @@ private:
         int port = 0;
         Tlp tlp;
     };
+    struct Out {
+        Tlp tlp;
+        int ingress = -1;  // forwarded TLPs: the ingress port whose buffer frees when it leaves
+    };
     struct EgressQueue {
-        TimedFifo<Tlp> fifo;
+        TimedHeap<Out> queue;
         bool link_ready = true;
     };
 
-    void egress();           // SC_METHOD: completions to their ports as they become ready
+    void egress();           // SC_METHOD: TLPs to their ports as they become ready
     void release_writes();   // SC_METHOD: posted buffers freed once the controller took the write
     void release_reads();    // SC_METHOD: non-posted buffers freed once the read was forwarded
     void notify_semaphores();
-    void free_buffer(const Release& r);
+    void free_buffer(int port, const Tlp& t);
     int port_towards(std::uint16_t node) const;
 
     Params params_;
     std::uint16_t node_id_;
+    bool is_switch_;
+    std::uint16_t memory_node_;
     std::uint32_t completion_bytes_ = 256;
     double memory_latency_ps_ = 0.0;
+    std::vector<int> route_;
     std::vector<std::unique_ptr<FwPort<RootComplex>>> fw_;
     std::vector<std::unique_ptr<BwPort<RootComplex>>> bw_;
     std::vector<std::unique_ptr<EgressQueue>> egress_;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -18,6 +19,7 @@ namespace dmasim::sim {
 
 class PlatformTop;
 struct Program;
+enum class CopyDirection : std::uint8_t;
 
 struct LinkReport {
     std::string label;  // "gpu0->rc0"
@@ -48,6 +50,7 @@ struct CaseResult {
     std::uint64_t read_requests = 0;
     std::uint64_t writes = 0;
     std::uint32_t peak_outstanding_reads = 0;
+    std::uint64_t host_memory_bytes = 0;  // read + written in host DRAM during the main program
     double time_ps = 0.0;            // rows.front().time_ps
     std::uint64_t tlps() const;
 };
@@ -75,6 +78,13 @@ public:
 private:
     struct ProgramOutcome;
     ProgramOutcome execute(const config::ModelParams& params, const Program& program);
+    std::vector<int> devices_of_kind(topology::NodeKind kind) const;
+    std::string device_name(int device) const;
+    void run_peer(const config::ModelParams& params, const CaseSpec& spec,
+                  const std::vector<enum CopyDirection>& dirs, CaseResult& result,
+                  const std::function<void(const ProgramOutcome&)>& take_main);
+    void run_third_party(const config::ModelParams& params, const CaseSpec& spec, CaseResult& result,
+                         const std::function<void(const ProgramOutcome&)>& take_main);
 
     std::unique_ptr<topology::Platform> platform_;
     std::unique_ptr<PlatformTop> top_;

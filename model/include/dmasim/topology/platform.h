@@ -29,7 +29,8 @@ struct NodeProps {
 
 struct LinkProps {
     LinkKind kind = LinkKind::kPcie;
-    config::LinkParams pcie;  // used when kind == kPcie
+    config::LinkParams pcie;      // used when kind == kPcie
+    config::NvlinkParams nvlink;  // used when kind == kNvlink
 };
 
 using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS, NodeProps, LinkProps>;
@@ -75,5 +76,14 @@ private:
 // The default platform: one CPU socket with its DRAM, its root complex, and one H100 SXM on a
 // PCIe link whose parameters come from `link`.
 Platform make_single_gpu_platform(const std::string& name, const config::LinkParams& link);
+
+// A shipped platform by name (config::platform_names()); every PCIe link takes `params.link`,
+// every NVLink `params.nvlink`. Throws std::invalid_argument for an unknown name.
+//   h100-sxm                 cpu0 - rc0 - gpu0
+//   h200x2-nvlink            cpu0 - rc0 - {gpu0, gpu1}, gpu0 = gpu1 over NVLink
+//   workstation-2gpu-switch  cpu0 - rc0 - sw0 - {gpu0, gpu1}
+//   radar-switch             cpu0 - rc0 - sw0 - {gpu0, fpga0}
+//   radar-rootports          cpu0 - rc0 - {gpu0, fpga0} on two root ports
+Platform make_platform(const std::string& name, const config::ModelParams& params);
 
 }  // namespace dmasim::topology
