@@ -161,3 +161,31 @@ TEST(Periodic, RadarFramesMeetTheirDeadlineUntilTheLinkCannotKeepUp) {
 
 }  // namespace
 }  // namespace dmasim::sim
+
+namespace dmasim::sim {
+namespace {
+
+TEST(CpuMapped, SmallStoresAreFastAndLoadsSerialise) {
+    config::ModelParams p;
+    // One store of a few bytes is one 64-byte posted write: well under a microsecond, against
+    // the microseconds of a cudaMemcpy call.
+    const double store4 = run(p, "cpu_mapped", "h2d", 4).time_ps;
+    EXPECT_LT(store4, 1e6);
+    EXPECT_LT(store4, run(p, "pinned", "h2d", 4).time_ps / 5);
+    // Loads wait for their completions one at a time: time grows with the number of loads.
+    const double load4k = run(p, "cpu_mapped", "d2h", 4096).time_ps;
+    const double load8k = run(p, "cpu_mapped", "d2h", 8192).time_ps;
+    EXPECT_NEAR(load8k / load4k, 2.0, 0.05);
+    p.cpu.mmio_reads_in_flight = 4;
+    EXPECT_NEAR(run(p, "cpu_mapped", "d2h", 8192).time_ps / load8k, 0.25, 0.05);
+    // Stores stream: limited by the core's write-combining rate when buffers are plenty.
+    p.cpu.wc_buffers = 64;
+    const CaseResult big = run(p, "cpu_mapped", "h2d", 1 << 20);
+    EXPECT_NEAR(gbps(big, 1 << 20), p.cpu.wc_bandwidth.gb_per_s(), 0.05 * p.cpu.wc_bandwidth.gb_per_s());
+    // ... and by the buffers when they are few: 64 bytes each, held until they leave the root complex.
+    p.cpu.wc_buffers = 2;
+    EXPECT_LT(gbps(run(p, "cpu_mapped", "h2d", 1 << 20), 1 << 20), 0.5 * p.cpu.wc_bandwidth.gb_per_s());
+}
+
+}  // namespace
+}  // namespace dmasim::sim

@@ -237,6 +237,10 @@ void validate(Scenario& s) {
     if (!(cpu.memcpy_bandwidth.bytes_per_s > 0)) fail("cpu.memcpy_bandwidth", "must be positive");
     if (!(cpu.memcpy_bandwidth_cached.bytes_per_s > 0)) fail("cpu.memcpy_bandwidth_cached", "must be positive");
     if (!is_power_of_two(cpu.page_size.value)) fail("cpu.page_size", "must be a power of two");
+    if (!(cpu.wc_bandwidth.bytes_per_s > 0)) fail("cpu.wc_bandwidth", "must be positive");
+    if (cpu.wc_buffers < 1) fail("cpu.wc_buffers", "must be at least 1");
+    if (cpu.mmio_read_bytes.value < 1 || cpu.mmio_read_bytes.value > 64) fail("cpu.mmio_read_bytes", "must be 1B..64B");
+    if (cpu.mmio_reads_in_flight < 1 || cpu.mmio_reads_in_flight > 64) fail("cpu.mmio_reads_in_flight", "must be 1..64");
     if (s.params.pageable.bounce_size.value < 4096) fail("pageable.bounce_size", "must be at least 4KiB");
     if (s.params.pageable.bounce_buffers < 1 || s.params.pageable.bounce_buffers > 64) {
         fail("pageable.bounce_buffers", "must be 1..64");

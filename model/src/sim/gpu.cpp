@@ -122,13 +122,17 @@ bool Gpu::send(int port, Tlp t) {
 
 void Gpu::arbitrate() {
     // Answers to BAR reads first: they hold a requester's tag.
+    bool blocked = false;
     while (completions_.due()) {
         const int port = port_towards(completions_.front().tlp.requester);
-        if (!link_ready_[static_cast<std::size_t>(port)]) break;
+        if (!link_ready_[static_cast<std::size_t>(port)]) {
+            blocked = true;  // the link's END_REQ kicks us again
+            break;
+        }
         send(port, completions_.front().tlp);
         completions_.pop();
     }
-    completions_.rearm();
+    if (!blocked) completions_.rearm();
     const std::size_t n = sources_.size();
     bool progress = true;
     while (progress) {

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "dmasim/sim/root_complex.h"
+
 namespace dmasim::sim {
 
 HostRuntime::HostRuntime(sc_core::sc_module_name name, const Params& params, std::vector<Gpu*> gpus,
@@ -82,6 +84,9 @@ void HostRuntime::driver() {
                     wait(to_sc(params_.runtime.sync_latency));
                     timings_[i].end_ps = now_ps() - t0_ps_;
                     finished_[i] = true;
+                    break;
+                case Op::Kind::kCpuMapped:
+                    cpu_mapped(i);
                     break;
                 case Op::Kind::kStagedCopy:
                     wait(to_sc(params_.runtime.call_overhead));
@@ -264,6 +269,55 @@ void HostRuntime::cpu_copy(std::uint64_t bytes, bool source_cached, bool destina
         if (destination_in_dram) dram_ps = std::max(dram_ps, static_cast<double>(host_memory.access(true, n).value()));
         wait(ps_delay(std::max(cpu_ps, dram_ps)));
     }
+}
+
+void HostRuntime::cpu_write_left() {
+    --wc_in_flight_;
+    progress_event_.notify(sc_core::SC_ZERO_TIME);
+}
+
+void HostRuntime::cpu_read_done() {
+    --reads_in_flight_;
+    progress_event_.notify(sc_core::SC_ZERO_TIME);
+}
+
+void HostRuntime::cpu_mapped(std::size_t i) {
+    // gdrcopy style: the thread itself moves the data through a mapping of GPU memory. Stores
+    // fill write-combining buffers that leave as 64-byte posted writes; loads are uncached and
+    // each waits for its completion.
+    const Op& op = program_.ops[i];
+    DMASIM_ASSERT(root_complex_ != nullptr);
+    timings_[i].start_ps = now_ps() - t0_ps_;
+    Tlp t;
+    t.requester = host_node_;
+    t.completer = gpus_[static_cast<std::size_t>(op.gpu)]->node_id();
+    constexpr std::uint64_t kWcLine = 64;
+    if (op.direction == CopyDirection::kHostToDevice) {
+        t.kind = TlpKind::kMemWrite;
+        const double line_ps = static_cast<double>(kWcLine) / params_.cpu.wc_bandwidth.bytes_per_s * 1e12;
+        for (std::uint64_t done = 0; done < op.bytes; done += kWcLine) {
+            while (wc_in_flight_ >= params_.cpu.wc_buffers) wait(progress_event_);
+            wait(ps_delay(line_ps));
+            t.payload = static_cast<std::uint32_t>(std::min(kWcLine, op.bytes - done));
+            ++wc_in_flight_;
+            root_complex_->inject(t);
+        }
+        while (wc_in_flight_ > 0) wait(progress_event_);  // sfence: the buffers have drained
+    } else {
+        t.kind = TlpKind::kMemRead;
+        const std::uint64_t step = params_.cpu.mmio_read_bytes.value;
+        std::uint32_t tag = 0;
+        for (std::uint64_t done = 0; done < op.bytes; done += step) {
+            while (reads_in_flight_ >= params_.cpu.mmio_reads_in_flight) wait(progress_event_);
+            t.length = static_cast<std::uint32_t>(std::min(step, op.bytes - done));
+            t.tag = 0xFFFF0000U | (tag++ & 0xFFFFU);
+            ++reads_in_flight_;
+            root_complex_->inject(t);
+        }
+        while (reads_in_flight_ > 0) wait(progress_event_);
+    }
+    timings_[i].end_ps = now_ps() - t0_ps_;
+    finished_[i] = true;
 }
 
 void HostRuntime::staged_copy(std::size_t i) {

@@ -126,6 +126,9 @@ PlatformTop::PlatformTop(sc_core::sc_module_name name, const topology::Platform&
     runtime_ = std::make_unique<HostRuntime>("runtime", runtime_params(params), devices, id16(cpus.front()));
     runtime_->host_memory.socket.bind(memory_of_cpu.at(cpus.front())->socket);
     for (auto& rc : bridges_) rc->set_listener(runtime_.get());
+    for (auto& [node, rc] : bridge_of) {
+        if (rc->memory && cpu_of(node) == cpus.front()) runtime_->set_root_complex(rc);
+    }
     configure(params);
 }
 

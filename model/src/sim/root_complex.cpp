@@ -65,6 +65,11 @@ tlm::tlm_sync_enum RootComplex::port_fw(int port, Tlp& t, tlm::tlm_phase& phase,
     const double now = now_ps();
     const sc_core::sc_time forward = to_sc(params_.forward_latency);
     const std::uint16_t destination = t.kind == TlpKind::kCompletion ? t.requester : t.completer;
+    if (!is_switch_ && t.kind == TlpKind::kCompletion && destination == memory_node_) {
+        // Data for one of the CPU's loads from a device mapping.
+        if (t.last && listener_ != nullptr) listener_->cpu_read_done();
+        return tlm::TLM_COMPLETED;
+    }
     if (is_switch_ || destination != memory_node_) {
         // Not for this socket's memory: on to the port towards its destination. Its ingress
         // buffer stays taken until it has left.
@@ -132,9 +137,16 @@ void RootComplex::egress() {
             const tlm::tlm_sync_enum r = ports[i]->egress->nb_transport_fw(t, phase, delay);
             q.link_ready = (r == tlm::TLM_UPDATED && phase == tlm::END_REQ);
             if (out.ingress >= 0) free_buffer(out.ingress, out.tlp);
+            if (out.from_cpu && out.tlp.kind == TlpKind::kMemWrite && listener_ != nullptr) listener_->cpu_write_left();
         }
         if (q.link_ready) q.queue.rearm();
     }
+}
+
+void RootComplex::inject(const Tlp& t) {
+    Out out{t, -1, true};
+    egress_[static_cast<std::size_t>(port_towards(t.completer))]->queue.push(
+        now_ps() + static_cast<double>(params_.forward_latency.ps), out);
 }
 
 void RootComplex::free_buffer(int port, const Tlp& tlp) {

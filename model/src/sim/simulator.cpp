@@ -18,7 +18,7 @@ bool g_elaborated = false;
 
 const std::vector<std::string>& modelled() {
     static const std::vector<std::string> names{"pinned",   "duplex",    "pageable", "registered",     "async_overlap",
-                                                "periodic", "zero_copy", "peer",     "third_party_dma"};
+                                                "periodic", "zero_copy", "peer",     "third_party_dma", "cpu_mapped"};
     return names;
 }
 
@@ -139,7 +139,7 @@ bool strategy_modelled(const std::string& strategy) {
 }
 
 const char* modelled_strategies() {
-    return "pinned, duplex, pageable, registered, async_overlap, periodic, zero_copy, peer, third_party_dma";
+    return "pinned, duplex, pageable, registered, async_overlap, periodic, zero_copy, peer, third_party_dma, cpu_mapped";
 }
 
 Simulator::Simulator(topology::Platform platform, const config::ModelParams& params)
@@ -417,6 +417,22 @@ CaseResult Simulator::run(const config::ModelParams& params, const CaseSpec& spe
                                   std::to_string(prog.ops.front().mapped.reads_in_flight) + " reads in flight of " +
                                       std::to_string(prog.ops.front().mapped.request_bytes) + "B; " +
                                       std::to_string(static_cast<int>(w.efficiency() * 100)) + "% of moved bytes useful"));
+    } else if (st == "cpu_mapped") {
+        if (ndirs != 1) throw std::invalid_argument("cpu_mapped moves one direction at a time");
+        Program prog;
+        Op op;
+        op.kind = Op::Kind::kCpuMapped;
+        op.direction = dirs.front();
+        op.bytes = spec.bytes;
+        op.gpu = devices_of_kind(topology::NodeKind::kGpu).front();
+        prog.ops.push_back(op);
+        const ProgramOutcome o = execute(params, prog);
+        take_main(o);
+        result.rows.push_back(row("", o.elapsed_ps, 1,
+                                  dirs.front() == CopyDirection::kHostToDevice
+                                      ? "CPU stores through a write-combining BAR mapping: 64-byte posted writes"
+                                      : "CPU loads through the BAR mapping: uncached, " +
+                                            std::to_string(params.cpu.mmio_reads_in_flight) + " in flight"));
     } else if (st == "peer") {
         run_peer(params, spec, dirs, result, take_main);
     } else if (st == "third_party_dma") {

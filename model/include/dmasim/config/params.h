@@ -143,6 +143,10 @@ struct CpuParams {
     Duration unregister_per_page{100'000};
     Duration alloc_pinned_fixed{30'000'000};
     Duration alloc_pinned_per_page{600'000};
+    Bandwidth wc_bandwidth{10e9};
+    std::int64_t wc_buffers = 10;
+    Bytes mmio_read_bytes{64};
+    std::int64_t mmio_reads_in_flight = 1;
 
     template <class V>
     void visit(V&& v) {
@@ -156,6 +160,10 @@ struct CpuParams {
         v(FieldInfo{"unregister_per_page", "time", "cudaHostUnregister: unmap and unpin one page"}, unregister_per_page);
         v(FieldInfo{"alloc_pinned_fixed", "time", "cudaMallocHost: cost independent of size"}, alloc_pinned_fixed);
         v(FieldInfo{"alloc_pinned_per_page", "time", "cudaMallocHost: allocate, zero, pin and map one page"}, alloc_pinned_per_page);
+        v(FieldInfo{"wc_bandwidth", "bytes/s", "one core's stores into a write-combining mapping (BAR of GPU memory)"}, wc_bandwidth);
+        v(FieldInfo{"wc_buffers", "count", "write-combining buffers: 64-byte writes in flight before the core stalls"}, wc_buffers);
+        v(FieldInfo{"mmio_read_bytes", "bytes", "bytes one uncached load from a mapping reads (64B: streaming loads)"}, mmio_read_bytes);
+        v(FieldInfo{"mmio_reads_in_flight", "count", "uncached loads a core keeps outstanding (they serialise)"}, mmio_reads_in_flight);
     }
 };
 

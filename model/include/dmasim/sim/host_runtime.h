@@ -34,6 +34,7 @@ struct Op {
         kReleaseAt,    // the CPU thread waits until `duration` after the program started
         kSynchronize,  // cudaDeviceSynchronize: wait until every stream is idle
         kMappedKernel, // a kernel whose SMs load/store mapped host memory (zero-copy)
+        kCpuMapped,    // the CPU thread stores to (h2d) or loads from (d2h) GPU memory through the BAR
     };
     // kMappedKernel: what its warps' accesses become (see gpu/coalescing.h).
     struct MappedTraffic {
@@ -89,6 +90,10 @@ public:
     const std::vector<OpTiming>& timings() const { return timings_; }
 
     void semaphore_written(std::uint32_t job) override;
+    void cpu_write_left() override;
+    void cpu_read_done() override;
+    // The root complex the CPU's BAR accesses enter through.
+    void set_root_complex(RootComplex* rc) { root_complex_ = rc; }
 
 private:
     struct StreamState {
@@ -113,11 +118,15 @@ private:
     bool streams_idle() const;
     void cpu_copy(std::uint64_t bytes, bool source_cached, bool destination_in_dram);
     void staged_copy(std::size_t op);
+    void cpu_mapped(std::size_t op);
     std::size_t engine_for(int gpu, CopyDirection dir) const;
 
     Params params_;
     std::vector<Gpu*> gpus_;
     std::uint16_t host_node_;
+    RootComplex* root_complex_ = nullptr;
+    std::int64_t wc_in_flight_ = 0;
+    std::int64_t reads_in_flight_ = 0;
     Program program_;
     bool has_program_ = false;
     bool done_ = false;

@@ -29,6 +29,9 @@ class CompletionListener {
 public:
     virtual ~CompletionListener() = default;
     virtual void semaphore_written(std::uint32_t job) = 0;
+    // The CPU's own accesses to device memory (BAR mappings).
+    virtual void cpu_write_left() {}
+    virtual void cpu_read_done() {}
 };
 
 struct RootComplexStats {
@@ -59,6 +62,9 @@ public:
     RootComplex(sc_core::sc_module_name name, const Params& params, std::uint16_t node_id,
                 const std::vector<std::uint16_t>& peers, bool is_switch, std::uint16_t memory_node);
 
+    // The CPU's load or store to a device's BAR, entering the hierarchy here.
+    void inject(const Tlp& t);
+
     // Routing: TLPs for `destination` leave through `port`.
     void set_route(std::uint16_t destination, int port);
     void configure(const Params& params, const config::LinkParams& link, core::Duration host_memory_latency);
@@ -77,6 +83,7 @@ private:
     struct Out {
         Tlp tlp;
         int ingress = -1;  // forwarded TLPs: the ingress port whose buffer frees when it leaves
+        bool from_cpu = false;
     };
     struct EgressQueue {
         TimedHeap<Out> queue;
