@@ -24,6 +24,7 @@
 #include "dmasim/core/results.h"
 #include "dmasim/pcie/wire.h"
 #include "dmasim/sim/simulator.h"
+#include "dmasim/sim/trace.h"
 #include "dmasim/topology/platform.h"
 
 namespace dmasim::app {
@@ -41,6 +42,8 @@ struct Options {
     std::string plan_out;
     bool explain = false;
     bool quiet = false;
+    std::string trace_file;
+    std::string trace_resolution = "1us";
 };
 
 std::vector<config::Scenario> load_all(const Options& o) {
@@ -232,8 +235,9 @@ void simulate_group(const std::vector<const config::Scenario*>& group, const Opt
                     }
                     const std::size_t first = breakdown.size();
                     const auto t0 = std::chrono::steady_clock::now();
-                    const sim::CaseResult res =
-                        simulator.run(s.params, sim::CaseSpec{strategy, direction, size, s.options});
+                    const sim::CaseResult res = simulator.run(
+                        s.params, sim::CaseSpec{strategy, direction, size, s.options,
+                                                s.name + ": " + strategy + " " + direction + " " + human_size(size)});
                     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
                     for (const auto& rr : res.rows) {
                         core::ResultRow r = base;
@@ -285,6 +289,23 @@ int cmd_run(const Options& o, int argc, char** argv, std::ostream& out, std::ost
     std::vector<std::string> platforms;
     for (const auto& s : all) {
         if (std::find(platforms.begin(), platforms.end(), s.platform) == platforms.end()) platforms.push_back(s.platform);
+    }
+    std::unique_ptr<sim::Tracer> tracer;
+    if (!o.trace_file.empty()) {
+        if (platforms.size() > 1) {
+            throw core::InputError("--trace", o.trace_file,
+                                   "a timeline covers one platform; these scenarios use " +
+                                       std::to_string(platforms.size()) + " (run them separately)");
+        }
+        core::Duration res{};
+        try {
+            res = core::parse_duration(o.trace_resolution);
+        } catch (const core::UnitError& e) {
+            throw core::InputError("--trace-resolution", o.trace_resolution, e.what());
+        }
+        if (res.ps <= 0) throw core::InputError("--trace-resolution", o.trace_resolution, "must be positive");
+        tracer = std::make_unique<sim::Tracer>(static_cast<double>(res.ps));
+        sim::Tracer::set_active(tracer.get());
     }
     std::vector<core::ResultRow> rows;
     std::string links_body;
@@ -361,6 +382,15 @@ int cmd_run(const Options& o, int argc, char** argv, std::ostream& out, std::ost
     write_meta(meta, command_line(argc, argv), rows.size(), wall_s);
     files.add("meta.json", meta.str());
     const auto written = files.commit();
+    if (tracer) {
+        sim::Tracer::set_active(nullptr);
+        const auto slash = o.trace_file.find_last_of('/');
+        core::OutputFiles trace(slash == std::string::npos ? std::string(".") : o.trace_file.substr(0, slash));
+        trace.add(slash == std::string::npos ? o.trace_file : o.trace_file.substr(slash + 1), tracer->json());
+        trace.commit();
+        out << fmt::format("wrote a timeline of {} events to {} (open it in ui.perfetto.dev or chrome://tracing)\n",
+                           tracer->events(), o.trace_file);
+    }
 
     print_table(out, rows);
     out << fmt::format("\nwrote {} rows to {}/results.csv (configuration in config.json, per-link breakdown in links.csv)\n",
@@ -388,6 +418,11 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
                     "(repeatable; applies to every scenario)");
     run->add_flag("--explain", o.explain, "print what every link carried in each case (TLPs, DLLPs, busy time)");
     run->add_flag("--quiet,-q", o.quiet, "no progress lines on stderr");
+    run->add_option("--trace", o.trace_file,
+                    "write a timeline of the simulated run (Chrome trace JSON: CPU calls, streams, copy engines, "
+                    "kernels, CPU copies, link occupancy) for ui.perfetto.dev");
+    run->add_option("--trace-resolution", o.trace_resolution, "window of the link-occupancy counters in the timeline")
+        ->capture_default_str();
 
     auto* validate = app.add_subcommand("validate", "check scenario files without running them");
     validate->add_option("files", o.files, "scenario files (YAML)")->required();

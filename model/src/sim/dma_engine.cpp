@@ -1,6 +1,10 @@
 #include "dmasim/sim/dma_engine.h"
 
 #include <algorithm>
+#include <string>
+
+#include "dmasim/core/units.h"
+#include "dmasim/sim/trace.h"
 
 namespace dmasim::sim {
 
@@ -54,6 +58,7 @@ void DmaEngine::start(const CopyJob& job) {
 
 void DmaEngine::launch() {
     started_ = true;
+    job_start_ps_ = now_ps();
     if (job_.direction == CopyDirection::kDeviceToHost) read_ahead();
     prepare();
 }
@@ -133,6 +138,11 @@ Tlp DmaEngine::take() {
     if (next_.semaphore) {
         semaphore_sent_ = true;
         active_ = false;
+        if (Tracer* tr = Tracer::active()) {
+            const std::string what = job_.direction == CopyDirection::kHostToDevice ? "read " : "write ";
+            tr->span(tr->track(get_parent_object()->basename(), basename()), what + core::to_string(core::Bytes{job_.bytes}),
+                     job_start_ps_, now_ps());
+        }
         return out;
     }
     if (next_.kind == TlpKind::kMemRead) {

@@ -2,7 +2,9 @@
 
 #include <algorithm>
 
+#include "dmasim/core/units.h"
 #include "dmasim/sim/root_complex.h"
+#include "dmasim/sim/trace.h"
 
 namespace dmasim::sim {
 
@@ -108,6 +110,7 @@ void HostRuntime::driver() {
         }
         while (!streams_idle()) wait(progress_event_);
         elapsed_ps_ = now_ps() - t0_ps_;
+        trace_program();
         done_ = true;
     }
 }
@@ -257,6 +260,7 @@ void HostRuntime::op_finished(std::size_t i) {
 void HostRuntime::cpu_copy(std::uint64_t bytes, bool source_cached, bool destination_in_dram) {
     // One thread copies at its own rate, and its DRAM traffic queues with the DMA's in the
     // memory controller; whichever is slower sets the pace.
+    const double start = now_ps();
     const double cpu_rate =
         (source_cached ? params_.cpu.memcpy_bandwidth_cached : params_.cpu.memcpy_bandwidth).bytes_per_s;
     std::uint64_t left = bytes;
@@ -268,6 +272,50 @@ void HostRuntime::cpu_copy(std::uint64_t bytes, bool source_cached, bool destina
         if (!source_cached) dram_ps = static_cast<double>(host_memory.access(false, n).value());
         if (destination_in_dram) dram_ps = std::max(dram_ps, static_cast<double>(host_memory.access(true, n).value()));
         wait(ps_delay(std::max(cpu_ps, dram_ps)));
+    }
+    if (Tracer* tr = Tracer::active()) {
+        tr->span(tr->track("cpu", "memcpy"), "memcpy " + core::to_string(core::Bytes{bytes}), start, now_ps());
+    }
+}
+
+namespace {
+const char* op_name(const Op& op) {
+    switch (op.kind) {
+        case Op::Kind::kCopy: return op.peer_gpu >= 0 ? "cudaMemcpyPeer" : op.blocking ? "cudaMemcpy" : "cudaMemcpyAsync";
+        case Op::Kind::kStagedCopy: return "cudaMemcpy (pageable)";
+        case Op::Kind::kKernel: return "kernel";
+        case Op::Kind::kCpuWork: return "CPU work";
+        case Op::Kind::kReleaseAt: return "wait for release";
+        case Op::Kind::kSynchronize: return "cudaDeviceSynchronize";
+        case Op::Kind::kMappedKernel: return "zero-copy kernel";
+        case Op::Kind::kCpuMapped: return "BAR access";
+    }
+    return "?";
+}
+}  // namespace
+
+void HostRuntime::trace_program() {
+    Tracer* tr = Tracer::active();
+    if (tr == nullptr) return;
+    const int cpu = tr->track("cpu", "application thread");
+    for (std::size_t i = 0; i < program_.ops.size(); ++i) {
+        const Op& op = program_.ops[i];
+        const OpTiming& t = timings_[i];
+        const std::string size = op.bytes ? " " + core::to_string(core::Bytes{op.bytes}) : std::string();
+        const bool on_stream = op.kind == Op::Kind::kCopy || op.kind == Op::Kind::kKernel || op.kind == Op::Kind::kMappedKernel;
+        if (on_stream) {
+            // The call on the CPU, then the work on its stream.
+            tr->span(cpu, std::string(op_name(op)) + size, t0_ps_ + t.issued_ps,
+                     t0_ps_ + t.issued_ps + static_cast<double>(params_.runtime.call_overhead.ps));
+            tr->span(tr->track("streams", "stream " + std::to_string(op.stream)), std::string(op_name(op)) + size,
+                     t0_ps_ + t.start_ps, t0_ps_ + t.end_ps);
+            if (op.kind != Op::Kind::kCopy) {
+                tr->span(tr->track(gpus_[static_cast<std::size_t>(op.gpu)]->basename(), "compute"), op_name(op),
+                         t0_ps_ + t.start_ps, t0_ps_ + t.end_ps);
+            }
+        } else {
+            tr->span(cpu, std::string(op_name(op)) + size, t0_ps_ + t.issued_ps, t0_ps_ + t.end_ps);
+        }
     }
 }
 

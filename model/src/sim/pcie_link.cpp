@@ -194,6 +194,7 @@ void PcieLink::transmit() {
     const double duration = bytes_on_wire * phys_.ps_per_byte;
     wire_free_ps_ = start + duration;
     stats_.busy_ps += duration;
+    probe_.busy(trace_name_, start, duration);
     item.arrival_ps = wire_free_ps_ + static_cast<double>(params_.latency.ps);
     const bool was_empty = in_flight_.empty();
     in_flight_.push(item);

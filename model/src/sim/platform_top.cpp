@@ -115,6 +115,7 @@ PlatformTop::PlatformTop(sc_core::sc_module_name name, const topology::Platform&
             const std::string label = g[from].name + "->" + g[to].name;
             const std::string module_name = "link_" + g[from].name + "_to_" + g[to].name;
             links_.push_back(LinkEntry{label, *e, std::make_unique<PcieLink>(module_name.c_str(), g[*e].pcie)});
+            links_.back().link->set_trace_name("link " + label);
             egress_of(from, to).bind(links_.back().link->tx);
             links_.back().link->rx.bind(ingress_of(to, from));
         }
@@ -151,6 +152,10 @@ void PlatformTop::configure(const config::ModelParams& params) {
         }
     }
     runtime_->configure(runtime_params(params));
+}
+
+void PlatformTop::flush_trace() {
+    for (auto& l : links_) l.link->flush_trace();
 }
 
 bool PlatformTop::idle() const {

@@ -9,6 +9,7 @@
 #include "dmasim/gpu/coalescing.h"
 #include "dmasim/sim/host_runtime.h"
 #include "dmasim/sim/platform_top.h"
+#include "dmasim/sim/trace.h"
 
 namespace dmasim::sim {
 
@@ -159,11 +160,16 @@ Simulator::ProgramOutcome Simulator::execute(const config::ModelParams& params, 
     top_->configure(params);
     HostRuntime& rt = top_->runtime();
     rt.submit(program);
+    const double t0 = now_ps();
     sc_core::sc_start();
     if (!rt.done()) throw std::runtime_error("the simulation stalled before the program finished: a deadlock");
     // Let the last Acks and credit updates land so that the next run starts from rest.
     for (int i = 0; i < 1000 && !top_->idle(); ++i) sc_core::sc_start(sc_core::sc_time(1, sc_core::SC_US));
     if (!top_->idle()) throw std::runtime_error("the model did not come to rest after a program");
+    if (Tracer* tr = Tracer::active()) {
+        top_->flush_trace();
+        tr->span(tr->track("cases", "case"), trace_label_, t0, t0 + rt.elapsed_ps());
+    }
 
     ProgramOutcome out;
     out.elapsed_ps = rt.elapsed_ps();
@@ -329,6 +335,9 @@ CaseResult Simulator::run(const config::ModelParams& params, const CaseSpec& spe
                                     modelled_strategies() + ")");
     }
     if (spec.bytes == 0) throw std::invalid_argument("a copy of 0 bytes");
+    trace_label_ = spec.label.empty()
+                       ? spec.strategy + " " + spec.direction + " " + core::to_string(core::Bytes{spec.bytes})
+                       : spec.label;
     const auto dirs = directions_of(spec.direction);
     const int ndirs = static_cast<int>(dirs.size());
     const std::string& st = spec.strategy;

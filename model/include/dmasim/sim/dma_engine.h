@@ -103,6 +103,7 @@ private:
     std::vector<std::uint32_t> tag_remaining_;
     bool data_in_memory_ = false;
 
+    double job_start_ps_ = 0.0;
     sc_core::sc_event launch_event_;
     TimedFifo<std::uint64_t> chunks_;
     TimedFifo<int> landed_;

@@ -119,6 +119,7 @@ private:
     void cpu_copy(std::uint64_t bytes, bool source_cached, bool destination_in_dram);
     void staged_copy(std::size_t op);
     void cpu_mapped(std::size_t op);
+    void trace_program();  // the finished program's timeline, if a tracer is active
     std::size_t engine_for(int gpu, CopyDirection dir) const;
 
     Params params_;

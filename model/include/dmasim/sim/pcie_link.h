@@ -13,11 +13,13 @@
 
 #include <array>
 #include <cstdint>
+#include <string>
 
 #include "dmasim/config/params.h"
 #include "dmasim/pcie/wire.h"
 #include "dmasim/sim/ring.h"
 #include "dmasim/sim/tlp.h"
+#include "dmasim/sim/trace.h"
 
 namespace dmasim::sim {
 
@@ -59,6 +61,9 @@ public:
     void configure_nvlink(const config::NvlinkParams& params);
     bool is_nvlink() const { return nvlink_; }
     bool idle() const;
+    // Timeline: the name its occupancy counter goes under, and the end of a run.
+    void set_trace_name(const std::string& name) { trace_name_ = name; }
+    void flush_trace() { probe_.flush(trace_name_); }
 
     const LinkStats& stats() const { return stats_; }
     const Params& params() const { return params_; }
@@ -128,6 +133,8 @@ private:
     sc_core::sc_event tx_event_;
     sc_core::sc_event deliver_event_;
     LinkStats stats_;
+    OccupancyProbe probe_;
+    std::string trace_name_;
 
     static constexpr std::size_t kQueueDepth = 2;  // TLPs per class the transmit buffer holds
 };

@@ -38,6 +38,7 @@ public:
     // `params.nvlink` to every NVLink.
     void configure(const config::ModelParams& params);
     bool idle() const;
+    void flush_trace();
 
     HostRuntime& runtime() { return *runtime_; }
     // Devices (GPUs and other endpoints) in node order; device(i) is what Op::gpu = i means.

@@ -42,6 +42,7 @@ struct CaseSpec {
     std::string direction;  // h2d, d2h, both
     std::uint64_t bytes = 0;
     config::StrategyOptions options;
+    std::string label;  // names the case on the timeline (default: strategy, direction, size)
 };
 
 struct CaseResult {
@@ -78,6 +79,7 @@ public:
 private:
     struct ProgramOutcome;
     ProgramOutcome execute(const config::ModelParams& params, const Program& program);
+    std::string trace_label_;
     std::vector<int> devices_of_kind(topology::NodeKind kind) const;
     std::string device_name(int device) const;
     void run_peer(const config::ModelParams& params, const CaseSpec& spec,
