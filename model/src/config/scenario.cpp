@@ -284,13 +284,14 @@ void validate(Scenario& s) {
     if (du != "pinned" && du != "pageable") fail("duplex.host_memory", "must be pinned or pageable");
 
     // Strategies that need devices the platform must have.
-    const int gpus = s.platform == "h200x2-nvlink" || s.platform == "workstation-2gpu-switch" ? 2 : 1;
+    const int gpus =
+        s.platform == "h200x2-nvlink" || s.platform == "workstation-2gpu-switch" || s.platform == "2gpu-rootports" ? 2 : 1;
     const bool card = s.platform == "radar-switch" || s.platform == "radar-rootports";
     for (const auto& st : s.strategies) {
         if (st == "peer" && std::max(p.src_device, p.dst_device) >= gpus) {
             fail("platform", "peer needs GPUs " + std::to_string(p.src_device) + " and " + std::to_string(p.dst_device) +
                                  ", but platform " + s.platform + " has " + std::to_string(gpus) +
-                                 " (two-GPU platforms: h200x2-nvlink, workstation-2gpu-switch)");
+                                 " (two-GPU platforms: h200x2-nvlink, workstation-2gpu-switch, 2gpu-rootports)");
         }
         if (st == "third_party_dma" && !card) {
             fail("platform", "third_party_dma needs a capture card: platform radar-switch or radar-rootports, not " +
@@ -443,8 +444,8 @@ const std::vector<std::string>& strategy_names() {
 }
 
 const std::vector<std::string>& platform_names() {
-    static const std::vector<std::string> names{"h100-sxm", "h200x2-nvlink", "workstation-2gpu-switch",
-                                                "radar-switch", "radar-rootports"};
+    static const std::vector<std::string> names{"h100-sxm",     "h200x2-nvlink",   "workstation-2gpu-switch",
+                                                "2gpu-rootports", "radar-switch", "radar-rootports"};
     return names;
 }
 

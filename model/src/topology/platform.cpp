@@ -119,6 +119,9 @@ Platform make_platform(const std::string& name, const config::ModelParams& param
         } else {
             p.add_link(sw, p.add_node(NodeProps{"gpu1", NodeKind::kGpu, 0}), pcie);
         }
+    } else if (name == "2gpu-rootports") {
+        p.add_link(rc, p.add_node(NodeProps{"gpu0", NodeKind::kGpu, 0}), pcie);
+        p.add_link(rc, p.add_node(NodeProps{"gpu1", NodeKind::kGpu, 0}), pcie);
     } else if (name == "radar-rootports") {
         p.add_link(rc, p.add_node(NodeProps{"gpu0", NodeKind::kGpu, 0}), pcie);
         p.add_link(rc, p.add_node(NodeProps{"fpga0", NodeKind::kEndpoint, 0}), pcie);

@@ -82,6 +82,7 @@ Platform make_single_gpu_platform(const std::string& name, const config::LinkPar
 //   h100-sxm                 cpu0 - rc0 - gpu0
 //   h200x2-nvlink            cpu0 - rc0 - {gpu0, gpu1}, gpu0 = gpu1 over NVLink
 //   workstation-2gpu-switch  cpu0 - rc0 - sw0 - {gpu0, gpu1}
+//   2gpu-rootports           cpu0 - rc0 - {gpu0, gpu1} on two root ports (peer through the root complex)
 //   radar-switch             cpu0 - rc0 - sw0 - {gpu0, fpga0}
 //   radar-rootports          cpu0 - rc0 - {gpu0, fpga0} on two root ports
 Platform make_platform(const std::string& name, const config::ModelParams& params);
