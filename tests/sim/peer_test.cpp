@@ -24,7 +24,7 @@ const RowResult& row(const CaseResult& r, const std::string& variant) {
 CaseResult peer(const config::ModelParams& p, const std::string& dir, std::uint64_t bytes, const std::string& access) {
     config::StrategyOptions o;
     o.peer.access = access;
-    return simulator().run(p, CaseSpec{"peer", dir, bytes, o});
+    return simulator().run(p, CaseSpec{"peer", dir, bytes, o, {}});
 }
 
 double gbps(double ps, std::uint64_t bytes, int dirs = 1) { return static_cast<double>(bytes) * dirs / (ps * 1e-12) * 1e-9; }

@@ -18,7 +18,7 @@ Simulator& simulator() {
 
 CaseResult run(const config::ModelParams& p, const std::string& strategy, const std::string& dir, std::uint64_t bytes,
                const config::StrategyOptions& o = {}) {
-    return simulator().run(p, CaseSpec{strategy, dir, bytes, o});
+    return simulator().run(p, CaseSpec{strategy, dir, bytes, o, {}});
 }
 
 double gbps(const CaseResult& r, std::uint64_t bytes, int directions = 1) {

@@ -22,7 +22,7 @@ std::uint64_t payload_on(const CaseResult& r, const std::string& label) {
 
 TEST(ThirdPartyDma, CardWritesGpuMemoryWithoutTouchingTheHost) {
     config::ModelParams p;
-    const CaseResult r = simulator().run(p, CaseSpec{"third_party_dma", "h2d", 64 * kMiB, {}});
+    const CaseResult r = simulator().run(p, CaseSpec{"third_party_dma", "h2d", 64 * kMiB, {}, {}});
     ASSERT_EQ(r.rows.size(), 2U);
     const double direct = r.rows[0].time_ps;
     const double via_host = r.rows[1].time_ps;
@@ -37,9 +37,9 @@ TEST(ThirdPartyDma, CardWritesGpuMemoryWithoutTouchingTheHost) {
 
 TEST(ThirdPartyDma, SmallBarApertureCostsARemapPerWindow) {
     config::ModelParams p;
-    const double whole = simulator().run(p, CaseSpec{"third_party_dma", "h2d", 64 * kMiB, {}}).time_ps;
+    const double whole = simulator().run(p, CaseSpec{"third_party_dma", "h2d", 64 * kMiB, {}, {}}).time_ps;
     p.gpu.bar_aperture = core::Bytes{16 * kMiB};
-    const CaseResult windows = simulator().run(p, CaseSpec{"third_party_dma", "h2d", 64 * kMiB, {}});
+    const CaseResult windows = simulator().run(p, CaseSpec{"third_party_dma", "h2d", 64 * kMiB, {}, {}});
     EXPECT_NE(windows.rows[0].note.find("4 aperture windows"), std::string::npos);
     // 3 remaps, 3 more copy launches and completions.
     EXPECT_GT(windows.time_ps - whole, 3.0 * static_cast<double>(p.gpu.bar_remap.ps));

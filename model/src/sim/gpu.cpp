@@ -86,19 +86,7 @@ tlm::tlm_sync_enum Gpu::port_fw(int /*port*/, Tlp& t, tlm::tlm_phase& phase, sc_
         case TlpKind::kMemRead: {
             stats_.bar_reads++;
             const double ready = now_ps() + static_cast<double>(bar.access(false, t.length).value());
-            std::uint32_t remaining = t.length;
-            while (remaining > 0) {
-                Tlp c;
-                c.kind = TlpKind::kCompletion;
-                c.requester = t.requester;
-                c.completer = node_id_;
-                c.payload = std::min(remaining, completion_bytes_);
-                c.tag = t.tag;
-                c.job = t.job;
-                remaining -= c.payload;
-                c.last = remaining == 0;
-                completions_.push(ready, Out{c});
-            }
+            for_each_completion(t, node_id_, completion_bytes_, [&](const Tlp& c) { completions_.push(ready, Out{c}); });
             return tlm::TLM_COMPLETED;
         }
     }

@@ -95,20 +95,10 @@ tlm::tlm_sync_enum RootComplex::port_fw(int port, Tlp& t, tlm::tlm_phase& phase,
                 now + static_cast<double>((memory->access(false, t.length, forward) + forward).value());
             read_release_.push(now + static_cast<double>(forward.value()), Release{port, t});
             EgressQueue& q = *egress_[static_cast<std::size_t>(port_towards(t.requester))];
-            std::uint32_t remaining = t.length;
-            while (remaining > 0) {
-                Tlp c;
-                c.kind = TlpKind::kCompletion;
-                c.requester = t.requester;
-                c.completer = node_id_;
-                c.payload = std::min(remaining, completion_bytes_);
-                c.tag = t.tag;
-                c.job = t.job;
-                remaining -= c.payload;
-                c.last = remaining == 0;
+            for_each_completion(t, node_id_, completion_bytes_, [&](const Tlp& c) {
                 q.queue.push(data_ready, Out{c, -1});
                 stats_.completions++;
-            }
+            });
             return tlm::TLM_ACCEPTED;
         }
         case TlpKind::kCompletion:

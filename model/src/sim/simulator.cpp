@@ -326,7 +326,7 @@ std::string Simulator::device_name(int device) const { return top_->device(stati
 
 CaseResult Simulator::run(const config::ModelParams& params, const std::string& strategy, const std::string& direction,
                           std::uint64_t bytes) {
-    return run(params, CaseSpec{strategy, direction, bytes, config::StrategyOptions{}});
+    return run(params, CaseSpec{strategy, direction, bytes, config::StrategyOptions{}, {}});
 }
 
 CaseResult Simulator::run(const config::ModelParams& params, const CaseSpec& spec) {

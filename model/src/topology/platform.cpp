@@ -91,8 +91,8 @@ Platform make_single_gpu_platform(const std::string& name, const config::LinkPar
     const NodeId cpu = p.add_node(NodeProps{"cpu0", NodeKind::kCpu, 0});
     const NodeId rc = p.add_node(NodeProps{"rc0", NodeKind::kRootComplex, 0});
     const NodeId gpu = p.add_node(NodeProps{"gpu0", NodeKind::kGpu, 0});
-    p.add_link(cpu, rc, LinkProps{LinkKind::kInternal, {}});
-    p.add_link(rc, gpu, LinkProps{LinkKind::kPcie, link});
+    p.add_link(cpu, rc, LinkProps{LinkKind::kInternal, {}, {}});
+    p.add_link(rc, gpu, LinkProps{LinkKind::kPcie, link, {}});
     return p;
 }
 

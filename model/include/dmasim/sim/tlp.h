@@ -49,6 +49,25 @@ using TlpBwIf = tlm::tlm_bw_transport_if<PcieProtocol>;
 using TlpInitiatorSocket = tlm::tlm_initiator_socket<32, PcieProtocol>;
 using TlpTargetSocket = tlm::tlm_target_socket<32, PcieProtocol>;
 
+// The completions a completer returns for a read request: at most `max_payload` bytes each,
+// the last one flagged, all carrying the request's tag back to its requester.
+template <class Emit>
+void for_each_completion(const Tlp& request, std::uint16_t completer, std::uint32_t max_payload, Emit&& emit) {
+    std::uint32_t remaining = request.length;
+    while (remaining > 0) {
+        Tlp c;
+        c.kind = TlpKind::kCompletion;
+        c.requester = request.requester;
+        c.completer = completer;
+        c.payload = remaining < max_payload ? remaining : max_payload;
+        c.tag = request.tag;
+        c.job = request.job;
+        remaining -= c.payload;
+        c.last = remaining == 0;
+        emit(c);
+    }
+}
+
 // Packets are non-blocking only; these satisfy the rest of the TLM interfaces with clear errors.
 class TlpFwOnly : public TlpFwIf {
 public:
