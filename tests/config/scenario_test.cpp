@@ -34,7 +34,7 @@ TEST(Scenario, UnitsListsAndRanges) {
     EXPECT_DOUBLE_EQ(s.params.host_memory.bandwidth.bytes_per_s, 25e9);
     EXPECT_TRUE(s.link_explicit);
     // Defaults stay where the file is silent.
-    EXPECT_EQ(s.params.link.mrrs.value, 512U);
+    EXPECT_EQ(s.params.link.mrrs.value, LinkParams{}.mrrs.value);
     EXPECT_EQ(s.directions, (std::vector<std::string>{"h2d", "d2h"}));
 }
 
