@@ -5,6 +5,7 @@
 #include <systemc>
 
 #include "dmasim/sim/simulator.h"
+#include "dmasim/topology/platform_file.h"
 
 namespace {
 
@@ -43,7 +44,7 @@ private:
 struct Model {
     // Everything is elaborated before the first sc_start.
     PingPong pingpong{"pingpong"};
-    dmasim::sim::Simulator simulator{dmasim::topology::make_single_gpu_platform("h100-sxm", dmasim::config::LinkParams{}),
+    dmasim::sim::Simulator simulator{dmasim::topology::load_platform("h100-sxm", dmasim::config::ModelParams{}),
                                      dmasim::config::ModelParams{}};
 };
 

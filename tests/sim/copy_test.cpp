@@ -1,6 +1,7 @@
 // Simulated copies on the default platform. One Simulator per process (SystemC elaborates
 // once); each test applies its own parameters at run time.
 #include "dmasim/sim/simulator.h"
+#include "dmasim/topology/platform_file.h"
 
 #include <gtest/gtest.h>
 
@@ -12,7 +13,7 @@ namespace {
 constexpr std::uint64_t kMiB = 1 << 20;
 
 Simulator& simulator() {
-    static Simulator s(topology::make_single_gpu_platform("h100-sxm", config::LinkParams{}), config::ModelParams{});
+    static Simulator s(topology::load_platform("h100-sxm", config::ModelParams{}), config::ModelParams{});
     return s;
 }
 

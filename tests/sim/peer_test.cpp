@@ -3,6 +3,7 @@
 
 #include "dmasim/pcie/wire.h"
 #include "dmasim/sim/simulator.h"
+#include "dmasim/topology/platform_file.h"
 
 namespace dmasim::sim {
 namespace {
@@ -10,7 +11,7 @@ namespace {
 constexpr std::uint64_t kMiB = 1 << 20;
 
 Simulator& simulator() {
-    static Simulator s(topology::make_platform("h200x2-nvlink", config::ModelParams{}), config::ModelParams{});
+    static Simulator s(topology::load_platform("h200x2-nvlink", config::ModelParams{}), config::ModelParams{});
     return s;
 }
 

@@ -5,6 +5,7 @@
 #include "dmasim/gpu/coalescing.h"
 #include "dmasim/pcie/wire.h"
 #include "dmasim/sim/simulator.h"
+#include "dmasim/topology/platform_file.h"
 
 namespace dmasim::sim {
 namespace {
@@ -12,7 +13,7 @@ namespace {
 constexpr std::uint64_t kMiB = 1 << 20;
 
 Simulator& simulator() {
-    static Simulator s(topology::make_single_gpu_platform("h100-sxm", config::LinkParams{}), config::ModelParams{});
+    static Simulator s(topology::load_platform("h100-sxm", config::ModelParams{}), config::ModelParams{});
     return s;
 }
 

@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include "dmasim/sim/simulator.h"
+#include "dmasim/topology/platform_file.h"
 
 namespace dmasim::sim {
 namespace {
@@ -9,7 +10,7 @@ namespace {
 constexpr std::uint64_t kMiB = 1 << 20;
 
 Simulator& simulator() {
-    static Simulator s(topology::make_platform("radar-switch", config::ModelParams{}), config::ModelParams{});
+    static Simulator s(topology::load_platform("radar-switch", config::ModelParams{}), config::ModelParams{});
     return s;
 }
 

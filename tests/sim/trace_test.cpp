@@ -6,12 +6,13 @@
 #include <regex>
 
 #include "dmasim/sim/simulator.h"
+#include "dmasim/topology/platform_file.h"
 
 namespace dmasim::sim {
 namespace {
 
 TEST(Trace, RecordsEnginesStreamsKernelsAndLinkOccupancy) {
-    Simulator sim(topology::make_single_gpu_platform("h100-sxm", config::LinkParams{}), config::ModelParams{});
+    Simulator sim(topology::load_platform("h100-sxm", config::ModelParams{}), config::ModelParams{});
     Tracer tracer(10e6);  // 10 us windows
     Tracer::set_active(&tracer);
     config::StrategyOptions o;

@@ -1,4 +1,7 @@
 #include "dmasim/topology/platform.h"
+#include "dmasim/topology/platform_file.h"
+#include "dmasim/core/error.h"
+#include "dmasim/pcie/wire.h"
 
 #include <gtest/gtest.h>
 
@@ -6,7 +9,7 @@ namespace dmasim::topology {
 namespace {
 
 TEST(Platform, DefaultPlatformRoutesGpuToHostThroughTheRootComplex) {
-    const Platform p = make_single_gpu_platform("h100-sxm", config::LinkParams{});
+    const Platform p = load_platform("h100-sxm", config::ModelParams{});
     const auto route = p.route(p.at("gpu0"), p.at("cpu0"));
     ASSERT_EQ(route.size(), 2U);
     EXPECT_EQ(p.node(route[0].to).name, "rc0");
@@ -19,11 +22,11 @@ TEST(Platform, DefaultPlatformRoutesGpuToHostThroughTheRootComplex) {
 TEST(Platform, FewestHopRouteInABranchingGraph) {
     // cpu - rc - sw - {gpuA, gpuB}, and a direct NVLink between the GPUs.
     Platform p("t");
-    const auto cpu = p.add_node({"cpu", NodeKind::kCpu, 0});
-    const auto rc = p.add_node({"rc", NodeKind::kRootComplex, 0});
-    const auto sw = p.add_node({"sw", NodeKind::kSwitch, 0});
-    const auto a = p.add_node({"gpuA", NodeKind::kGpu, 0});
-    const auto b = p.add_node({"gpuB", NodeKind::kGpu, 0});
+    const auto cpu = p.add_node({"cpu", NodeKind::kCpu, 0, P2pPolicy::kAllowed, ""});
+    const auto rc = p.add_node({"rc", NodeKind::kRootComplex, 0, P2pPolicy::kAllowed, ""});
+    const auto sw = p.add_node({"sw", NodeKind::kSwitch, 0, P2pPolicy::kAllowed, ""});
+    const auto a = p.add_node({"gpuA", NodeKind::kGpu, 0, P2pPolicy::kAllowed, "gpu"});
+    const auto b = p.add_node({"gpuB", NodeKind::kGpu, 0, P2pPolicy::kAllowed, "gpu"});
     p.add_link(cpu, rc, {LinkKind::kInternal, {}, {}});
     p.add_link(rc, sw, {LinkKind::kPcie, {}, {}});
     p.add_link(sw, a, {LinkKind::kPcie, {}, {}});
@@ -41,12 +44,105 @@ TEST(Platform, FewestHopRouteInABranchingGraph) {
 
 TEST(Platform, RejectsUnreachableNodesAndDuplicateNames) {
     Platform p("t");
-    const auto a = p.add_node({"a", NodeKind::kGpu, 0});
-    const auto b = p.add_node({"b", NodeKind::kGpu, 0});
+    const auto a = p.add_node({"a", NodeKind::kGpu, 0, P2pPolicy::kAllowed, "gpu"});
+    const auto b = p.add_node({"b", NodeKind::kGpu, 0, P2pPolicy::kAllowed, "gpu"});
     EXPECT_THROW(p.route(a, b), std::runtime_error);
-    EXPECT_THROW(p.add_node({"a", NodeKind::kCpu, 0}), std::invalid_argument);
+    EXPECT_THROW(p.add_node({"a", NodeKind::kCpu, 0, P2pPolicy::kAllowed, ""}), std::invalid_argument);
     EXPECT_THROW(p.add_link(a, a, {}), std::invalid_argument);
     EXPECT_THROW(p.at("nope"), std::out_of_range);
+}
+
+}  // namespace
+}  // namespace dmasim::topology
+
+namespace dmasim::topology {
+namespace {
+
+std::string cls(const Platform& p, const char* a, const char* b) { return route_class(p, p.at(a), p.at(b)); }
+
+TEST(RouteClasses, ShippedPlatformsMatchWhatNvidiaSmiPrints) {
+    const config::ModelParams params;
+    const Platform h200 = load_platform("h200x2-nvlink", params);
+    EXPECT_EQ(cls(h200, "gpu0", "gpu1"), "NV18");  // as the lent machine's nvidia-smi topo -m says
+    EXPECT_EQ(cls(h200, "gpu0", "gpu0"), "X");
+    EXPECT_EQ(cls(load_platform("workstation-2gpu-switch", params), "gpu0", "gpu1"), "PIX");
+    EXPECT_EQ(cls(load_platform("2gpu-rootports", params), "gpu0", "gpu1"), "PHB");
+    EXPECT_EQ(cls(load_platform("radar-switch", params), "fpga0", "gpu0"), "PIX");
+    EXPECT_EQ(cls(load_platform("radar-rootports", params), "fpga0", "gpu0"), "PHB");
+    const Platform dgx = load_platform("dgx-h100", params);
+    EXPECT_EQ(dgx.nodes_of(NodeKind::kGpu).size(), 8U);
+    EXPECT_EQ(cls(dgx, "gpu0", "gpu7"), "NV18");   // through the NVSwitch
+    EXPECT_EQ(cls(dgx, "gpu0", "nic0"), "PIX");    // same PCIe switch
+    EXPECT_EQ(cls(dgx, "nic0", "nic2"), "NODE");   // two host bridges of socket 0
+    EXPECT_EQ(cls(dgx, "nic0", "nic7"), "SYS");    // across the sockets
+    EXPECT_EQ(cls(dgx, "gpu0", "nic5"), "SYS");
+}
+
+TEST(RouteClasses, BottleneckIsTheSlowestLinkOnTheRoute) {
+    config::ModelParams params;
+    const Platform dgx = load_platform("dgx-h100", params);
+    const Bottleneck b = bottleneck(dgx, dgx.at("nic0"), dgx.at("nic7"));
+    EXPECT_NE(b.link.find("PCIe Gen5 x16"), std::string::npos) << b.link;
+    EXPECT_NEAR(b.gbps, pcie::raw_gbps(params.link), 1e-9);
+    // A what-if on the scenario side reaches every PCIe link of a platform file.
+    const Platform gen3 = load_platform("dgx-h100", [] {
+        config::ModelParams p;
+        p.link.generation = 3;
+        return p;
+    }(), {"link.generation"});
+    EXPECT_NEAR(bottleneck(gen3, gen3.at("nic0"), gen3.at("nic7")).gbps, pcie::raw_gbps(params.link) / 4.0, 1e-6);
+}
+
+TEST(PlatformFiles, ErrorsNameTheFileAndTheKey) {
+    const config::ModelParams params;
+    const std::string ok = "name: t\nnodes:\n  - {name: cpu0, kind: cpu}\n  - {name: rc0, kind: root_complex}\n"
+                           "  - {name: g, kind: gpu}\nlinks:\n  - {a: cpu0, b: rc0, kind: internal}\n";
+    EXPECT_NO_THROW(parse_platform(ok + "  - {a: rc0, b: g, lanes: 8}\n", "t.yaml", params));
+    const std::pair<std::string, std::string> bad[] = {
+        {ok + "  - {a: rc0, b: nowhere}\n", "key 'links[1].b'"},
+        {ok + "  - {a: rc0, b: g, lanez: 8}\n", "key 'links[1].lanez'"},
+        {ok + "  - {a: rc0, b: g, kind: warp}\n", "key 'links[1].kind'"},
+        {ok + "  - {a: rc0, b: g, kind: socket, bandwidth: fast}\n", "key 'links[1].bandwidth'"},
+        {"name: t\nnodes:\n  - {name: x, kind: toaster}\nlinks: []\n", "key 'nodes[0].kind'"},
+        {"name: t\nnodes:\n  - {name: g, kind: gpu, p2p: refused}\nlinks: []\n", "key 'nodes[0].p2p'"},
+        {"name: t\nnodes: [\n", "malformed YAML"},
+    };
+    for (const auto& [yaml, expect] : bad) {
+        try {
+            parse_platform(yaml, "t.yaml", params);
+            ADD_FAILURE() << "accepted: " << yaml;
+        } catch (const core::InputError& e) {
+            EXPECT_NE(std::string(e.what()).find("t.yaml"), std::string::npos) << e.what();
+            EXPECT_NE(std::string(e.what()).find(expect), std::string::npos) << e.what();
+        }
+    }
+    EXPECT_THROW(load_platform("/nonexistent/platform.yaml", params), core::InputError);
+}
+
+TEST(PeerPolicy, AscendRuleAllowsPeerCopiesOnlyUnderOneSwitch) {
+    const config::ModelParams params;
+    const std::string nodes = "nodes:\n  - {name: cpu0, kind: cpu}\n  - {name: rc0, kind: root_complex}\n"
+                              "  - {name: sw0, kind: switch}\n  - {name: sw1, kind: switch}\n"
+                              "  - {name: npu0, kind: gpu}\n  - {name: npu1, kind: gpu}\n  - {name: npu2, kind: gpu}\n"
+                              "links:\n  - {a: cpu0, b: rc0, kind: internal}\n  - {a: rc0, b: sw0}\n  - {a: rc0, b: sw1}\n"
+                              "  - {a: sw0, b: npu0}\n  - {a: sw0, b: npu1}\n  - {a: sw1, b: npu2}\n";
+    const Platform ascend = parse_platform("name: ascend\npeer_rule: same_switch\n" + nodes, "a.yaml", params);
+    EXPECT_EQ(peer_refusal(ascend, ascend.at("npu0"), ascend.at("npu1")), "");
+    EXPECT_NE(peer_refusal(ascend, ascend.at("npu0"), ascend.at("npu2")).find("only between devices under one PCIe switch"),
+              std::string::npos);
+    const Platform any = parse_platform("name: any\n" + nodes, "a.yaml", params);
+    EXPECT_EQ(peer_refusal(any, any.at("npu0"), any.at("npu2")), "");
+    // A scenario that asks for an error instead of a staged fallback is refused up front.
+    config::Scenario s;
+    s.file = "s.yaml";
+    s.strategies = {"peer"};
+    s.options.peer.dst_device = 2;
+    s.options.peer.refused = "error";
+    EXPECT_THROW(check_scenario_platform(s, ascend), core::InputError);
+    s.options.peer.refused = "staged";
+    EXPECT_NO_THROW(check_scenario_platform(s, ascend));
+    s.options.peer.dst_device = 3;
+    EXPECT_THROW(check_scenario_platform(s, ascend), core::InputError);  // there is no fourth GPU
 }
 
 }  // namespace

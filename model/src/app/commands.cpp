@@ -26,6 +26,7 @@
 #include "dmasim/sim/simulator.h"
 #include "dmasim/sim/trace.h"
 #include "dmasim/topology/platform.h"
+#include "dmasim/topology/platform_file.h"
 
 namespace dmasim::app {
 
@@ -58,6 +59,8 @@ std::vector<config::Scenario> load_all(const Options& o) {
                     throw core::InputError(f, "name", "scenario '" + s.name + "' is also defined in " + existing.file);
                 }
             }
+            // The platform must exist and carry what the strategies need.
+            topology::check_scenario_platform(s, topology::load_platform(s));
             all.push_back(std::move(s));
         }
     }
@@ -209,10 +212,10 @@ int cmd_params(std::ostream& out, bool markdown) {
 void simulate_group(const std::vector<const config::Scenario*>& group, const Options& o, std::size_t& done,
                     std::size_t total, std::vector<core::ResultRow>& rows, std::vector<Breakdown>& breakdown,
                     std::ostream& out, std::ostream& err) {
-    sim::Simulator simulator(topology::make_platform(group.front()->platform, group.front()->params),
-                             group.front()->params);
+    sim::Simulator simulator(topology::load_platform(*group.front()), group.front()->params);
     for (const config::Scenario* sp : group) {
         const config::Scenario& s = *sp;
+        const topology::Platform links = topology::load_platform(s);  // this scenario's link settings
         for (const auto& strategy : s.strategies) {
             for (const auto& direction : s.directions) {
                 const std::vector<std::uint64_t> sizes =
@@ -237,7 +240,8 @@ void simulate_group(const std::vector<const config::Scenario*>& group, const Opt
                     const auto t0 = std::chrono::steady_clock::now();
                     const sim::CaseResult res = simulator.run(
                         s.params, sim::CaseSpec{strategy, direction, size, s.options,
-                                                s.name + ": " + strategy + " " + direction + " " + human_size(size)});
+                                                s.name + ": " + strategy + " " + direction + " " + human_size(size),
+                                                &links});
                     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
                     for (const auto& rr : res.rows) {
                         core::ResultRow r = base;
@@ -277,6 +281,45 @@ std::string slurp(const std::string& path) {
     return ss.str();
 }
 
+int cmd_topo_show(const std::string& ref, std::ostream& out) {
+    const topology::Platform p = topology::load_platform(config::resolve_platform(ref, ""), config::ModelParams{});
+    auto devs = topology::devices(p);
+    for (const auto n : p.nodes_of(topology::NodeKind::kCpu)) devs.push_back(n);
+    out << p.name() << (p.description().empty() ? "" : ": " + p.description()) << "\n\n";
+    out << fmt::format("{:<10}", "");
+    for (const auto n : devs) out << fmt::format("{:>8}", p.node(n).name);
+    out << "\n";
+    for (const auto a : devs) {
+        out << fmt::format("{:<10}", p.node(a).name);
+        for (const auto b : devs) out << fmt::format("{:>8}", topology::route_class(p, a, b));
+        out << "\n";
+    }
+    out << "\nroute bottlenecks (data rate per direction):\n";
+    for (std::size_t i = 0; i < devs.size(); ++i) {
+        for (std::size_t j = i + 1; j < devs.size(); ++j) {
+            const auto b = topology::bottleneck(p, devs[i], devs[j]);
+            out << fmt::format("  {:<8} -> {:<8} {:<5} {:>8.1f} GB/s  {}\n", p.node(devs[i]).name, p.node(devs[j]).name,
+                               topology::route_class(p, devs[i], devs[j]), b.gbps, b.link);
+        }
+    }
+    if (p.peer_same_switch_only()) out << "\npeer rule: peer copies only between devices under one PCIe switch\n";
+    return kExitOk;
+}
+
+int cmd_topo_dot(const std::string& ref, const std::string& file, std::ostream& out) {
+    const topology::Platform p = topology::load_platform(config::resolve_platform(ref, ""), config::ModelParams{});
+    if (file.empty() || file == "-") {
+        out << topology::to_dot(p);
+        return kExitOk;
+    }
+    const auto slash = file.find_last_of('/');
+    core::OutputFiles files(slash == std::string::npos ? std::string(".") : file.substr(0, slash));
+    files.add(slash == std::string::npos ? file : file.substr(slash + 1), topology::to_dot(p));
+    files.commit();
+    out << "wrote " << file << " (render: dot -Tpdf " << file << ")\n";
+    return kExitOk;
+}
+
 int cmd_run(const Options& o, int argc, char** argv, std::ostream& out, std::ostream& err) {
     const auto all = load_all(o);  // every file checked before anything runs
     const auto wall0 = std::chrono::steady_clock::now();
@@ -287,8 +330,11 @@ int cmd_run(const Options& o, int argc, char** argv, std::ostream& out, std::ost
     // SystemC elaborates one platform per process: the first platform runs here, every other
     // one in a child process that hands its rows back through temporary files.
     std::vector<std::string> platforms;
+    auto platform_of = [](const config::Scenario& s) { return config::resolve_platform(s.platform, s.file); };
     for (const auto& s : all) {
-        if (std::find(platforms.begin(), platforms.end(), s.platform) == platforms.end()) platforms.push_back(s.platform);
+        if (std::find(platforms.begin(), platforms.end(), platform_of(s)) == platforms.end()) {
+            platforms.push_back(platform_of(s));
+        }
     }
     std::unique_ptr<sim::Tracer> tracer;
     if (!o.trace_file.empty()) {
@@ -314,7 +360,7 @@ int cmd_run(const Options& o, int argc, char** argv, std::ostream& out, std::ost
         std::vector<const config::Scenario*> group;
         std::size_t group_cases = 0;
         for (const auto& s : all) {
-            if (s.platform != platforms[gi]) continue;
+            if (platform_of(s) != platforms[gi]) continue;
             group.push_back(&s);
             for (const auto& st : s.strategies) group_cases += s.directions.size() * (st == "periodic" ? 1 : s.sizes.size());
         }
@@ -433,6 +479,16 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
     plan->add_option("--out,-o", o.plan_out, "plan file to write ('-' or nothing: standard output)");
     plan->add_option("--set", o.sets, "override a key, as for run");
 
+    auto* topo = app.add_subcommand("topo", "platforms: route classes, bottlenecks, Graphviz (docs/platforms.md)");
+    topo->require_subcommand(1);
+    std::string topo_platform;
+    std::string topo_out;
+    auto* topo_show = topo->add_subcommand("show", "print the matrix of route classes (as nvidia-smi topo -m) and each route's bottleneck link");
+    topo_show->add_option("platform", topo_platform, "a shipped platform name or a platform file")->required();
+    auto* topo_dot = topo->add_subcommand("dot", "write the platform graph in Graphviz format");
+    topo_dot->add_option("platform", topo_platform, "a shipped platform name or a platform file")->required();
+    topo_dot->add_option("--out,-o", topo_out, "file to write ('-' or nothing: standard output)");
+
     auto* params = app.add_subcommand("params", "list every model parameter with its unit, default and meaning");
     bool markdown = false;
     params->add_flag("--markdown", markdown, "as a Markdown table (docs/scenarios.md includes it)");
@@ -449,6 +505,8 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
         if (*validate) return cmd_validate(o, out);
         if (*plan) return cmd_plan(o, out);
         if (*params) return cmd_params(out, markdown);
+        if (*topo_show) return cmd_topo_show(topo_platform, out);
+        if (*topo_dot) return cmd_topo_dot(topo_platform, topo_out, out);
     } catch (const core::InputError& e) {
         err << "dmasim: error: " << e.what() << "\n";
         return kExitBadInput;

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "dmasim/config/param_io.h"
+#include "dmasim/config/shipped_platforms.h"
 #include "dmasim/core/error.h"
 
 namespace dmasim::config {
@@ -83,6 +84,7 @@ struct SectionsReader {
     const YAML::Node& doc;
     const std::string& file;
     std::vector<std::string>* section_names;
+    std::vector<std::string>* explicit_keys;
 
     template <class S>
     void section(const char* name, const char* /*doc*/, S& s) {
@@ -93,6 +95,7 @@ struct SectionsReader {
         SectionReader r(node, file, name);
         s.visit(r);
         r.reject_unknown();
+        for (const auto& kv : node) explicit_keys->push_back(std::string(name) + "." + kv.first.as<std::string>());
     }
 };
 
@@ -279,25 +282,11 @@ void validate(Scenario& s) {
     if (p.src_device < 0 || p.dst_device < 0 || p.src_device == p.dst_device) {
         fail("peer.dst_device", "source and destination must be two different device ordinals");
     }
+    if (p.refused != "staged" && p.refused != "error") fail("peer.refused", "must be staged or error");
     if (s.options.registered.reuses < 1) fail("registered.reuses", "must be at least 1");
     const auto& du = s.options.duplex.host_memory;
     if (du != "pinned" && du != "pageable") fail("duplex.host_memory", "must be pinned or pageable");
 
-    // Strategies that need devices the platform must have.
-    const int gpus =
-        s.platform == "h200x2-nvlink" || s.platform == "workstation-2gpu-switch" || s.platform == "2gpu-rootports" ? 2 : 1;
-    const bool card = s.platform == "radar-switch" || s.platform == "radar-rootports";
-    for (const auto& st : s.strategies) {
-        if (st == "peer" && std::max(p.src_device, p.dst_device) >= gpus) {
-            fail("platform", "peer needs GPUs " + std::to_string(p.src_device) + " and " + std::to_string(p.dst_device) +
-                                 ", but platform " + s.platform + " has " + std::to_string(gpus) +
-                                 " (two-GPU platforms: h200x2-nvlink, workstation-2gpu-switch, 2gpu-rootports)");
-        }
-        if (st == "third_party_dma" && !card) {
-            fail("platform", "third_party_dma needs a capture card: platform radar-switch or radar-rootports, not " +
-                                 s.platform);
-        }
-    }
     if (s.repetitions < 1) fail("repetitions", "must be at least 1");
     if (s.warmup < 0) fail("warmup", "must not be negative");
     for (const auto& st : s.strategies) {
@@ -352,7 +341,7 @@ Scenario read_document(const YAML::Node& doc, const std::string& file, std::size
     if (!doc.IsMap()) throw InputError(file, "", "a scenario must be a YAML map of settings");
 
     std::vector<std::string> known = run_keys();
-    SectionsReader sections{doc, file, &known};
+    SectionsReader sections{doc, file, &known, &s.explicit_keys};
     s.params.visit_sections(sections);
     s.options.visit_sections(sections);
     for (const auto& kv : doc) {
@@ -378,8 +367,9 @@ Scenario read_document(const YAML::Node& doc, const std::string& file, std::size
     }
     s.description = scalar("description");
     if (doc["platform"]) s.platform = scalar("platform");
-    if (!is_platform(s.platform)) {
-        throw InputError(file, "platform", "unknown platform '" + s.platform + "'; known: " + join(platform_names()));
+    if (!is_platform(s.platform, file)) {
+        throw InputError(file, "platform", "'" + s.platform + "' is neither a shipped platform (" + join(platform_names()) +
+                                               ") nor a platform file");
     }
     if (!doc["strategy"]) throw InputError(file, "strategy", "missing: say which strategy (e.g. pinned)");
     s.strategies = string_list(doc["strategy"], file, "strategy");
@@ -443,15 +433,25 @@ const std::vector<std::string>& strategy_names() {
     return names;
 }
 
-const std::vector<std::string>& platform_names() {
-    static const std::vector<std::string> names{"h100-sxm",     "h200x2-nvlink",   "workstation-2gpu-switch",
-                                                "2gpu-rootports", "radar-switch", "radar-rootports"};
+std::vector<std::string> platform_names() {
+    std::vector<std::string> names;
+    for (const auto& [name, text] : shipped_platforms()) names.push_back(name);
     return names;
 }
 
-bool is_platform(const std::string& name) {
-    const auto& n = platform_names();
-    return std::find(n.begin(), n.end(), name) != n.end();
+std::string resolve_platform(const std::string& ref, const std::string& scenario_file) {
+    if (shipped_platforms().count(ref)) return ref;
+    const auto slash = scenario_file.find_last_of('/');
+    if (slash != std::string::npos && !ref.empty() && ref.front() != '/') {
+        const std::string beside = scenario_file.substr(0, slash + 1) + ref;
+        if (std::ifstream(beside).good()) return beside;
+    }
+    return ref;
+}
+
+bool is_platform(const std::string& ref, const std::string& scenario_file) {
+    if (shipped_platforms().count(ref)) return true;
+    return std::ifstream(resolve_platform(ref, scenario_file)).good();
 }
 
 bool is_strategy(const std::string& name) {

@@ -12,7 +12,9 @@ HostRuntime::Params runtime_params(const config::ModelParams& p) {
     return HostRuntime::Params{p.runtime, p.cpu, p.pageable, p.dma.launch_latency};
 }
 
-bool carries_packets(topology::LinkKind k) { return k == topology::LinkKind::kPcie || k == topology::LinkKind::kNvlink; }
+bool carries_packets(topology::LinkKind k) {
+    return k == topology::LinkKind::kPcie || k == topology::LinkKind::kNvlink || k == topology::LinkKind::kSocket;
+}
 }  // namespace
 
 PlatformTop::PlatformTop(sc_core::sc_module_name name, const topology::Platform& platform,
@@ -56,11 +58,13 @@ PlatformTop::PlatformTop(sc_core::sc_module_name name, const topology::Platform&
                 memory_of_cpu[*it] = host_memories_.back().get();
                 break;
             case NodeKind::kRootComplex:
-            case NodeKind::kSwitch: {
-                const bool is_switch = n.kind == NodeKind::kSwitch;
+            case NodeKind::kSwitch:
+            case NodeKind::kNvSwitch: {
+                const bool is_switch = n.kind != NodeKind::kRootComplex;
                 bridges_.push_back(std::make_unique<RootComplex>(n.name.c_str(), params.root_complex, id16(*it), peers_of(*it),
                                                                  is_switch, is_switch ? 0 : id16(cpu_of(*it))));
                 bridge_of[*it] = bridges_.back().get();
+                bridges_.back()->set_p2p_via_cpu(n.p2p == topology::P2pPolicy::kViaCpu);
                 break;
             }
             case NodeKind::kGpu:
@@ -84,7 +88,12 @@ PlatformTop::PlatformTop(sc_core::sc_module_name name, const topology::Platform&
         if (!bridge && !device_of.count(*it)) continue;
         for (auto [dst, dend] = boost::vertices(g); dst != dend; ++dst) {
             if (*dst == *it) continue;
-            const auto hops = platform.route(*it, *dst);
+            std::vector<topology::Hop> hops;
+            try {
+                hops = platform.route(*it, *dst);
+            } catch (const std::runtime_error&) {
+                continue;  // e.g. a root complex never talks to an NVSwitch
+            }
             const auto first = hops.front();
             if (!carries_packets(g[first.edge].kind)) continue;  // the socket's own memory
             const int port = port_of[*it].at(first.to);
@@ -127,10 +136,12 @@ PlatformTop::PlatformTop(sc_core::sc_module_name name, const topology::Platform&
     runtime_ = std::make_unique<HostRuntime>("runtime", runtime_params(params), devices, id16(cpus.front()));
     runtime_->host_memory.socket.bind(memory_of_cpu.at(cpus.front())->socket);
     for (auto& rc : bridges_) rc->set_listener(runtime_.get());
+    device_nodes_.clear();
+    for (auto& d : devices_) device_nodes_.push_back(d->node_id());
     for (auto& [node, rc] : bridge_of) {
         if (rc->memory && cpu_of(node) == cpus.front()) runtime_->set_root_complex(rc);
     }
-    configure(params);
+    configure(params, platform);
 }
 
 int PlatformTop::device_index(const std::string& node_name) const {
@@ -140,15 +151,23 @@ int PlatformTop::device_index(const std::string& node_name) const {
     return -1;
 }
 
-void PlatformTop::configure(const config::ModelParams& params) {
+void PlatformTop::configure(const config::ModelParams& params, const topology::Platform& links_from) {
     for (auto& m : host_memories_) m->configure(params.host_memory);
     for (auto& rc : bridges_) rc->configure(params.root_complex, params.link, params.host_memory.latency);
     for (auto& d : devices_) d->configure(params);
+    const topology::Graph& g = platform_.graph();
     for (auto& entry : links_) {
-        if (platform_.link(entry.edge).kind == topology::LinkKind::kNvlink) {
-            entry.link->configure_nvlink(params.nvlink);
+        // The same platform, loaded for this case: its links carry this case's settings.
+        const auto a = links_from.find(g[boost::source(entry.edge, g)].name);
+        const auto b = links_from.find(g[boost::target(entry.edge, g)].name);
+        if (!a || !b) throw std::runtime_error("a case's platform differs from the elaborated one");
+        const auto [e, found] = boost::edge(*a, *b, links_from.graph());
+        if (!found) throw std::runtime_error("a case's platform differs from the elaborated one");
+        const topology::LinkProps& props = links_from.link(e);
+        if (props.kind == topology::LinkKind::kPcie) {
+            entry.link->configure(props.pcie);
         } else {
-            entry.link->configure(params.link);
+            entry.link->configure_nvlink(props.nvlink);
         }
     }
     runtime_->configure(runtime_params(params));

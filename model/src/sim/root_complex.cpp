@@ -75,8 +75,13 @@ tlm::tlm_sync_enum RootComplex::port_fw(int port, Tlp& t, tlm::tlm_phase& phase,
         // buffer stays taken until it has left.
         stats_.forwarded++;
         const core::Duration hop = is_switch_ ? params_.switch_latency : params_.forward_latency;
-        egress_[static_cast<std::size_t>(port_towards(destination))]->queue.push(
-            now + static_cast<double>(hop.ps), Out{t, port});
+        double due = now + static_cast<double>(hop.ps);
+        if (p2p_via_cpu_ && t.payload > 0) {
+            // Bounced through the CPU: the data is written to host memory and read back.
+            const sc_core::sc_time w = memory->access(true, t.payload, forward);
+            due = now + static_cast<double>(memory->access(false, t.payload, w).value());
+        }
+        egress_[static_cast<std::size_t>(port_towards(destination))]->queue.push(due, Out{t, port});
         return tlm::TLM_ACCEPTED;
     }
     switch (t.kind) {

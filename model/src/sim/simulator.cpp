@@ -10,6 +10,7 @@
 #include "dmasim/sim/host_runtime.h"
 #include "dmasim/sim/platform_top.h"
 #include "dmasim/sim/trace.h"
+#include "dmasim/topology/platform_file.h"
 
 namespace dmasim::sim {
 
@@ -157,7 +158,18 @@ Simulator::~Simulator() = default;
 
 Simulator::ProgramOutcome Simulator::execute(const config::ModelParams& params, const Program& program) {
     if (!top_->idle()) throw std::logic_error("model not idle between runs");
-    top_->configure(params);
+    if (links_from_ != nullptr) {
+        top_->configure(params, *links_from_);
+    } else {
+        // No platform of the case's own: `params` describes every link.
+        topology::Platform links = *platform_;
+        for (auto [e, end] = boost::edges(links.graph()); e != end; ++e) {
+            topology::LinkProps& l = links.link(*e);
+            if (l.kind == topology::LinkKind::kPcie) l.pcie = params.link;
+            if (l.kind == topology::LinkKind::kNvlink) l.nvlink = params.nvlink;
+        }
+        top_->configure(params, links);
+    }
     HostRuntime& rt = top_->runtime();
     rt.submit(program);
     const double t0 = now_ps();
@@ -209,6 +221,10 @@ void Simulator::run_peer(const config::ModelParams& params, const CaseSpec& spec
     const int src = gpus[static_cast<std::size_t>(po.src_device)];
     const int dst = gpus[static_cast<std::size_t>(po.dst_device)];
     const bool both = dirs.size() == 2;
+    // A platform rule (Ascend: one switch only) or a bridge may refuse peer traffic.
+    const std::string refusal =
+        topology::peer_refusal(*platform_, *platform_->find(device_name(src)), *platform_->find(device_name(dst)));
+    if (!refusal.empty() && po.refused == "error") throw std::invalid_argument("peer copy refused: " + refusal);
     // Peer access on: the source's copy engine writes straight into the peer, by the route the
     // graph gives (NVLink when there is one, else through the switch or the root complex).
     auto first_hop = [&](int from, int to) {
@@ -234,8 +250,8 @@ void Simulator::run_peer(const config::ModelParams& params, const CaseSpec& spec
         r.note = std::move(note);
         return r;
     };
-    const bool on = po.access == "on" || po.access == "both";
-    const bool off = po.access == "off" || po.access == "both";
+    const bool on = (po.access == "on" || po.access == "both") && refusal.empty();
+    const bool off = po.access == "off" || po.access == "both" || !refusal.empty();
     if (on) {
         Program prog;
         prog.ops.push_back(peer_copy(src, dst, 0, !both));
@@ -272,8 +288,9 @@ void Simulator::run_peer(const config::ModelParams& params, const CaseSpec& spec
         prog.ops.push_back(simple_op(Op::Kind::kSynchronize));
         const ProgramOutcome o = execute(params, prog);
         if (!on) take_main(o);
-        result.rows.push_back(row("peer=off", o.elapsed_ps, both ? 2 : 1,
-                                  "peer access disabled: staged through host in " + std::to_string(chunks) + " chunks"));
+        const std::string why = refusal.empty() ? "peer access disabled" : "refused (" + refusal + ")";
+        result.rows.push_back(row(refusal.empty() ? "peer=off" : "peer=refused", o.elapsed_ps, both ? 2 : 1,
+                                  why + ": staged through host in " + std::to_string(chunks) + " chunks"));
     }
 }
 
@@ -335,6 +352,7 @@ CaseResult Simulator::run(const config::ModelParams& params, const CaseSpec& spe
                                     modelled_strategies() + ")");
     }
     if (spec.bytes == 0) throw std::invalid_argument("a copy of 0 bytes");
+    links_from_ = spec.platform;
     trace_label_ = spec.label.empty()
                        ? spec.strategy + " " + spec.direction + " " + core::to_string(core::Bytes{spec.bytes})
                        : spec.label;

@@ -1,6 +1,7 @@
 #include "dmasim/topology/platform.h"
 
 #include <boost/graph/breadth_first_search.hpp>
+#include <boost/graph/filtered_graph.hpp>
 #include <boost/graph/visitors.hpp>
 
 #include <algorithm>
@@ -13,6 +14,7 @@ const char* to_string(NodeKind k) {
         case NodeKind::kCpu: return "cpu";
         case NodeKind::kRootComplex: return "root_complex";
         case NodeKind::kSwitch: return "switch";
+        case NodeKind::kNvSwitch: return "nvswitch";
         case NodeKind::kGpu: return "gpu";
         case NodeKind::kEndpoint: return "endpoint";
     }
@@ -60,15 +62,45 @@ std::vector<NodeId> Platform::nodes_of(NodeKind kind) const {
     return out;
 }
 
+namespace {
+// Routing filters (Boost wants default-constructible, copyable predicates). Only bridges carry
+// traffic through: a CPU is where memory is and a GPU is an endpoint, neither forwards.
+struct TransitThroughBridges {
+    const Graph* graph = nullptr;
+    NodeId a = 0;
+    NodeId b = 0;
+    bool operator()(NodeId v) const {
+        const NodeKind k = (*graph)[v].kind;
+        return v == a || v == b || k == NodeKind::kRootComplex || k == NodeKind::kSwitch || k == NodeKind::kNvSwitch;
+    }
+};
+struct OnlyNvlink {
+    const Graph* graph = nullptr;
+    bool operator()(EdgeId e) const { return (*graph)[e].kind == LinkKind::kNvlink; }
+};
+struct AnyEdge {
+    const Graph* graph = nullptr;
+    bool operator()(EdgeId) const { return true; }
+};
+
+template <class EdgeFilter>
+bool search(const Graph& graph, NodeId a, NodeId b, EdgeFilter edges, std::vector<NodeId>& pred) {
+    pred.assign(boost::num_vertices(graph), boost::graph_traits<Graph>::null_vertex());
+    pred[a] = a;
+    const boost::filtered_graph<Graph, EdgeFilter, TransitThroughBridges> g(graph, edges,
+                                                                            TransitThroughBridges{&graph, a, b});
+    boost::breadth_first_search(
+        g, a, boost::visitor(boost::make_bfs_visitor(boost::record_predecessors(pred.data(), boost::on_tree_edge())))
+                  .vertex_index_map(boost::get(boost::vertex_index, graph)));
+    return pred[b] != boost::graph_traits<Graph>::null_vertex();
+}
+}  // namespace
+
 std::vector<Hop> Platform::route(NodeId a, NodeId b) const {
     if (a == b) return {};
-    const std::size_t n = boost::num_vertices(graph_);
-    std::vector<NodeId> pred(n, boost::graph_traits<Graph>::null_vertex());
-    pred[a] = a;
-    boost::breadth_first_search(
-        graph_, a,
-        boost::visitor(boost::make_bfs_visitor(boost::record_predecessors(pred.data(), boost::on_tree_edge()))));
-    if (pred[b] == boost::graph_traits<Graph>::null_vertex()) {
+    // NVLink first (what the CUDA driver uses between GPUs that have it), then any link.
+    std::vector<NodeId> pred;
+    if (!search(graph_, a, b, OnlyNvlink{&graph_}, pred) && !search(graph_, a, b, AnyEdge{&graph_}, pred)) {
         throw std::runtime_error("platform " + name_ + ": no route from " + graph_[a].name + " to " + graph_[b].name);
     }
     std::vector<Hop> hops;
@@ -84,51 +116,6 @@ EdgeId Platform::next_edge(NodeId from, NodeId to) const {
     const auto hops = route(from, to);
     if (hops.empty()) throw std::runtime_error("platform " + name_ + ": no edge from a node to itself");
     return hops.front().edge;
-}
-
-Platform make_single_gpu_platform(const std::string& name, const config::LinkParams& link) {
-    Platform p(name);
-    const NodeId cpu = p.add_node(NodeProps{"cpu0", NodeKind::kCpu, 0});
-    const NodeId rc = p.add_node(NodeProps{"rc0", NodeKind::kRootComplex, 0});
-    const NodeId gpu = p.add_node(NodeProps{"gpu0", NodeKind::kGpu, 0});
-    p.add_link(cpu, rc, LinkProps{LinkKind::kInternal, {}, {}});
-    p.add_link(rc, gpu, LinkProps{LinkKind::kPcie, link, {}});
-    return p;
-}
-
-Platform make_platform(const std::string& name, const config::ModelParams& params) {
-    if (name == "h100-sxm") return make_single_gpu_platform(name, params.link);
-    Platform p(name);
-    const LinkProps pcie{LinkKind::kPcie, params.link, params.nvlink};
-    const LinkProps nvlink{LinkKind::kNvlink, params.link, params.nvlink};
-    const NodeId cpu = p.add_node(NodeProps{"cpu0", NodeKind::kCpu, 0});
-    const NodeId rc = p.add_node(NodeProps{"rc0", NodeKind::kRootComplex, 0});
-    p.add_link(cpu, rc, LinkProps{LinkKind::kInternal, {}, {}});
-    if (name == "h200x2-nvlink") {
-        const NodeId g0 = p.add_node(NodeProps{"gpu0", NodeKind::kGpu, 0});
-        const NodeId g1 = p.add_node(NodeProps{"gpu1", NodeKind::kGpu, 0});
-        p.add_link(rc, g0, pcie);
-        p.add_link(rc, g1, pcie);
-        p.add_link(g0, g1, nvlink);
-    } else if (name == "workstation-2gpu-switch" || name == "radar-switch") {
-        const NodeId sw = p.add_node(NodeProps{"sw0", NodeKind::kSwitch, 0});
-        p.add_link(rc, sw, pcie);
-        p.add_link(sw, p.add_node(NodeProps{"gpu0", NodeKind::kGpu, 0}), pcie);
-        if (name == "radar-switch") {
-            p.add_link(sw, p.add_node(NodeProps{"fpga0", NodeKind::kEndpoint, 0}), pcie);
-        } else {
-            p.add_link(sw, p.add_node(NodeProps{"gpu1", NodeKind::kGpu, 0}), pcie);
-        }
-    } else if (name == "2gpu-rootports") {
-        p.add_link(rc, p.add_node(NodeProps{"gpu0", NodeKind::kGpu, 0}), pcie);
-        p.add_link(rc, p.add_node(NodeProps{"gpu1", NodeKind::kGpu, 0}), pcie);
-    } else if (name == "radar-rootports") {
-        p.add_link(rc, p.add_node(NodeProps{"gpu0", NodeKind::kGpu, 0}), pcie);
-        p.add_link(rc, p.add_node(NodeProps{"fpga0", NodeKind::kEndpoint, 0}), pcie);
-    } else {
-        throw std::invalid_argument("unknown platform '" + name + "'");
-    }
-    return p;
 }
 
 }  // namespace dmasim::topology

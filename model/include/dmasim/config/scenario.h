@@ -13,9 +13,12 @@ namespace dmasim::config {
 // The strategy names, the same in model, harness, scenarios and results.
 const std::vector<std::string>& strategy_names();
 bool is_strategy(const std::string& name);
-// The platforms this version ships (topology/platform.h builds them).
-const std::vector<std::string>& platform_names();
-bool is_platform(const std::string& name);
+// The platforms shipped in platforms/ (by name), and whether `ref` names one or a file.
+std::vector<std::string> platform_names();
+bool is_platform(const std::string& ref, const std::string& scenario_file);
+// The file a platform reference means: a shipped name stays as it is; a path is taken
+// relative to the scenario file's directory when it exists there, else as given.
+std::string resolve_platform(const std::string& ref, const std::string& scenario_file);
 
 // Strategy options: one struct per strategy section of a scenario.
 struct ZeroCopyOptions {
@@ -67,12 +70,14 @@ struct PeerOptions {
     std::string access = "both";
     std::int64_t src_device = 0;
     std::int64_t dst_device = 1;
+    std::string refused = "staged";
 
     template <class V>
     void visit(V&& v) {
         v(FieldInfo{"access", "name", "peer access: on, off (staged through host) or both"}, access);
         v(FieldInfo{"src_device", "ordinal", "source GPU device ordinal"}, src_device);
         v(FieldInfo{"dst_device", "ordinal", "destination GPU device ordinal"}, dst_device);
+        v(FieldInfo{"refused", "name", "when the platform refuses peer traffic: staged (copy through host) or error"}, refused);
     }
 };
 
@@ -126,6 +131,7 @@ struct Scenario {
     ModelParams params;
     StrategyOptions options;
     bool link_explicit = false;           // the scenario (or --set) chose the link itself
+    std::vector<std::string> explicit_keys;  // dotted keys the file or --set gave (override platform files)
 };
 
 // One `--set key.path=value` override.

@@ -34,9 +34,9 @@ public:
 
     PlatformTop(sc_core::sc_module_name name, const topology::Platform& platform, const config::ModelParams& params);
 
-    // Applies a run's parameters to every module: `params.link` to every PCIe link,
-    // `params.nvlink` to every NVLink.
-    void configure(const config::ModelParams& params);
+    // Applies a run's parameters to every module; each link takes the settings of its edge in
+    // `links_from` (the same platform, loaded with the case's parameters).
+    void configure(const config::ModelParams& params, const topology::Platform& links_from);
     bool idle() const;
     void flush_trace();
 
@@ -54,6 +54,7 @@ private:
     std::vector<std::unique_ptr<RootComplex>> bridges_;
     std::vector<std::unique_ptr<Gpu>> devices_;
     std::vector<std::string> device_names_;
+    std::vector<std::uint16_t> device_nodes_;
     std::vector<LinkEntry> links_;
     std::unique_ptr<HostRuntime> runtime_;
 };

@@ -69,6 +69,8 @@ public:
     void set_route(std::uint16_t destination, int port);
     void configure(const Params& params, const config::LinkParams& link, core::Duration host_memory_latency);
     void set_listener(CompletionListener* listener) { listener_ = listener; }
+    // Peer-to-peer through this root complex bounces through host memory (written, read back).
+    void set_p2p_via_cpu(bool v) { p2p_via_cpu_ = v; }
     bool idle() const;
     const RootComplexStats& stats() const { return stats_; }
 
@@ -102,6 +104,7 @@ private:
     bool is_switch_;
     std::uint16_t memory_node_;
     std::uint32_t completion_bytes_ = 256;
+    bool p2p_via_cpu_ = false;
     double memory_latency_ps_ = 0.0;
     std::vector<int> route_;
     std::vector<std::unique_ptr<FwPort<RootComplex>>> fw_;

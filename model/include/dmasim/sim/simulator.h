@@ -43,6 +43,9 @@ struct CaseSpec {
     std::uint64_t bytes = 0;
     config::StrategyOptions options;
     std::string label;  // names the case on the timeline (default: strategy, direction, size)
+    // The case's own load of the platform (same topology, this case's link settings); null:
+    // the elaborated platform's.
+    const topology::Platform* platform = nullptr;
 };
 
 struct CaseResult {
@@ -80,6 +83,7 @@ private:
     struct ProgramOutcome;
     ProgramOutcome execute(const config::ModelParams& params, const Program& program);
     std::string trace_label_;
+    const topology::Platform* links_from_ = nullptr;
     std::vector<int> devices_of_kind(topology::NodeKind kind) const;
     std::string device_name(int device) const;
     void run_peer(const config::ModelParams& params, const CaseSpec& spec,

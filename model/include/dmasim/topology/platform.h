@@ -15,7 +15,9 @@
 
 namespace dmasim::topology {
 
-enum class NodeKind { kCpu, kRootComplex, kSwitch, kGpu, kEndpoint };
+enum class NodeKind { kCpu, kRootComplex, kSwitch, kNvSwitch, kGpu, kEndpoint };
+// What a bridge does with peer-to-peer traffic.
+enum class P2pPolicy { kAllowed, kViaCpu, kRefused };
 enum class LinkKind { kPcie, kNvlink, kSocket, kInternal };
 
 const char* to_string(NodeKind k);
@@ -25,12 +27,14 @@ struct NodeProps {
     std::string name;
     NodeKind kind = NodeKind::kEndpoint;
     int socket = 0;  // CPU socket (NUMA node) the node hangs off
+    P2pPolicy p2p = P2pPolicy::kAllowed;  // bridges
+    std::string device;                   // endpoints: gpu, fpga, nic, nvme
 };
 
 struct LinkProps {
     LinkKind kind = LinkKind::kPcie;
     config::LinkParams pcie;      // used when kind == kPcie
-    config::NvlinkParams nvlink;  // used when kind == kNvlink
+    config::NvlinkParams nvlink;  // used when kind == kNvlink, and for kSocket (one link of the socket bandwidth)
 };
 
 using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS, NodeProps, LinkProps>;
@@ -55,7 +59,8 @@ public:
     NodeId at(const std::string& name) const;  // throws std::out_of_range naming it
     std::vector<NodeId> nodes_of(NodeKind kind) const;
 
-    // Fewest-hop route from a to b (breadth-first search). Empty when a == b; throws
+    // Fewest-hop route from a to b (breadth-first search). Traffic never passes through a CPU
+    // node (a CPU is where memory is, not a bridge). Empty when a == b; throws
     // std::runtime_error when b cannot be reached.
     std::vector<Hop> route(NodeId a, NodeId b) const;
     // The route's first edge out of `from` towards `to` (the egress a node uses).
@@ -67,24 +72,21 @@ public:
     const LinkProps& link(EdgeId e) const { return graph_[e]; }
     LinkProps& link(EdgeId e) { return graph_[e]; }
     const std::string& name() const { return name_; }
+    const std::string& description() const { return description_; }
+    void set_description(std::string d) { description_ = std::move(d); }
+    // Ascend's rule: peer copies only between devices under one PCIe switch.
+    bool peer_same_switch_only() const { return peer_same_switch_only_; }
+    void set_peer_same_switch_only(bool v) { peer_same_switch_only_ = v; }
 
 private:
     std::string name_;
+    std::string description_;
+    bool peer_same_switch_only_ = false;
     Graph graph_;
 };
 
-// The default platform: one CPU socket with its DRAM, its root complex, and one H100 SXM on a
-// PCIe link whose parameters come from `link`.
-Platform make_single_gpu_platform(const std::string& name, const config::LinkParams& link);
 
-// A shipped platform by name (config::platform_names()); every PCIe link takes `params.link`,
-// every NVLink `params.nvlink`. Throws std::invalid_argument for an unknown name.
-//   h100-sxm                 cpu0 - rc0 - gpu0
-//   h200x2-nvlink            cpu0 - rc0 - {gpu0, gpu1}, gpu0 = gpu1 over NVLink
-//   workstation-2gpu-switch  cpu0 - rc0 - sw0 - {gpu0, gpu1}
-//   2gpu-rootports           cpu0 - rc0 - {gpu0, gpu1} on two root ports (peer through the root complex)
-//   radar-switch             cpu0 - rc0 - sw0 - {gpu0, fpga0}
-//   radar-rootports          cpu0 - rc0 - {gpu0, fpga0} on two root ports
-Platform make_platform(const std::string& name, const config::ModelParams& params);
+
+
 
 }  // namespace dmasim::topology

@@ -1,0 +1,49 @@
+// Platform files (docs/platforms.md): reading them into a Platform graph, route classes as
+// `nvidia-smi topo -m` prints them, each route's bottleneck link, and Graphviz output.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "dmasim/config/params.h"
+#include "dmasim/config/scenario.h"
+#include "dmasim/topology/platform.h"
+
+namespace dmasim::topology {
+
+// Reads a platform from YAML text. Links take `params.link` / `params.nvlink`, then the
+// file's own keys, then the scenario's explicitly set `link.*`/`nvlink.*` keys (what-ifs).
+// Throws core::InputError naming `origin` and the key.
+Platform parse_platform(const std::string& yaml, const std::string& origin, const config::ModelParams& params,
+                        const std::vector<std::string>& explicit_keys = {});
+// A shipped platform by name, or a platform file (see config::resolve_platform).
+Platform load_platform(const std::string& ref, const config::ModelParams& params,
+                       const std::vector<std::string>& explicit_keys = {});
+// The platform a scenario runs on.
+Platform load_platform(const config::Scenario& scenario);
+
+// Devices (GPUs and other endpoints) in the order users number them: gpus first, by name order.
+std::vector<NodeId> devices(const Platform& p);
+std::vector<NodeId> gpus(const Platform& p);
+
+// X, NV#, PIX, PXB, PHB, NODE or SYS.
+std::string route_class(const Platform& p, NodeId a, NodeId b);
+// The slowest link on the route and its data rate per direction (GB/s).
+struct Bottleneck {
+    std::string link;  // "rc0-sw0 (pcie Gen5 x16)"
+    double gbps = 0.0;
+};
+Bottleneck bottleneck(const Platform& p, NodeId a, NodeId b);
+double link_gbps(const LinkProps& l);
+std::string describe(const Platform& p, EdgeId e);
+
+// Whether a peer copy from a to b is allowed by the platform's rules; if not, why.
+std::string peer_refusal(const Platform& p, NodeId a, NodeId b);
+
+std::string to_dot(const Platform& p);
+
+// Checks that the scenario's strategies can run on its platform (peer needs two GPUs, ...).
+// Throws core::InputError naming the scenario file and key.
+void check_scenario_platform(const config::Scenario& s, const Platform& p);
+
+}  // namespace dmasim::topology
