@@ -8,4 +8,4 @@ cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
 cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "$BUILD" -j"$(nproc)" --target dmasim
-"$BUILD"/model/dmasim run scenarios/*.yaml --out "${OUT:-results/h100-sxm/sim}" "$@"
+"$BUILD"/model/dmasim run scenarios/*.yaml scenarios/*/*.yaml --out "${OUT:-results/h100-sxm/sim}" "$@"

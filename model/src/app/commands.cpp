@@ -47,6 +47,13 @@ struct Options {
     std::string trace_resolution = "1us";
 };
 
+std::size_t case_count(const config::Scenario& s) {
+    if (!s.flows.empty()) return s.flows.size();
+    std::size_t n = 0;
+    for (const auto& st : s.strategies) n += s.directions.size() * (st == "periodic" ? 1 : s.sizes.size());
+    return n;
+}
+
 std::vector<config::Scenario> load_all(const Options& o) {
     std::vector<config::SetOverride> sets;
     for (const auto& s : o.sets) sets.push_back(config::parse_set(s));
@@ -169,12 +176,8 @@ void print_table(std::ostream& out, const std::vector<core::ResultRow>& rows) {
 int cmd_validate(const Options& o, std::ostream& out) {
     const auto all = load_all(o);
     for (const auto& s : all) {
-        std::size_t cases = 0;
-        for (const auto& st : s.strategies) {
-            cases += s.directions.size() * (st == "periodic" ? 1 : s.sizes.size());
-        }
         out << fmt::format("{}: scenario '{}' ok ({} strategies, {} cases)\n", s.file, s.name, s.strategies.size(),
-                           cases);
+                           case_count(s));
     }
     return kExitOk;
 }
@@ -216,6 +219,30 @@ void simulate_group(const std::vector<const config::Scenario*>& group, const Opt
     for (const config::Scenario* sp : group) {
         const config::Scenario& s = *sp;
         const topology::Platform links = topology::load_platform(s);  // this scenario's link settings
+        if (!s.flows.empty()) {
+            // Contention: all flows in one simulation, a row each.
+            const sim::CaseResult res = simulator.run_flows(s.params, s.flows, &links, s.name + ": flows");
+            done += s.flows.size();
+            for (std::size_t i = 0; i < s.flows.size(); ++i) {
+                core::ResultRow r;
+                r.scenario = s.name;
+                r.strategy = s.flows[i].strategy;
+                r.direction = s.flows[i].direction;
+                r.size_bytes = s.flows[i].size;
+                r.source = "sim";
+                r.variant = res.rows[i].variant;
+                r.time_us = r.p10_us = r.p90_us = r.min_us = r.max_us = res.rows[i].time_ps * 1e-6;
+                r.note = res.rows[i].note;
+                rows.push_back(r);
+                if (!o.quiet) {
+                    err << fmt::format("[{}/{}] {} {}: {} = {:.2f} GB/s\n", done, total, s.name, r.variant,
+                                       human_time(r.time_us), r.gbps());
+                }
+            }
+            const std::string key = s.name + "/flows";
+            for (const auto& l : res.links) breakdown.push_back(Breakdown{key, l, res.time_ps});
+            continue;
+        }
         for (const auto& strategy : s.strategies) {
             for (const auto& direction : s.directions) {
                 const std::vector<std::uint64_t> sizes =
@@ -324,9 +351,7 @@ int cmd_run(const Options& o, int argc, char** argv, std::ostream& out, std::ost
     const auto all = load_all(o);  // every file checked before anything runs
     const auto wall0 = std::chrono::steady_clock::now();
     std::size_t total = 0;
-    for (const auto& s : all) {
-        for (const auto& st : s.strategies) total += s.directions.size() * (st == "periodic" ? 1 : s.sizes.size());
-    }
+    for (const auto& s : all) total += case_count(s);
     // SystemC elaborates one platform per process: the first platform runs here, every other
     // one in a child process that hands its rows back through temporary files.
     std::vector<std::string> platforms;
@@ -362,7 +387,7 @@ int cmd_run(const Options& o, int argc, char** argv, std::ostream& out, std::ost
         for (const auto& s : all) {
             if (platform_of(s) != platforms[gi]) continue;
             group.push_back(&s);
-            for (const auto& st : s.strategies) group_cases += s.directions.size() * (st == "periodic" ? 1 : s.sizes.size());
+            group_cases += case_count(s);
         }
         std::vector<core::ResultRow> group_rows;
         std::vector<Breakdown> group_breakdown;

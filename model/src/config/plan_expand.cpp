@@ -51,6 +51,21 @@ void add_strategy_keys(core::PlanCase& c, const Scenario& s, const std::string& 
 core::Plan expand_plan(const std::vector<Scenario>& scenarios) {
     core::Plan plan;
     for (const auto& s : scenarios) {
+        if (!s.flows.empty()) {
+            for (const auto& f : s.flows) {
+                core::PlanCase c;
+                c.set("scenario", s.name);
+                c.set("strategy", f.strategy);
+                c.set("direction", f.direction);
+                c.set("size_bytes", f.size);
+                c.set("repetitions", s.repetitions);
+                c.set("warmup", s.warmup);
+                c.set("variant", "flow=" + f.name);
+                c.set("hw_skip", std::string("concurrent flows on a modelled platform are simulated only"));
+                plan.cases.push_back(std::move(c));
+            }
+            continue;
+        }
         for (const auto& strategy : s.strategies) {
             const std::vector<std::uint64_t> sizes =
                 strategy == "periodic" ? std::vector<std::uint64_t>{s.options.periodic.size.value} : s.sizes;

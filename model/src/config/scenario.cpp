@@ -21,8 +21,8 @@ using core::InputError;
 // Keys a scenario document may have at its top level, besides the parameter and strategy
 // sections (which come from the visitors so that they cannot drift from the structs).
 const std::vector<std::string>& run_keys() {
-    static const std::vector<std::string> keys{"name",  "description", "platform",    "strategy",
-                                               "direction", "sizes", "repetitions", "warmup"};
+    static const std::vector<std::string> keys{"name",  "description", "platform",    "strategy", "direction",
+                                               "sizes", "repetitions", "warmup",      "flows"};
     return keys;
 }
 
@@ -335,6 +335,8 @@ void apply_set(YAML::Node& doc, const SetOverride& set) {
     }
 }
 
+void read_flows(const YAML::Node& node, const std::string& file, Scenario& s);
+
 Scenario read_document(const YAML::Node& doc, const std::string& file, std::size_t index) {
     Scenario s;
     s.file = file;
@@ -371,6 +373,20 @@ Scenario read_document(const YAML::Node& doc, const std::string& file, std::size
         throw InputError(file, "platform", "'" + s.platform + "' is neither a shipped platform (" + join(platform_names()) +
                                                ") nor a platform file");
     }
+    if (doc["flows"]) {
+        read_flows(doc["flows"], file, s);
+        if (doc["strategy"] || doc["sizes"] || doc["direction"]) {
+            throw InputError(file, "flows", "a scenario of flows gives strategy, direction and size per flow, not at the top");
+        }
+        for (const auto& f : s.flows) {
+            if (std::find(s.strategies.begin(), s.strategies.end(), f.strategy) == s.strategies.end()) {
+                s.strategies.push_back(f.strategy);
+            }
+        }
+        if (doc["repetitions"]) s.repetitions = int_value(doc["repetitions"], file, "repetitions");
+        validate(s);
+        return s;
+    }
     if (!doc["strategy"]) throw InputError(file, "strategy", "missing: say which strategy (e.g. pinned)");
     s.strategies = string_list(doc["strategy"], file, "strategy");
     for (const auto& st : s.strategies) {
@@ -400,6 +416,58 @@ Scenario read_document(const YAML::Node& doc, const std::string& file, std::size
     if (doc["warmup"]) s.warmup = int_value(doc["warmup"], file, "warmup");
     validate(s);
     return s;
+}
+
+void read_flows(const YAML::Node& node, const std::string& file, Scenario& s) {
+    if (!node.IsSequence() || node.size() == 0) throw InputError(file, "flows", "expected a non-empty list of flows");
+    for (std::size_t i = 0; i < node.size(); ++i) {
+        const YAML::Node f = node[i];
+        const std::string where = "flows[" + std::to_string(i) + "]";
+        if (!f.IsMap()) throw InputError(file, where, "a flow is a map of settings");
+        FlowSpec flow;
+        flow.name = "flow" + std::to_string(i);
+        for (const auto& kv : f) {
+            const std::string k = kv.first.as<std::string>();
+            const std::string key = where + "." + k;
+            if (!kv.second.IsScalar()) throw InputError(file, key, "expected a single value");
+            const std::string v = kv.second.Scalar();
+            try {
+                if (k == "name") {
+                    flow.name = v;
+                } else if (k == "strategy") {
+                    flow.strategy = v;
+                } else if (k == "device") {
+                    parse_field(v, flow.device);
+                } else if (k == "peer_device") {
+                    parse_field(v, flow.peer_device);
+                } else if (k == "direction") {
+                    flow.direction = v;
+                } else if (k == "size") {
+                    flow.size = core::parse_bytes(v).value;
+                } else if (k == "start") {
+                    flow.start = core::parse_duration(v);
+                } else {
+                    throw InputError(file, key,
+                                     "unknown key; a flow takes: name, strategy, device, peer_device, direction, size, start");
+                }
+            } catch (const core::UnitError& e) {
+                throw InputError(file, key, e.what());
+            }
+        }
+        if (flow.strategy != "pinned" && flow.strategy != "peer" && flow.strategy != "third_party_dma") {
+            throw InputError(file, where + ".strategy", "a flow is pinned, peer or third_party_dma, not '" + flow.strategy + "'");
+        }
+        if (flow.direction != "h2d" && flow.direction != "d2h") throw InputError(file, where + ".direction", "must be h2d or d2h");
+        if (flow.size == 0) throw InputError(file, where + ".size", "missing or zero");
+        if (flow.device < 0 || flow.peer_device < 0) throw InputError(file, where + ".device", "must not be negative");
+        if (flow.strategy == "peer" && flow.device == flow.peer_device) {
+            throw InputError(file, where + ".peer_device", "a peer flow needs two different GPUs");
+        }
+        for (const auto& other : s.flows) {
+            if (other.name == flow.name) throw InputError(file, where + ".name", "two flows are named '" + flow.name + "'");
+        }
+        s.flows.push_back(flow);
+    }
 }
 
 std::vector<Scenario> read_all(std::vector<YAML::Node> docs, const std::string& origin,

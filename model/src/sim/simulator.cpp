@@ -339,6 +339,52 @@ void Simulator::run_third_party(const config::ModelParams& params, const CaseSpe
     result.rows.push_back(row("via_host", h.elapsed_ps, "card writes pinned host memory, then cudaMemcpy H2D"));
 }
 
+CaseResult Simulator::run_flows(const config::ModelParams& params, const std::vector<config::FlowSpec>& flows,
+                                const topology::Platform* platform, const std::string& label) {
+    links_from_ = platform;
+    trace_label_ = label.empty() ? std::to_string(flows.size()) + " flows" : label;
+    const auto gpus = devices_of_kind(topology::NodeKind::kGpu);
+    const auto cards = devices_of_kind(topology::NodeKind::kEndpoint);
+    // The CPU thread issues each flow when its start time comes, on a stream of its own.
+    std::vector<std::size_t> order(flows.size());
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return flows[a].start.ps < flows[b].start.ps; });
+    Program prog;
+    std::vector<std::size_t> op_of(flows.size());
+    for (const std::size_t i : order) {
+        const auto& f = flows[i];
+        if (f.start.ps > 0) prog.ops.push_back(simple_op(Op::Kind::kReleaseAt, f.start));
+        Op op = copy_op(f.direction == "h2d" ? CopyDirection::kHostToDevice : CopyDirection::kDeviceToHost, f.size,
+                        static_cast<int>(i), false);
+        op.gpu = gpus.at(static_cast<std::size_t>(f.device));
+        if (f.strategy == "peer") {
+            op.direction = CopyDirection::kDeviceToHost;
+            op.peer_gpu = gpus.at(static_cast<std::size_t>(f.peer_device));
+        } else if (f.strategy == "third_party_dma") {
+            op.direction = CopyDirection::kDeviceToHost;
+            op.peer_gpu = op.gpu;
+            op.gpu = cards.at(0);
+        }
+        op_of[i] = prog.ops.size();
+        prog.ops.push_back(op);
+    }
+    prog.ops.push_back(simple_op(Op::Kind::kSynchronize));
+    const ProgramOutcome o = execute(params, prog);
+    CaseResult result;
+    result.links = o.links;
+    result.host_memory_bytes = o.host_memory_bytes;
+    for (std::size_t i = 0; i < flows.size(); ++i) {
+        RowResult r;
+        r.variant = "flow=" + flows[i].name;
+        r.time_ps = o.timings[op_of[i]].end_ps - static_cast<double>(flows[i].start.ps);
+        r.p10_ps = r.p90_ps = r.min_ps = r.max_ps = r.time_ps;
+        r.note = "started at " + core::to_string(flows[i].start) + " with " + std::to_string(flows.size() - 1) + " other flows";
+        result.rows.push_back(r);
+    }
+    result.time_ps = o.elapsed_ps;
+    return result;
+}
+
 std::string Simulator::device_name(int device) const { return top_->device(static_cast<std::size_t>(device)).basename(); }
 
 CaseResult Simulator::run(const config::ModelParams& params, const std::string& strategy, const std::string& direction,

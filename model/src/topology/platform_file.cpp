@@ -341,6 +341,23 @@ std::string to_dot(const Platform& p) {
 void check_scenario_platform(const config::Scenario& s, const Platform& p) {
     const auto g = gpus(p);
     const auto cards = p.nodes_of(NodeKind::kEndpoint);
+    for (std::size_t i = 0; i < s.flows.size(); ++i) {
+        const auto& f = s.flows[i];
+        const std::string where = "flows[" + std::to_string(i) + "]";
+        if (static_cast<std::size_t>(f.device) >= g.size()) {
+            throw InputError(s.file, where + ".device",
+                             "GPU " + std::to_string(f.device) + " does not exist on platform " + p.name() + " (" +
+                                 std::to_string(g.size()) + " GPUs)");
+        }
+        if (f.strategy == "peer" && static_cast<std::size_t>(f.peer_device) >= g.size()) {
+            throw InputError(s.file, where + ".peer_device", "GPU " + std::to_string(f.peer_device) + " does not exist");
+        }
+        if (f.strategy == "third_party_dma" &&
+            std::none_of(cards.begin(), cards.end(), [&](NodeId n) { return p.node(n).device == "fpga"; })) {
+            throw InputError(s.file, where + ".strategy", "platform " + p.name() + " has no capture card (fpga)");
+        }
+    }
+    if (!s.flows.empty()) return;
     for (const auto& st : s.strategies) {
         if (st == "peer") {
             const auto& po = s.options.peer;

@@ -118,6 +118,17 @@ struct StrategyOptions {
     }
 };
 
+// One of several transfers that run at the same time (contention scenarios).
+struct FlowSpec {
+    std::string name;
+    std::string strategy = "pinned";  // pinned, peer or third_party_dma
+    std::int64_t device = 0;          // GPU ordinal (third_party_dma: the capture card writes into it)
+    std::int64_t peer_device = 1;     // peer: the destination GPU
+    std::string direction = "h2d";    // pinned: h2d or d2h
+    std::uint64_t size = 0;
+    Duration start{0};
+};
+
 struct Scenario {
     std::string file;          // where it came from (error messages, metadata)
     std::string name;
@@ -132,6 +143,7 @@ struct Scenario {
     StrategyOptions options;
     bool link_explicit = false;           // the scenario (or --set) chose the link itself
     std::vector<std::string> explicit_keys;  // dotted keys the file or --set gave (override platform files)
+    std::vector<FlowSpec> flows;             // when given: the scenario is these flows, run together
 };
 
 // One `--set key.path=value` override.

@@ -76,6 +76,10 @@ public:
     CaseResult run(const config::ModelParams& params, const CaseSpec& spec);
     CaseResult run(const config::ModelParams& params, const std::string& strategy, const std::string& direction,
                    std::uint64_t bytes);
+    // Several transfers at once (contention): one row per flow, variant "flow=<name>", its time
+    // from its own start to its completion. `platform` as in CaseSpec.
+    CaseResult run_flows(const config::ModelParams& params, const std::vector<config::FlowSpec>& flows,
+                         const topology::Platform* platform = nullptr, const std::string& label = {});
 
     const topology::Platform& platform() const { return *platform_; }
 
