@@ -31,6 +31,9 @@ void add_strategy_keys(core::PlanCase& c, const Scenario& s, const std::string& 
         c.set("via", o.periodic.via);
         c.set("host_memory", o.periodic.via == "pageable" ? std::string("pageable") : std::string("pinned"));
         c.set("kernel_ns", ns(o.periodic.kernel));
+        if (o.periodic.via == "fpga_direct" || o.periodic.via == "fpga_via_host") {
+            c.set("hw_skip", std::string("frames from a capture card: the GPU machines here have none"));
+        }
     }
     if (strategy == "third_party_dma") {
         c.set("hw_skip", std::string("needs a third-party PCIe endpoint (FPGA capture card) doing DMA; "

@@ -274,8 +274,9 @@ void validate(Scenario& s) {
     if (fr.size.value == 0) fail("frame.size", "must be positive");
     if (fr.period.ps <= 0) fail("frame.period", "must be positive");
     if (fr.count < 1) fail("frame.count", "must be at least 1");
-    if (fr.via != "pinned" && fr.via != "pageable" && fr.via != "zero_copy") {
-        fail("frame.via", "'" + fr.via + "' is not one of: pinned, pageable, zero_copy");
+    if (fr.via != "pinned" && fr.via != "pageable" && fr.via != "zero_copy" && fr.via != "fpga_direct" &&
+        fr.via != "fpga_via_host") {
+        fail("frame.via", "'" + fr.via + "' is not one of: pinned, pageable, zero_copy, fpga_direct, fpga_via_host");
     }
     const auto& p = s.options.peer;
     if (p.access != "on" && p.access != "off" && p.access != "both") fail("peer.access", "must be on, off or both");

@@ -512,14 +512,38 @@ CaseResult Simulator::run(const config::ModelParams& params, const CaseSpec& spe
         run_third_party(params, spec, result, take_main);
     } else if (st == "periodic") {
         const auto& f = spec.options.periodic;
-        if (f.via == "zero_copy") throw std::invalid_argument("periodic frames via zero_copy are not modelled yet");
         Program prog;
-        std::vector<std::size_t> copy_index;
+        std::vector<std::size_t> copy_index;  // the op whose end is the frame's arrival
+        const bool from_card = f.via == "fpga_direct" || f.via == "fpga_via_host";
+        const auto cards = devices_of_kind(topology::NodeKind::kEndpoint);
+        const auto gpus = devices_of_kind(topology::NodeKind::kGpu);
+        if (from_card && (cards.empty() || gpus.empty())) {
+            throw std::invalid_argument("frames via " + f.via + " need a capture card: platform radar-switch or radar-rootports");
+        }
         for (std::int64_t i = 0; i < f.count; ++i) {
             prog.ops.push_back(simple_op(Op::Kind::kReleaseAt, core::Duration{i * f.period.ps}));
-            copy_index.push_back(prog.ops.size());
-            prog.ops.push_back(f.via == "pageable" ? staged_op(CopyDirection::kHostToDevice, spec.bytes, params)
-                                                   : copy_op(CopyDirection::kHostToDevice, spec.bytes, 0, true));
+            if (f.via == "pageable") {
+                prog.ops.push_back(staged_op(CopyDirection::kHostToDevice, spec.bytes, params));
+            } else if (f.via == "zero_copy") {
+                Op op = mapped_kernel_op({CopyDirection::kHostToDevice}, spec.bytes, spec.options.zero_copy, params.gpu);
+                op.blocking = true;
+                prog.ops.push_back(op);
+            } else if (from_card) {
+                // The card writes the frame into GPU memory, or into pinned host memory and the
+                // GPU copies it in.
+                Op card = copy_op(CopyDirection::kDeviceToHost, spec.bytes, 0, true);
+                card.gpu = cards.front();
+                if (f.via == "fpga_direct") card.peer_gpu = gpus.front();
+                prog.ops.push_back(card);
+                if (f.via == "fpga_via_host") {
+                    Op in = copy_op(CopyDirection::kHostToDevice, spec.bytes, 0, true);
+                    in.gpu = gpus.front();
+                    prog.ops.push_back(in);
+                }
+            } else {
+                prog.ops.push_back(copy_op(CopyDirection::kHostToDevice, spec.bytes, 0, true));
+            }
+            copy_index.push_back(prog.ops.size() - 1);
             if (f.kernel.ps > 0) prog.ops.push_back(kernel_op(f.kernel, 1));
         }
         const ProgramOutcome o = execute(params, prog);

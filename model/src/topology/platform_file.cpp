@@ -381,6 +381,12 @@ void check_scenario_platform(const config::Scenario& s, const Platform& p) {
                                      " has none (shipped: radar-switch, radar-rootports)");
             }
         }
+        const std::string& via = s.options.periodic.via;
+        if (st == "periodic" && (via == "fpga_direct" || via == "fpga_via_host") &&
+            std::none_of(cards.begin(), cards.end(), [&](NodeId n) { return p.node(n).device == "fpga"; })) {
+            throw InputError(s.file, "frame.via", via + " needs a capture card (an fpga node); platform " + p.name() +
+                                                       " has none (shipped: radar-switch, radar-rootports)");
+        }
         if ((st != "peer" && st != "third_party_dma") && g.empty()) {
             throw InputError(s.file, "platform", "platform " + p.name() + " has no GPU");
         }

@@ -60,7 +60,7 @@ struct FrameOptions {
         v(FieldInfo{"size", "bytes", "bytes per frame"}, size);
         v(FieldInfo{"period", "time", "one frame is released every period"}, period);
         v(FieldInfo{"count", "count", "number of frames M"}, count);
-        v(FieldInfo{"via", "name", "how each frame moves: pinned, pageable or zero_copy"}, via);
+        v(FieldInfo{"via", "name", "how each frame moves: pinned, pageable, zero_copy, or from a capture card: fpga_direct (into GPU memory), fpga_via_host"}, via);
         v(FieldInfo{"deadline", "time", "a frame later than this after its release is a miss; 0s = the period"}, deadline);
         v(FieldInfo{"kernel", "time", "a concurrent kernel per frame; 0s = none"}, kernel);
     }
