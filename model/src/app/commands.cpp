@@ -26,6 +26,7 @@
 #include "dmasim/sim/simulator.h"
 #include "dmasim/sim/trace.h"
 #include "dmasim/topology/platform.h"
+#include "dmasim/topology/import.h"
 #include "dmasim/topology/platform_file.h"
 
 namespace dmasim::app {
@@ -333,6 +334,33 @@ int cmd_topo_show(const std::string& ref, std::ostream& out) {
     return kExitOk;
 }
 
+int cmd_topo_import(const std::string& sysfs_root, bool use_sysfs, const std::string& smi_file, const std::string& name,
+                    const std::string& file, std::ostream& out) {
+    if (use_sysfs == !smi_file.empty()) {
+        throw core::InputError("topo import", "", "give exactly one of --sysfs [ROOT] and --nvidia-smi FILE");
+    }
+    std::string yaml;
+    if (use_sysfs) {
+        yaml = topology::import_sysfs(sysfs_root.empty() ? std::string("/") : sysfs_root, name);
+    } else {
+        std::ifstream in(smi_file);
+        if (!in) throw core::InputError(smi_file, "", "cannot open nvidia-smi output");
+        yaml = topology::import_nvidia_smi_topo(slurp(smi_file), smi_file, name);
+    }
+    // The result must load as a platform before anything is written.
+    (void)topology::parse_platform(yaml, "imported platform", config::ModelParams{});
+    if (file.empty() || file == "-") {
+        out << yaml;
+        return kExitOk;
+    }
+    const auto slash = file.find_last_of('/');
+    core::OutputFiles files(slash == std::string::npos ? std::string(".") : file.substr(0, slash));
+    files.add(slash == std::string::npos ? file : file.substr(slash + 1), yaml);
+    files.commit();
+    out << "wrote " << file << "\n";
+    return kExitOk;
+}
+
 int cmd_topo_dot(const std::string& ref, const std::string& file, std::ostream& out) {
     const topology::Platform p = topology::load_platform(config::resolve_platform(ref, ""), config::ModelParams{});
     if (file.empty() || file == "-") {
@@ -513,6 +541,15 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
     auto* topo_dot = topo->add_subcommand("dot", "write the platform graph in Graphviz format");
     topo_dot->add_option("platform", topo_platform, "a shipped platform name or a platform file")->required();
     topo_dot->add_option("--out,-o", topo_out, "file to write ('-' or nothing: standard output)");
+    auto* topo_import = topo->add_subcommand("import", "write a platform file from this machine's sysfs PCI tree or from nvidia-smi topo -m");
+    std::string import_root;
+    std::string import_smi;
+    std::string import_name = "imported";
+    auto* sysfs_opt = topo_import->add_option("--sysfs", import_root, "import the PCI tree under ROOT/sys (default ROOT: /)")
+                          ->expected(0, 1);
+    topo_import->add_option("--nvidia-smi", import_smi, "import the text of `nvidia-smi topo -m` saved in FILE");
+    topo_import->add_option("--name", import_name, "name of the platform")->capture_default_str();
+    topo_import->add_option("--out,-o", topo_out, "platform file to write ('-' or nothing: standard output)");
 
     auto* params = app.add_subcommand("params", "list every model parameter with its unit, default and meaning");
     bool markdown = false;
@@ -532,6 +569,7 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
         if (*params) return cmd_params(out, markdown);
         if (*topo_show) return cmd_topo_show(topo_platform, out);
         if (*topo_dot) return cmd_topo_dot(topo_platform, topo_out, out);
+        if (*topo_import) return cmd_topo_import(import_root, sysfs_opt->count() > 0, import_smi, import_name, topo_out, out);
     } catch (const core::InputError& e) {
         err << "dmasim: error: " << e.what() << "\n";
         return kExitBadInput;

@@ -617,17 +617,17 @@ std::string import_sysfs(const std::string& root, const std::string& name) {
                     " PCI devices).",
                 "Root ports are not nodes; a switch's upstream and downstream ports are one switch node. Each",
                 "PCIe link's generation and lanes are the downstream device's current link (max in the comment)."};
+    const bool numa_reported =
+        std::any_of(votes.begin(), votes.end(), [](const auto& hb_votes) { return !hb_votes.second.empty(); });
     for (std::size_t s = 0; s < numas.size(); ++s) {
-        std::string c = "NUMA node " + std::to_string(numas[s]);
-        if (numas.size() == 1 && votes.size() > 0) {
-            bool any = false;
-            for (const auto& [hb, v] : votes) any = any || !v.empty();
-            if (!any) c = "no NUMA node reported (numa_node -1): one socket";
-        }
-        p.nodes.push_back({"cpu" + std::to_string(s), "cpu", static_cast<int>(s), c});
+        p.nodes.push_back({"cpu" + std::to_string(s), "cpu", static_cast<int>(s),
+                           numa_reported ? "NUMA node " + std::to_string(numas[s])
+                                         : "no NUMA node reported (numa_node -1): one socket"});
     }
     for (std::size_t i = 0; i < rcs.size(); ++i) {
-        p.nodes.push_back({"rc" + std::to_string(i), "root_complex", socket_of_hb(rcs[i]), "host bridge " + rcs[i]});
+        std::string c = "host bridge " + rcs[i];
+        if (numa_reported && votes.at(rcs[i]).empty()) c += " (its devices report no NUMA node: taken as node 0)";
+        p.nodes.push_back({"rc" + std::to_string(i), "root_complex", socket_of_hb(rcs[i]), c});
     }
     for (const auto& up : sw_order) {
         const auto& sw = switches.at(up);
