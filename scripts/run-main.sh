@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Quick start (1): install what is missing, build, and simulate the shipped scenarios on the
-# default platform (H100 SXM, PCIe Gen5 x16). Results go to results/h100-sxm/sim/ (override
+# platforms the scenarios name (default: H100 SXM, PCIe Gen5 x16). Results go to results/sim/ (override
 # with OUT=dir); a summary table is printed. Extra arguments go to `dmasim run`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -8,4 +8,4 @@ cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
 cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "$BUILD" -j"$(nproc)" --target dmasim
-"$BUILD"/model/dmasim run scenarios/*.yaml scenarios/*/*.yaml --out "${OUT:-results/h100-sxm/sim}" "$@"
+"$BUILD"/model/dmasim run scenarios/*.yaml scenarios/*/*.yaml --out "${OUT:-results/sim}" "$@"

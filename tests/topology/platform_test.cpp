@@ -3,6 +3,9 @@
 #include "dmasim/core/error.h"
 #include "dmasim/pcie/wire.h"
 
+#include <fstream>
+#include <sstream>
+
 #include <gtest/gtest.h>
 
 namespace dmasim::topology {
@@ -143,6 +146,40 @@ TEST(PeerPolicy, AscendRuleAllowsPeerCopiesOnlyUnderOneSwitch) {
     EXPECT_NO_THROW(check_scenario_platform(s, ascend));
     s.options.peer.dst_device = 3;
     EXPECT_THROW(check_scenario_platform(s, ascend), core::InputError);  // there is no fourth GPU
+}
+
+}  // namespace
+}  // namespace dmasim::topology
+
+namespace dmasim::topology {
+namespace {
+
+// The lent machines' own nvidia-smi topo -m output, cell by cell, against the shipped platform.
+TEST(RouteClasses, ShippedPlatformsReproduceTheLentMachinesNvidiaSmiMatrix) {
+    const std::pair<const char*, const char*> cases[] = {{"h100-sxm", "h100.txt"}, {"h200x2-nvlink", "h200x2.txt"}};
+    for (const auto& [platform, fixture] : cases) {
+        const Platform p = load_platform(platform, config::ModelParams{});
+        const auto g = gpus(p);
+        std::ifstream in(std::string(DMASIM_SOURCE_DIR) + "/tests/topology/fixtures/nvidia-smi-topo/" + fixture);
+        std::string line;
+        std::size_t rows = 0;
+        while (std::getline(in, line)) {
+            if (line.rfind("GPU", 0) != 0 || line.find('\t') == std::string::npos) continue;
+            std::vector<std::string> cells;
+            std::stringstream ss(line);
+            std::string cell;
+            while (std::getline(ss, cell, '\t')) {
+                const auto b = cell.find_first_not_of(' ');
+                cells.push_back(b == std::string::npos ? "" : cell.substr(b, cell.find_last_not_of(' ') - b + 1));
+            }
+            ASSERT_LT(rows, g.size()) << fixture;
+            for (std::size_t j = 0; j < g.size(); ++j) {
+                EXPECT_EQ(route_class(p, g[rows], g[j]), cells.at(j + 1)) << fixture << " GPU" << rows << " GPU" << j;
+            }
+            ++rows;
+        }
+        EXPECT_EQ(rows, g.size()) << fixture;
+    }
 }
 
 }  // namespace

@@ -77,9 +77,12 @@ tlm::tlm_sync_enum RootComplex::port_fw(int port, Tlp& t, tlm::tlm_phase& phase,
         const core::Duration hop = is_switch_ ? params_.switch_latency : params_.forward_latency;
         double due = now + static_cast<double>(hop.ps);
         if (p2p_via_cpu_ && t.payload > 0) {
-            // Bounced through the CPU: the data is written to host memory and read back.
+            // Bounced through the CPU: the data is written to host memory and read back. Both
+            // accesses are queued now (the controller serves in arrival order); the TLP goes on
+            // once both are done and the read has had its latency after the write.
             const sc_core::sc_time w = memory->access(true, t.payload, forward);
-            due = now + static_cast<double>(memory->access(false, t.payload, w).value());
+            const sc_core::sc_time r = memory->access(false, t.payload, forward);
+            due = now + static_cast<double>(std::max(w, r + to_sc(memory_latency())).value());
         }
         egress_[static_cast<std::size_t>(port_towards(destination))]->queue.push(due, Out{t, port});
         return tlm::TLM_ACCEPTED;
@@ -136,6 +139,10 @@ void RootComplex::egress() {
         }
         if (q.link_ready) q.queue.rearm();
     }
+}
+
+core::Duration RootComplex::memory_latency() const {
+    return core::Duration{static_cast<std::int64_t>(memory_latency_ps_)};
 }
 
 void RootComplex::inject(const Tlp& t) {

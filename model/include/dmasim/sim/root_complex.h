@@ -98,6 +98,7 @@ private:
     void notify_semaphores();
     void free_buffer(int port, const Tlp& t);
     int port_towards(std::uint16_t node) const;
+    core::Duration memory_latency() const;
 
     Params params_;
     std::uint16_t node_id_;
