@@ -92,6 +92,13 @@ void DmaEngine::data_landed() {
     prepare();
 }
 
+void DmaEngine::make_semaphore(Tlp& t) const {
+    t.kind = TlpKind::kMemWrite;
+    t.semaphore = true;
+    t.completer = job_.semaphore_node;
+    t.payload = static_cast<std::uint32_t>(params_.semaphore_size.value);
+}
+
 void DmaEngine::prepare() {
     if (!active_ || !started_ || pending_) return;
     Tlp t;
@@ -104,10 +111,7 @@ void DmaEngine::prepare() {
             t.kind = TlpKind::kMemRead;
             t.length = static_cast<std::uint32_t>(std::min<std::uint64_t>(read_size_, job_.bytes - issued_));
         } else if (data_in_memory_ && !semaphore_sent_) {
-            t.kind = TlpKind::kMemWrite;
-            t.semaphore = true;
-            t.completer = job_.semaphore_node;
-            t.payload = static_cast<std::uint32_t>(params_.semaphore_size.value);
+            make_semaphore(t);
         } else {
             return;
         }
@@ -117,11 +121,7 @@ void DmaEngine::prepare() {
             t.kind = TlpKind::kMemWrite;
             t.payload = static_cast<std::uint32_t>(std::min<std::uint64_t>(write_size_, available_ - issued_));
         } else if (!semaphore_sent_) {
-            // Posted writes stay in order, so the semaphore lands after the data.
-            t.kind = TlpKind::kMemWrite;
-            t.semaphore = true;
-            t.completer = job_.semaphore_node;
-            t.payload = static_cast<std::uint32_t>(params_.semaphore_size.value);
+            make_semaphore(t);  // posted writes stay in order: it lands after the data
         } else {
             return;
         }

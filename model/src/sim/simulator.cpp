@@ -65,6 +65,15 @@ Op simple_op(Op::Kind kind, core::Duration d = {}) {
     return op;
 }
 
+RowResult make_row(std::string variant, double ps, int directions, std::string note) {
+    RowResult r;
+    r.variant = std::move(variant);
+    r.time_ps = r.p10_ps = r.p90_ps = r.min_ps = r.max_ps = ps;
+    r.directions = directions;
+    r.note = std::move(note);
+    return r;
+}
+
 std::vector<CopyDirection> directions_of(const std::string& direction) {
     if (direction == "h2d") return {CopyDirection::kHostToDevice};
     if (direction == "d2h") return {CopyDirection::kDeviceToHost};
@@ -242,14 +251,7 @@ void Simulator::run_peer(const config::ModelParams& params, const CaseSpec& spec
         return op;
     };
     const std::string route = topology::to_string(first_hop(src, dst));
-    auto row = [](std::string variant, double ps, int directions, std::string note) {
-        RowResult r;
-        r.variant = std::move(variant);
-        r.time_ps = r.p10_ps = r.p90_ps = r.min_ps = r.max_ps = ps;
-        r.directions = directions;
-        r.note = std::move(note);
-        return r;
-    };
+    const auto row = make_row;
     const bool on = (po.access == "on" || po.access == "both") && refusal.empty();
     const bool off = po.access == "off" || po.access == "both" || !refusal.empty();
     if (on) {
@@ -304,12 +306,8 @@ void Simulator::run_third_party(const config::ModelParams& params, const CaseSpe
     }
     const int card = cards.front();
     const int gpu = gpus.front();
-    auto row = [](std::string variant, double ps, std::string note) {
-        RowResult r;
-        r.variant = std::move(variant);
-        r.time_ps = r.p10_ps = r.p90_ps = r.min_ps = r.max_ps = ps;
-        r.note = std::move(note);
-        return r;
+    const auto row = [](std::string variant, double ps, std::string note) {
+        return make_row(std::move(variant), ps, 1, std::move(note));
     };
     // Direct: the card's DMA engine writes the frame into GPU memory through the GPU's BAR,
     // window by window when the BAR aperture is smaller than the frame (the driver remaps it).
@@ -374,12 +372,10 @@ CaseResult Simulator::run_flows(const config::ModelParams& params, const std::ve
     result.links = o.links;
     result.host_memory_bytes = o.host_memory_bytes;
     for (std::size_t i = 0; i < flows.size(); ++i) {
-        RowResult r;
-        r.variant = "flow=" + flows[i].name;
-        r.time_ps = o.timings[op_of[i]].end_ps - static_cast<double>(flows[i].start.ps);
-        r.p10_ps = r.p90_ps = r.min_ps = r.max_ps = r.time_ps;
-        r.note = "started at " + core::to_string(flows[i].start) + " with " + std::to_string(flows.size() - 1) + " other flows";
-        result.rows.push_back(r);
+        result.rows.push_back(make_row("flow=" + flows[i].name,
+                                       o.timings[op_of[i]].end_ps - static_cast<double>(flows[i].start.ps), 1,
+                                       "started at " + core::to_string(flows[i].start) + " with " +
+                                           std::to_string(flows.size() - 1) + " other flows"));
     }
     result.time_ps = o.elapsed_ps;
     return result;
@@ -418,14 +414,7 @@ CaseResult Simulator::run(const config::ModelParams& params, const CaseSpec& spe
         result.peak_outstanding_reads = o.peak_outstanding_reads;
         result.host_memory_bytes = o.host_memory_bytes;
     };
-    auto row = [](std::string variant, double ps, int directions, std::string note) {
-        RowResult r;
-        r.variant = std::move(variant);
-        r.time_ps = r.p10_ps = r.p90_ps = r.min_ps = r.max_ps = ps;
-        r.directions = directions;
-        r.note = std::move(note);
-        return r;
-    };
+    const auto row = make_row;
 
     if (st == "pinned" || (st == "duplex" && spec.options.duplex.host_memory == "pinned")) {
         const ProgramOutcome o = execute(params, pinned_program(dirs, spec.bytes));

@@ -70,6 +70,7 @@ private:
     void chunk_ready();   // SC_METHOD: read-ahead data from GPU memory is available
     void data_landed();   // SC_METHOD: the last completion's data is in GPU memory
     void prepare();       // decides the next TLP
+    void make_semaphore(Tlp& t) const;  // the completion write that ends a job
     void read_ahead();
 
     static constexpr std::uint64_t kChunk = 64 * 1024;  // GPU-memory access granule of the engine
