@@ -4,6 +4,9 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <cmath>
+#include <filesystem>
+#include <map>
 #include <ctime>
 #include <fstream>
 #include <iostream>
@@ -46,6 +49,9 @@ struct Options {
     bool quiet = false;
     std::string trace_file;
     std::string trace_resolution = "1us";
+    std::string measured;
+    std::string calibration;
+    std::string scenarios_dir = "scenarios";
 };
 
 std::size_t case_count(const config::Scenario& s) {
@@ -309,6 +315,133 @@ std::string slurp(const std::string& path) {
     return ss.str();
 }
 
+void simulate_all(const std::vector<config::Scenario>& all, const Options& o, std::ostream& out, std::ostream& err,
+                  std::vector<core::ResultRow>& rows, std::string& links_body);
+
+// The key a measured and a simulated row share.
+std::string row_key(const core::ResultRow& r) {
+    std::string variant = r.variant;
+    // Measurements from before peer cases carried a variant: the note says which mode it was.
+    if (r.strategy == "peer" && variant.empty()) variant = r.note.find("disabled") != std::string::npos ? "peer=off" : "peer=on";
+    return r.scenario + "|" + r.strategy + "|" + r.direction + "|" + std::to_string(r.size_bytes) + "|" + variant;
+}
+
+int cmd_compare(const Options& o, int argc, char** argv, std::ostream& out, std::ostream& err) {
+    namespace fs = std::filesystem;
+    std::string csv_path = o.measured;
+    if (fs::is_directory(csv_path)) {
+        csv_path = fs::exists(fs::path(o.measured) / "measured.csv") ? (fs::path(o.measured) / "measured.csv").string()
+                                                                    : (fs::path(o.measured) / "run1" / "measured.csv").string();
+    }
+    std::ifstream in(csv_path);
+    if (!in) throw core::InputError(csv_path, "", "cannot open measured results");
+    const std::vector<core::ResultRow> hw = core::read_results_csv(in, csv_path);
+
+    Options so = o;
+    if (!o.calibration.empty()) {
+        for (const auto& set : config::read_calibration(o.calibration)) so.sets.push_back(set.path + "=" + set.value);
+    }
+    // Every scenario file under the scenarios folder, by name.
+    if (!fs::is_directory(o.scenarios_dir)) throw core::InputError(o.scenarios_dir, "", "not a folder of scenario files");
+    so.files.clear();
+    for (const auto& e : fs::recursive_directory_iterator(o.scenarios_dir)) {
+        if (e.is_regular_file() && e.path().extension() == ".yaml") so.files.push_back(e.path().string());
+    }
+    std::sort(so.files.begin(), so.files.end());
+    const auto scenarios = load_all(so);
+
+    // Simulate just what was measured: the measured scenarios, directions and sizes.
+    std::vector<config::Scenario> selected;
+    for (const auto& s : scenarios) {
+        std::vector<std::uint64_t> sizes;
+        std::vector<std::string> dirs;
+        for (const auto& r : hw) {
+            if (r.scenario != s.name || r.status != "ok" || r.source != "hw") continue;
+            if (std::find(sizes.begin(), sizes.end(), r.size_bytes) == sizes.end()) sizes.push_back(r.size_bytes);
+            if (std::find(dirs.begin(), dirs.end(), r.direction) == dirs.end()) dirs.push_back(r.direction);
+        }
+        if (sizes.empty() || !s.flows.empty()) continue;
+        config::Scenario c = s;
+        std::sort(sizes.begin(), sizes.end());
+        c.sizes = sizes;
+        std::vector<std::string> keep;
+        for (const auto& d : c.directions) {
+            if (std::find(dirs.begin(), dirs.end(), d) != dirs.end()) keep.push_back(d);
+        }
+        c.directions = keep;
+        if (!c.directions.empty()) selected.push_back(std::move(c));
+    }
+    if (selected.empty()) throw core::InputError(csv_path, "scenario", "no measured row names a scenario in " + o.scenarios_dir);
+    Options quiet = o;
+    quiet.quiet = true;
+    std::vector<core::ResultRow> sim;
+    std::string links_body;
+    simulate_all(selected, quiet, out, err, sim, links_body);
+
+    std::map<std::string, const core::ResultRow*> predicted;
+    for (const auto& r : sim) predicted[row_key(r)] = &r;
+    std::ostringstream csv;
+    csv << "scenario,strategy,direction,size_bytes,variant,measured_us,measured_p10_us,measured_p90_us,predicted_us,"
+           "error_pct,measured_gbps,predicted_gbps\n";
+    struct Acc {
+        std::vector<double> err;
+    };
+    std::map<std::string, Acc> groups;
+    std::vector<double> all_big;
+    std::vector<double> all_small;
+    std::size_t joined = 0;
+    for (const auto& m : hw) {
+        if (m.status != "ok" || m.variant == "misses" || m.time_us <= 0) continue;
+        const auto it = predicted.find(row_key(m));
+        if (it == predicted.end()) continue;
+        const core::ResultRow& p = *it->second;
+        const double e = (p.time_us / m.time_us - 1.0) * 100.0;
+        ++joined;
+        csv << m.scenario << ',' << m.strategy << ',' << m.direction << ',' << m.size_bytes << ',' << m.variant << ','
+            << fmt::format("{:.4f},{:.4f},{:.4f},{:.4f},{:.2f},{:.4f},{:.4f}", m.time_us, m.p10_us, m.p90_us, p.time_us, e,
+                           m.gbps(), p.gbps())
+            << '\n';
+        const bool setup = m.variant.rfind("setup=", 0) == 0;
+        const std::string kind = setup ? "setup" : m.size_bytes >= 65536 ? ">=64KiB" : "<64KiB";
+        groups[m.strategy + " " + kind].err.push_back(std::fabs(e));
+        if (!setup) (m.size_bytes >= 65536 ? all_big : all_small).push_back(std::fabs(e));
+    }
+    std::ostringstream summary;
+    summary << "group,rows,median_abs_error_pct,worst_abs_error_pct\n";
+    out << fmt::format("{:<30} {:>5} {:>12} {:>12}\n", "strategy / sizes", "rows", "median |err|", "worst |err|");
+    auto line = [&](const std::string& name, const std::vector<double>& v) {
+        if (v.empty()) return;
+        const double med = core::percentile(v, 0.5);
+        const double worst = *std::max_element(v.begin(), v.end());
+        out << fmt::format("{:<30} {:>5} {:>11.1f}% {:>11.1f}%\n", name, v.size(), med, worst);
+        summary << name << ',' << v.size() << ',' << fmt::format("{:.2f},{:.2f}", med, worst) << '\n';
+    };
+    for (const auto& [name, acc] : groups) line(name, acc.err);
+    line("all transfers >=64KiB", all_big);
+    line("all transfers <64KiB", all_small);
+    out << fmt::format("\n{} measured rows matched a prediction ({} measured, {} predicted){}\n", joined, hw.size(),
+                       sim.size(), o.calibration.empty() ? ", default parameters" : ", calibration " + o.calibration);
+
+    core::OutputFiles files(o.out_dir);
+    files.add("compare.csv", csv.str());
+    files.add("summary.csv", summary.str());
+    core::JsonWriter meta;
+    meta.begin_object();
+    meta.value("tool", "dmasim compare");
+    meta.value("version", DMASIM_VERSION);
+    meta.value("commit", DMASIM_GIT_COMMIT);
+    meta.value("date", utc_now());
+    meta.value("measured", csv_path);
+    meta.value("calibration", o.calibration.empty() ? std::string("none (default parameters)") : o.calibration);
+    meta.value("command", command_line(argc, argv));
+    meta.value("rows_matched", static_cast<std::uint64_t>(joined));
+    meta.end_object();
+    files.add("meta.json", meta.str());
+    files.commit();
+    out << "wrote " << o.out_dir << "/compare.csv, summary.csv, meta.json\n";
+    return kExitOk;
+}
+
 int cmd_topo_show(const std::string& ref, std::ostream& out) {
     const topology::Platform p = topology::load_platform(config::resolve_platform(ref, ""), config::ModelParams{});
     auto devs = topology::devices(p);
@@ -375,39 +508,25 @@ int cmd_topo_dot(const std::string& ref, const std::string& file, std::ostream& 
     return kExitOk;
 }
 
-int cmd_run(const Options& o, int argc, char** argv, std::ostream& out, std::ostream& err) {
-    const auto all = load_all(o);  // every file checked before anything runs
-    const auto wall0 = std::chrono::steady_clock::now();
-    std::size_t total = 0;
-    for (const auto& s : all) total += case_count(s);
-    // SystemC elaborates one platform per process: the first platform runs here, every other
-    // one in a child process that hands its rows back through temporary files.
+std::string platform_of(const config::Scenario& s) { return config::resolve_platform(s.platform, s.file); }
+
+std::vector<std::string> platforms_of(const std::vector<config::Scenario>& all) {
     std::vector<std::string> platforms;
-    auto platform_of = [](const config::Scenario& s) { return config::resolve_platform(s.platform, s.file); };
     for (const auto& s : all) {
         if (std::find(platforms.begin(), platforms.end(), platform_of(s)) == platforms.end()) {
             platforms.push_back(platform_of(s));
         }
     }
-    std::unique_ptr<sim::Tracer> tracer;
-    if (!o.trace_file.empty()) {
-        if (platforms.size() > 1) {
-            throw core::InputError("--trace", o.trace_file,
-                                   "a timeline covers one platform; these scenarios use " +
-                                       std::to_string(platforms.size()) + " (run them separately)");
-        }
-        core::Duration res{};
-        try {
-            res = core::parse_duration(o.trace_resolution);
-        } catch (const core::UnitError& e) {
-            throw core::InputError("--trace-resolution", o.trace_resolution, e.what());
-        }
-        if (res.ps <= 0) throw core::InputError("--trace-resolution", o.trace_resolution, "must be positive");
-        tracer = std::make_unique<sim::Tracer>(static_cast<double>(res.ps));
-        sim::Tracer::set_active(tracer.get());
-    }
-    std::vector<core::ResultRow> rows;
-    std::string links_body;
+    return platforms;
+}
+
+// Simulates every scenario. SystemC elaborates one platform per process: the last platform runs
+// here, every other one in a child process that hands its rows back through temporary files.
+void simulate_all(const std::vector<config::Scenario>& all, const Options& o, std::ostream& out, std::ostream& err,
+                  std::vector<core::ResultRow>& rows, std::string& links_body) {
+    const std::vector<std::string> platforms = platforms_of(all);
+    std::size_t total = 0;
+    for (const auto& s : all) total += case_count(s);
     std::size_t done = 0;
     for (std::size_t gi = 0; gi < platforms.size(); ++gi) {
         std::vector<const config::Scenario*> group;
@@ -465,6 +584,32 @@ int cmd_run(const Options& o, int argc, char** argv, std::ostream& out, std::ost
         }
         rows.insert(rows.end(), group_rows.begin(), group_rows.end());
     }
+}
+
+int cmd_run(const Options& o, int argc, char** argv, std::ostream& out, std::ostream& err) {
+    const auto all = load_all(o);  // every file checked before anything runs
+    const auto wall0 = std::chrono::steady_clock::now();
+    const std::vector<std::string> platforms = platforms_of(all);
+    std::unique_ptr<sim::Tracer> tracer;
+    if (!o.trace_file.empty()) {
+        if (platforms.size() > 1) {
+            throw core::InputError("--trace", o.trace_file,
+                                   "a timeline covers one platform; these scenarios use " +
+                                       std::to_string(platforms.size()) + " (run them separately)");
+        }
+        core::Duration res{};
+        try {
+            res = core::parse_duration(o.trace_resolution);
+        } catch (const core::UnitError& e) {
+            throw core::InputError("--trace-resolution", o.trace_resolution, e.what());
+        }
+        if (res.ps <= 0) throw core::InputError("--trace-resolution", o.trace_resolution, "must be positive");
+        tracer = std::make_unique<sim::Tracer>(static_cast<double>(res.ps));
+        sim::Tracer::set_active(tracer.get());
+    }
+    std::vector<core::ResultRow> rows;
+    std::string links_body;
+    simulate_all(all, o, out, err, rows, links_body);
     const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
 
     core::OutputFiles files(o.out_dir);
@@ -532,6 +677,14 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
     plan->add_option("--out,-o", o.plan_out, "plan file to write ('-' or nothing: standard output)");
     plan->add_option("--set", o.sets, "override a key, as for run");
 
+    auto* compare = app.add_subcommand("compare", "simulate what was measured and compare, row by row and per strategy");
+    compare->add_option("--measured", o.measured, "a measured.csv, or a folder with measured.csv or run1/measured.csv")->required();
+    compare->add_option("--calibration", o.calibration, "a calibration file: its `parameters` override the defaults");
+    compare->add_option("--scenarios", o.scenarios_dir, "folder of scenario files the measured rows name")->capture_default_str();
+    compare->add_option("--set", o.sets, "override a key, as for run");
+    std::string compare_out = "results/compare";
+    compare->add_option("--out,-o", compare_out, "folder for compare.csv, summary.csv, meta.json")->capture_default_str();
+
     auto* topo = app.add_subcommand("topo", "platforms: route classes, bottlenecks, Graphviz (docs/platforms.md)");
     topo->require_subcommand(1);
     std::string topo_platform;
@@ -564,6 +717,10 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
 
     try {
         if (*run) return cmd_run(o, argc, argv, out, err);
+        if (*compare) {
+            o.out_dir = compare_out;
+            return cmd_compare(o, argc, argv, out, err);
+        }
         if (*validate) return cmd_validate(o, out);
         if (*plan) return cmd_plan(o, out);
         if (*params) return cmd_params(out, markdown);

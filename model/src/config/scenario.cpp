@@ -574,6 +574,33 @@ std::vector<Scenario> parse_scenarios(const std::string& yaml_text, const std::s
     }
 }
 
+std::vector<SetOverride> read_calibration(const std::string& file) {
+    YAML::Node doc;
+    try {
+        doc = YAML::LoadFile(file);
+    } catch (const YAML::BadFile&) {
+        throw InputError(file, "", "cannot open calibration file (does it exist?)");
+    } catch (const YAML::Exception& e) {
+        throw InputError(file, "", yaml_error(e));
+    }
+    if (!doc.IsMap() || !doc["parameters"] || !doc["parameters"].IsMap()) {
+        throw InputError(file, "parameters", "missing: a map of dotted parameter keys to values");
+    }
+    // Every key must be a model parameter, and its value must parse as that parameter does.
+    std::vector<SetOverride> out;
+    const auto docs = describe(ModelParams{}, StrategyOptions{});
+    for (const auto& kv : doc["parameters"]) {
+        const std::string key = kv.first.as<std::string>();
+        if (!kv.second.IsScalar()) throw InputError(file, "parameters." + key, "expected a single value");
+        const bool known = std::any_of(docs.begin(), docs.end(), [&](const ParamDoc& d) { return d.path == key; });
+        if (!known) throw InputError(file, "parameters." + key, "not a model parameter (dmasim params lists them)");
+        out.push_back(SetOverride{key, kv.second.Scalar()});
+    }
+    // Values go through the scenario checks; errors name this file and the parameter.
+    parse_scenarios("strategy: pinned\nsizes: 4KiB\n", file, out);
+    return out;
+}
+
 std::vector<Scenario> load_scenarios(const std::string& file, const std::vector<SetOverride>& sets) {
     std::ifstream in(file);
     if (!in) throw InputError(file, "", "cannot open scenario file (does it exist?)");

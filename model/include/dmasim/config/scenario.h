@@ -161,6 +161,10 @@ std::vector<Scenario> load_scenarios(const std::string& file, const std::vector<
 std::vector<Scenario> parse_scenarios(const std::string& yaml_text, const std::string& origin,
                                       const std::vector<SetOverride>& sets = {});
 
+// The parameter values of a calibration file (`parameters:` map of dotted keys), as overrides.
+// Throws InputError naming the file and the key for an unknown parameter or a bad value.
+std::vector<SetOverride> read_calibration(const std::string& file);
+
 // The sizes a `sizes:` range expands to, for docs and tests.
 std::vector<std::uint64_t> expand_size_range(std::uint64_t from, std::uint64_t to, double factor,
                                              std::uint64_t step);
