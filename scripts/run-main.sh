@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # Quick start (1): install what is missing, build, and simulate the shipped scenarios on the
 # platforms the scenarios name (default: H100 SXM, PCIe Gen5 x16). Results go to results/sim/ (override
-# with OUT=dir); a summary table is printed. Extra arguments go to `dmasim run`.
+# with OUT=dir) and figures to results/figures/ (FIGURES=dir); a summary table is printed.
+# Extra arguments go to `dmasim run`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/deps.sh
 BUILD=${BUILD:-build}
 cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "$BUILD" -j"$(nproc)" --target dmasim
-"$BUILD"/model/dmasim run scenarios/*.yaml scenarios/*/*.yaml --out "${OUT:-results/sim}" "$@"
+out=${OUT:-results/sim}
+"$BUILD"/model/dmasim run scenarios/*.yaml scenarios/*/*.yaml --out "$out" "$@"
+# Figures from the results files only: the model's, and the measurements committed in results/.
+/usr/bin/python3 scripts/figures.py --sim "$out/results.csv" --out "${FIGURES:-results/figures}"
