@@ -1,4 +1,5 @@
 // The dmasim command line, in-process: exit codes, error messages, and files written.
+#include "cli_helpers.h"
 #include "dmasim/app/commands.h"
 
 #include <gtest/gtest.h>
@@ -14,20 +15,8 @@
 namespace dmasim::app {
 namespace {
 
-struct Outcome {
-    int code;
-    std::string out;
-    std::string err;
-};
-
-Outcome cli(std::vector<std::string> args) {
-    args.insert(args.begin(), "dmasim");
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    std::ostringstream out, err;
-    const int code = run_cli(static_cast<int>(argv.size()), argv.data(), out, err);
-    return {code, out.str(), err.str()};
-}
+using testing::cli;
+using testing::Outcome;
 
 std::string temp_dir() {
     char tmpl[] = "/tmp/dmasim-cli-XXXXXX";

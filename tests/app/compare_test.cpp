@@ -6,6 +6,7 @@
 #include <sstream>
 #include <unistd.h>
 
+#include "cli_helpers.h"
 #include "dmasim/app/commands.h"
 
 namespace dmasim::app {
@@ -13,20 +14,8 @@ namespace {
 
 const std::string kFixtures = std::string(DMASIM_SOURCE_DIR) + "/tests/app/fixtures/compare";
 
-struct Outcome {
-    int code;
-    std::string out;
-    std::string err;
-};
-
-Outcome cli(std::vector<std::string> args) {
-    args.insert(args.begin(), "dmasim");
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    std::ostringstream out, err;
-    const int code = run_cli(static_cast<int>(argv.size()), argv.data(), out, err);
-    return {code, out.str(), err.str()};
-}
+using testing::cli;
+using testing::Outcome;
 
 std::vector<std::vector<std::string>> read_csv(const std::string& path) {
     std::ifstream in(path);
