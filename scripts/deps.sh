@@ -4,7 +4,7 @@
 set -euo pipefail
 DMASIM_PACKAGES=(build-essential cmake pkg-config git libsystemc-dev libboost-graph-dev libyaml-cpp-dev
                  libcli11-dev libfmt-dev googletest libgmock-dev libgtest-dev libbenchmark-dev
-                 python3-matplotlib)
+                 libnlopt-cxx-dev python3-matplotlib)
 missing=()
 for p in "${DMASIM_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

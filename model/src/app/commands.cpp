@@ -327,50 +327,12 @@ std::string row_key(const core::ResultRow& r) {
 }
 
 int cmd_compare(const Options& o, int argc, char** argv, std::ostream& out, std::ostream& err) {
-    namespace fs = std::filesystem;
-    std::string csv_path = o.measured;
-    if (fs::is_directory(csv_path)) {
-        csv_path = fs::exists(fs::path(o.measured) / "measured.csv") ? (fs::path(o.measured) / "measured.csv").string()
-                                                                    : (fs::path(o.measured) / "run1" / "measured.csv").string();
-    }
-    std::ifstream in(csv_path);
-    if (!in) throw core::InputError(csv_path, "", "cannot open measured results");
-    const std::vector<core::ResultRow> hw = core::read_results_csv(in, csv_path);
-
-    Options so = o;
-    if (!o.calibration.empty()) {
-        for (const auto& set : config::read_calibration(o.calibration)) so.sets.push_back(set.path + "=" + set.value);
-    }
-    // Every scenario file under the scenarios folder, by name.
-    if (!fs::is_directory(o.scenarios_dir)) throw core::InputError(o.scenarios_dir, "", "not a folder of scenario files");
-    so.files.clear();
-    for (const auto& e : fs::recursive_directory_iterator(o.scenarios_dir)) {
-        if (e.is_regular_file() && e.path().extension() == ".yaml") so.files.push_back(e.path().string());
-    }
-    std::sort(so.files.begin(), so.files.end());
-    const auto scenarios = load_all(so);
-
-    // Simulate just what was measured: the measured scenarios, directions and sizes.
-    std::vector<config::Scenario> selected;
-    for (const auto& s : scenarios) {
-        std::vector<std::uint64_t> sizes;
-        std::vector<std::string> dirs;
-        for (const auto& r : hw) {
-            if (r.scenario != s.name || r.status != "ok" || r.source != "hw") continue;
-            if (std::find(sizes.begin(), sizes.end(), r.size_bytes) == sizes.end()) sizes.push_back(r.size_bytes);
-            if (std::find(dirs.begin(), dirs.end(), r.direction) == dirs.end()) dirs.push_back(r.direction);
-        }
-        if (sizes.empty() || !s.flows.empty()) continue;
-        config::Scenario c = s;
-        std::sort(sizes.begin(), sizes.end());
-        c.sizes = sizes;
-        std::vector<std::string> keep;
-        for (const auto& d : c.directions) {
-            if (std::find(dirs.begin(), dirs.end(), d) != dirs.end()) keep.push_back(d);
-        }
-        c.directions = keep;
-        if (!c.directions.empty()) selected.push_back(std::move(c));
-    }
+    std::string csv_path;
+    const std::vector<core::ResultRow> hw = read_measured(o.measured, &csv_path);
+    std::vector<config::SetOverride> sets;
+    if (!o.calibration.empty()) sets = config::read_calibration(o.calibration);
+    for (const auto& s : o.sets) sets.push_back(config::parse_set(s));
+    const std::vector<config::Scenario> selected = restrict_to_measured(load_scenario_dir(o.scenarios_dir, sets), hw);
     if (selected.empty()) throw core::InputError(csv_path, "scenario", "no measured row names a scenario in " + o.scenarios_dir);
     Options quiet = o;
     quiet.quiet = true;
@@ -645,6 +607,68 @@ int cmd_run(const Options& o, int argc, char** argv, std::ostream& out, std::ost
 
 }  // namespace
 
+std::string result_key(const core::ResultRow& r) { return row_key(r); }
+
+std::vector<core::ResultRow> read_measured(const std::string& path, std::string* resolved) {
+    namespace fs = std::filesystem;
+    std::string csv_path = path;
+    if (fs::is_directory(csv_path)) {
+        csv_path = fs::exists(fs::path(path) / "measured.csv") ? (fs::path(path) / "measured.csv").string()
+                                                               : (fs::path(path) / "run1" / "measured.csv").string();
+    }
+    std::ifstream in(csv_path);
+    if (!in) throw core::InputError(csv_path, "", "cannot open measured results");
+    if (resolved != nullptr) *resolved = csv_path;
+    return core::read_results_csv(in, csv_path);
+}
+
+std::vector<config::Scenario> load_scenario_dir(const std::string& dir, const std::vector<config::SetOverride>& sets) {
+    namespace fs = std::filesystem;
+    if (!fs::is_directory(dir)) throw core::InputError(dir, "", "not a folder of scenario files");
+    Options o;
+    for (const auto& e : fs::recursive_directory_iterator(dir)) {
+        if (e.is_regular_file() && e.path().extension() == ".yaml") o.files.push_back(e.path().string());
+    }
+    std::sort(o.files.begin(), o.files.end());
+    for (const auto& set : sets) o.sets.push_back(set.path + "=" + set.value);
+    return load_all(o);
+}
+
+std::vector<config::Scenario> restrict_to_measured(const std::vector<config::Scenario>& scenarios,
+                                                   const std::vector<core::ResultRow>& hw) {
+    std::vector<config::Scenario> selected;
+    for (const auto& s : scenarios) {
+        std::vector<std::uint64_t> sizes;
+        std::vector<std::string> dirs;
+        for (const auto& r : hw) {
+            if (r.scenario != s.name || r.status != "ok" || r.source != "hw") continue;
+            if (std::find(sizes.begin(), sizes.end(), r.size_bytes) == sizes.end()) sizes.push_back(r.size_bytes);
+            if (std::find(dirs.begin(), dirs.end(), r.direction) == dirs.end()) dirs.push_back(r.direction);
+        }
+        if (sizes.empty() || !s.flows.empty()) continue;
+        config::Scenario c = s;
+        std::sort(sizes.begin(), sizes.end());
+        c.sizes = sizes;
+        std::vector<std::string> keep;
+        for (const auto& d : c.directions) {
+            if (std::find(dirs.begin(), dirs.end(), d) != dirs.end()) keep.push_back(d);
+        }
+        c.directions = keep;
+        if (!c.directions.empty()) selected.push_back(std::move(c));
+    }
+    return selected;
+}
+
+std::vector<core::ResultRow> simulate_quietly(const std::vector<config::Scenario>& scenarios) {
+    Options o;
+    o.quiet = true;
+    std::ostringstream out, err;
+    std::vector<core::ResultRow> rows;
+    std::string links;
+    simulate_all(scenarios, o, out, err, rows, links);
+    return rows;
+}
+
 int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
     CLI::App app{"dmasim: predicts how fast data moves between CPUs, GPUs and PCIe devices, strategy by strategy.\n"
                  "A SystemC model of PCIe links, root complex, copy engines and memories, driven by YAML scenarios.",
@@ -685,6 +709,18 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
     std::string compare_out = "results/compare";
     compare->add_option("--out,-o", compare_out, "folder for compare.csv, summary.csv, meta.json")->capture_default_str();
 
+    CalibrateOptions co;
+    auto* calibrate = app.add_subcommand("calibrate", "fit the model's free parameters to measured rows (NLopt BOBYQA), with held-out error");
+    calibrate->add_option("--measured", co.measured, "a measured.csv, or a folder with measured.csv or run1/measured.csv")->required();
+    calibrate->add_option("--out,-o", co.out_file, "calibration file to write")->required();
+    calibrate->add_option("--scenarios", co.scenarios_dir, "folder of scenario files the measured rows name")->capture_default_str();
+    calibrate->add_option("--free", co.free, "fit only these free parameters (docs/calibration.md lists them)");
+    std::string max_size = "16MiB";
+    calibrate->add_option("--max-size", max_size, "fit rows up to this size (bigger ones are slow to simulate)")->capture_default_str();
+    calibrate->add_option("--max-evaluations", co.max_evaluations, "optimiser steps at most")->capture_default_str();
+    calibrate->add_option("--folds", co.folds, "also report K-fold held-out error (K more fits)")->capture_default_str();
+    calibrate->add_flag("--quiet,-q", co.quiet, "no progress on stderr");
+
     auto* topo = app.add_subcommand("topo", "platforms: route classes, bottlenecks, Graphviz (docs/platforms.md)");
     topo->require_subcommand(1);
     std::string topo_platform;
@@ -717,6 +753,14 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
 
     try {
         if (*run) return cmd_run(o, argc, argv, out, err);
+        if (*calibrate) {
+            try {
+                co.max_size = core::parse_bytes(max_size).value;
+            } catch (const core::UnitError& e) {
+                throw core::InputError("--max-size", max_size, e.what());
+            }
+            return cmd_calibrate(co, argc, argv, out, err);
+        }
         if (*compare) {
             o.out_dir = compare_out;
             return cmd_compare(o, argc, argv, out, err);

@@ -2,12 +2,44 @@
 // the commands can be tested in-process.
 #pragma once
 
+#include <cstdint>
 #include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "dmasim/config/scenario.h"
+#include "dmasim/core/results.h"
 
 namespace dmasim::app {
 
 // Runs the CLI. Returns the process exit status: 0 success, 1 a failure while running,
 // 2 bad input (command line, scenario files). Errors go to `err` as one line each.
 int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err);
+
+// Shared by compare and calibrate.
+// Every scenario file under `dir`, with `sets` applied; checked against its platform.
+std::vector<config::Scenario> load_scenario_dir(const std::string& dir, const std::vector<config::SetOverride>& sets);
+// The scenarios that measured rows name, cut down to the measured directions and sizes.
+std::vector<config::Scenario> restrict_to_measured(const std::vector<config::Scenario>& scenarios,
+                                                   const std::vector<core::ResultRow>& measured);
+// Simulates scenarios without progress output (forks per platform, as `run` does).
+std::vector<core::ResultRow> simulate_quietly(const std::vector<config::Scenario>& scenarios);
+// The key a measured and a simulated row share: scenario|strategy|direction|size|variant.
+std::string result_key(const core::ResultRow& r);
+// Reads a measured.csv, or the measured.csv (or run1/measured.csv) of a folder.
+std::vector<core::ResultRow> read_measured(const std::string& path, std::string* resolved = nullptr);
+
+// `dmasim calibrate` (model/src/app/calibrate.cpp).
+struct CalibrateOptions {
+    std::string measured;
+    std::string scenarios_dir = "scenarios";
+    std::string out_file;
+    std::vector<std::string> free;  // subset of the free parameters; empty: all
+    std::uint64_t max_size = 16u << 20;
+    int max_evaluations = 200;
+    int folds = 0;  // k-fold cross-validation on top of the fixed split; 0: none
+    bool quiet = false;
+};
+int cmd_calibrate(const CalibrateOptions& o, int argc, char** argv, std::ostream& out, std::ostream& err);
 
 }  // namespace dmasim::app
