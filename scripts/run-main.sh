@@ -11,7 +11,8 @@ cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "$BUILD" -j"$(nproc)" --target dmasim
 out=${OUT:-results/sim}
 "$BUILD"/model/dmasim run scenarios/*.yaml scenarios/*/*.yaml --out "$out" "$@"
-# Model vs measured on the lent H100 (default parameters until a calibration is committed).
-"$BUILD"/model/dmasim compare --measured results/h100-sxm/measured/run1/measured.csv --out "${COMPARE:-results/h100-sxm/compare}"
+# Model vs measured on the lent H100, with its committed calibration.
+"$BUILD"/model/dmasim compare --measured results/h100-sxm/measured/run1/measured.csv \
+  --calibration results/h100-sxm/calibration.yaml --out "${COMPARE:-results/h100-sxm/compare}"
 # Figures from the results files only: the model's, and the measurements committed in results/.
 /usr/bin/python3 scripts/figures.py --sim "$out/results.csv" --out "${FIGURES:-results/figures}"
