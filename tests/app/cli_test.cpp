@@ -97,9 +97,12 @@ TEST(Cli, ValidateAndPlanTheShippedScenarios) {
 }
 
 TEST(Cli, RunWritesResultsConfigAndMetadata) {
-    const std::string dir = temp_dir() + "/res";
+    const std::string base = temp_dir();
+    const std::string dir = base + "/res";
+    // A calibration's parameters replace the defaults and land in the recorded configuration.
+    std::ofstream(base + "/cal.yaml") << "parameters:\n  runtime.call_overhead: 7us\n";
     const Outcome r = cli({"run", kScenarios + "pinned.yaml", kScenarios + "duplex.yaml", "--set", "sizes=4KiB,4MiB",
-                           "--set", "link.generation=4", "--out", dir, "--quiet"});
+                           "--set", "link.generation=4", "--calibration", base + "/cal.yaml", "--out", dir, "--quiet"});
     ASSERT_EQ(r.code, 0) << r.err;
     std::ifstream csv(dir + "/results.csv");
     const auto rows = core::read_results_csv(csv, "results.csv");
@@ -114,7 +117,7 @@ TEST(Cli, RunWritesResultsConfigAndMetadata) {
     }
     std::stringstream cfg;
     cfg << std::ifstream(dir + "/config.json").rdbuf();
-    for (const char* key : {"\"generation\": 4", "\"mrrs\"", "\"call_overhead\"", "\"credits_posted_data\""}) {
+    for (const char* key : {"\"generation\": 4", "\"mrrs\"", "\"call_overhead\": \"7us\"", "\"credits_posted_data\""}) {
         EXPECT_NE(cfg.str().find(key), std::string::npos) << key;
     }
     std::stringstream meta;

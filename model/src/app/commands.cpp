@@ -63,6 +63,8 @@ std::size_t case_count(const config::Scenario& s) {
 
 std::vector<config::Scenario> load_all(const Options& o) {
     std::vector<config::SetOverride> sets;
+    // A calibration's parameters first, so that --set can still override them.
+    if (!o.calibration.empty()) sets = config::read_calibration(o.calibration);
     for (const auto& s : o.sets) sets.push_back(config::parse_set(s));
     std::vector<config::Scenario> all;
     for (const auto& f : o.files) {
@@ -684,6 +686,7 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
     run->add_option("--set", o.sets,
                     "override a scenario key by dotted path, e.g. --set link.generation=4 --set sizes=4KiB,1GiB "
                     "(repeatable; applies to every scenario)");
+    run->add_option("--calibration", o.calibration, "a calibration file (dmasim calibrate): its parameters replace the defaults");
     run->add_flag("--explain", o.explain, "print what every link carried in each case (TLPs, DLLPs, busy time)");
     run->add_flag("--quiet,-q", o.quiet, "no progress lines on stderr");
     run->add_option("--trace", o.trace_file,
