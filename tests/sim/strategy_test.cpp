@@ -190,3 +190,21 @@ TEST(CpuMapped, SmallStoresAreFastAndLoadsSerialise) {
 
 }  // namespace
 }  // namespace dmasim::sim
+
+namespace dmasim::sim {
+namespace {
+
+TEST(Pinned, SmallAllocationsComeFromThePoolLargeOnesPinPageByPage) {
+    config::ModelParams p;
+    const double fixed = static_cast<double>(p.cpu.alloc_pinned_fixed.ps);
+    const double per_page = static_cast<double>(p.cpu.alloc_pinned_per_page.ps);
+    const std::uint64_t pool = p.cpu.alloc_pinned_pool.value;
+    EXPECT_DOUBLE_EQ(row(run(p, "pinned", "h2d", 4096), "setup=mallochost").time_ps, fixed);
+    EXPECT_DOUBLE_EQ(row(run(p, "pinned", "h2d", pool), "setup=mallochost").time_ps, fixed);
+    const std::uint64_t big = 4 * pool;
+    EXPECT_DOUBLE_EQ(row(run(p, "pinned", "h2d", big), "setup=mallochost").time_ps,
+                     fixed + per_page * static_cast<double>(big / p.cpu.page_size.value));
+}
+
+}  // namespace
+}  // namespace dmasim::sim

@@ -421,9 +421,14 @@ CaseResult Simulator::run(const config::ModelParams& params, const CaseSpec& spe
         take_main(o);
         result.rows.push_back(row("", o.elapsed_ps, ndirs, ""));
         if (st == "pinned") {
-            const auto alloc = pages_cost(spec.bytes, params.cpu, params.cpu.alloc_pinned_fixed, params.cpu.alloc_pinned_per_page);
+            // Small allocations come out of the driver's pinned pool; larger ones pin page by page.
+            const bool pooled = spec.bytes <= params.cpu.alloc_pinned_pool.value;
+            const auto alloc = pooled ? params.cpu.alloc_pinned_fixed
+                                      : pages_cost(spec.bytes, params.cpu, params.cpu.alloc_pinned_fixed,
+                                                   params.cpu.alloc_pinned_per_page);
             result.rows.push_back(row("setup=mallochost", static_cast<double>(alloc.ps), 1,
-                                      "cudaMallocHost(size_bytes): fixed + per-page cost"));
+                                      pooled ? "cudaMallocHost(size_bytes) from the driver's pinned pool"
+                                             : "cudaMallocHost(size_bytes): fixed + per-page cost"));
         }
     } else if (st == "pageable" || st == "duplex") {
         const ProgramOutcome o = execute(params, pageable_program(dirs, spec.bytes, params));

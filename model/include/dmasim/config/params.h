@@ -146,6 +146,7 @@ struct CpuParams {
     Duration unregister_per_page{100'000};
     Duration alloc_pinned_fixed{30'000'000};
     Duration alloc_pinned_per_page{600'000};
+    Bytes alloc_pinned_pool{1 << 20};
     Bandwidth wc_bandwidth{10e9};
     std::int64_t wc_buffers = 10;
     Bytes mmio_read_bytes{64};
@@ -163,6 +164,7 @@ struct CpuParams {
         v(FieldInfo{"unregister_per_page", "time", "cudaHostUnregister: unmap and unpin one page"}, unregister_per_page);
         v(FieldInfo{"alloc_pinned_fixed", "time", "cudaMallocHost: cost independent of size"}, alloc_pinned_fixed);
         v(FieldInfo{"alloc_pinned_per_page", "time", "cudaMallocHost: allocate, zero, pin and map one page"}, alloc_pinned_per_page);
+        v(FieldInfo{"alloc_pinned_pool", "bytes", "cudaMallocHost up to this size comes from the driver's pinned pool: fixed cost only"}, alloc_pinned_pool);
         v(FieldInfo{"wc_bandwidth", "bytes/s", "one core's stores into a write-combining mapping (BAR of GPU memory)"}, wc_bandwidth);
         v(FieldInfo{"wc_buffers", "count", "write-combining buffers: 64-byte writes in flight before the core stalls"}, wc_buffers);
         v(FieldInfo{"mmio_read_bytes", "bytes", "bytes one uncached load from a mapping reads (64B: streaming loads)"}, mmio_read_bytes);
