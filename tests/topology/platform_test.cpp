@@ -25,11 +25,11 @@ TEST(Platform, DefaultPlatformRoutesGpuToHostThroughTheRootComplex) {
 TEST(Platform, FewestHopRouteInABranchingGraph) {
     // cpu - rc - sw - {gpuA, gpuB}, and a direct NVLink between the GPUs.
     Platform p("t");
-    const auto cpu = p.add_node({"cpu", NodeKind::kCpu, 0, P2pPolicy::kAllowed, ""});
-    const auto rc = p.add_node({"rc", NodeKind::kRootComplex, 0, P2pPolicy::kAllowed, ""});
-    const auto sw = p.add_node({"sw", NodeKind::kSwitch, 0, P2pPolicy::kAllowed, ""});
-    const auto a = p.add_node({"gpuA", NodeKind::kGpu, 0, P2pPolicy::kAllowed, "gpu"});
-    const auto b = p.add_node({"gpuB", NodeKind::kGpu, 0, P2pPolicy::kAllowed, "gpu"});
+    const auto cpu = p.add_node({"cpu", NodeKind::kCpu, 0, P2pPolicy::kAllowed, "", {}});
+    const auto rc = p.add_node({"rc", NodeKind::kRootComplex, 0, P2pPolicy::kAllowed, "", {}});
+    const auto sw = p.add_node({"sw", NodeKind::kSwitch, 0, P2pPolicy::kAllowed, "", {}});
+    const auto a = p.add_node({"gpuA", NodeKind::kGpu, 0, P2pPolicy::kAllowed, "gpu", {}});
+    const auto b = p.add_node({"gpuB", NodeKind::kGpu, 0, P2pPolicy::kAllowed, "gpu", {}});
     p.add_link(cpu, rc, {LinkKind::kInternal, {}, {}});
     p.add_link(rc, sw, {LinkKind::kPcie, {}, {}});
     p.add_link(sw, a, {LinkKind::kPcie, {}, {}});
@@ -47,10 +47,10 @@ TEST(Platform, FewestHopRouteInABranchingGraph) {
 
 TEST(Platform, RejectsUnreachableNodesAndDuplicateNames) {
     Platform p("t");
-    const auto a = p.add_node({"a", NodeKind::kGpu, 0, P2pPolicy::kAllowed, "gpu"});
-    const auto b = p.add_node({"b", NodeKind::kGpu, 0, P2pPolicy::kAllowed, "gpu"});
+    const auto a = p.add_node({"a", NodeKind::kGpu, 0, P2pPolicy::kAllowed, "gpu", {}});
+    const auto b = p.add_node({"b", NodeKind::kGpu, 0, P2pPolicy::kAllowed, "gpu", {}});
     EXPECT_THROW(p.route(a, b), std::runtime_error);
-    EXPECT_THROW(p.add_node({"a", NodeKind::kCpu, 0, P2pPolicy::kAllowed, ""}), std::invalid_argument);
+    EXPECT_THROW(p.add_node({"a", NodeKind::kCpu, 0, P2pPolicy::kAllowed, "", {}}), std::invalid_argument);
     EXPECT_THROW(p.add_link(a, a, {}), std::invalid_argument);
     EXPECT_THROW(p.at("nope"), std::out_of_range);
 }
@@ -108,6 +108,10 @@ TEST(PlatformFiles, ErrorsNameTheFileAndTheKey) {
         {ok + "  - {a: rc0, b: g, kind: socket, bandwidth: fast}\n", "key 'links[1].bandwidth'"},
         {"name: t\nnodes:\n  - {name: x, kind: toaster}\nlinks: []\n", "key 'nodes[0].kind'"},
         {"name: t\nnodes:\n  - {name: g, kind: gpu, p2p: refused}\nlinks: []\n", "key 'nodes[0].p2p'"},
+        // Root-complex settings belong to bridges only, and take the units of their parameters.
+        {"name: t\nnodes:\n  - {name: g, kind: gpu, completion_size: 64B}\nlinks: []\n", "key 'nodes[0].completion_size'"},
+        {"name: t\nnodes:\n  - {name: r, kind: root_complex, completion_size: lots}\nlinks: []\n",
+         "key 'nodes[0].completion_size'"},
         {"name: t\nnodes: [\n", "malformed YAML"},
     };
     for (const auto& [yaml, expect] : bad) {

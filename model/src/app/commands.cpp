@@ -92,6 +92,19 @@ std::string utc_now() {
 
 std::string human_size(std::uint64_t b) { return core::to_string(core::Bytes{b}); }
 
+// The PCIe link of the platform's first GPU, as the rows' note names it: on a platform file it
+// can differ from the scenario's `link` section.
+std::string gpu_link_description(const topology::Platform& p, const config::LinkParams& fallback) {
+    const auto gpus = topology::gpus(p);
+    if (!gpus.empty()) {
+        const topology::Graph& g = p.graph();
+        for (auto [e, end] = boost::out_edges(gpus.front(), g); e != end; ++e) {
+            if (g[*e].kind == topology::LinkKind::kPcie) return pcie::describe_link(g[*e].pcie);
+        }
+    }
+    return pcie::describe_link(fallback);
+}
+
 std::string human_time(double us) {
     if (us >= 1e6) return fmt::format("{:.3f} s", us * 1e-6);
     if (us >= 1e3) return fmt::format("{:.3f} ms", us * 1e-3);
@@ -252,6 +265,7 @@ void simulate_group(const std::vector<const config::Scenario*>& group, const Opt
             for (const auto& l : res.links) breakdown.push_back(Breakdown{key, l, res.time_ps});
             continue;
         }
+        const std::string link_note = gpu_link_description(links, s.params.link);
         for (const auto& strategy : s.strategies) {
             for (const auto& direction : s.directions) {
                 const std::vector<std::uint64_t> sizes =
@@ -288,7 +302,7 @@ void simulate_group(const std::vector<const config::Scenario*>& group, const Opt
                         r.p90_us = rr.p90_ps * 1e-6;
                         r.min_us = rr.min_ps * 1e-6;
                         r.max_us = rr.max_ps * 1e-6;
-                        r.note = pcie::describe_link(s.params.link) + (rr.note.empty() ? "" : "; " + rr.note);
+                        r.note = link_note + (rr.note.empty() ? "" : "; " + rr.note);
                         rows.push_back(r);
                     }
                     const core::ResultRow& r = rows[rows.size() - res.rows.size()];
@@ -583,7 +597,7 @@ int cmd_run(const Options& o, int argc, char** argv, std::ostream& out, std::ost
     files.add("links.csv", links_csv_header() + links_body);
     core::JsonWriter cfg;
     cfg.begin_array();
-    for (const auto& s : all) config::write_config_json(cfg, s);
+    for (const auto& s : all) config::write_config_json(cfg, s, topology::effective_json(topology::load_platform(s)));
     cfg.end_array();
     files.add("config.json", cfg.str());
     core::JsonWriter meta;

@@ -71,22 +71,6 @@ struct DocCollector {
     }
 };
 
-struct JsonDumper {
-    core::JsonWriter* json;
-    void emit(const char* key, std::int64_t v) { json->value(key, v); }
-    void emit(const char* key, bool v) { json->value(key, v); }
-    void emit(const char* key, double v) { json->value(key, v); }
-    template <class T>
-    void emit(const char* key, const T& v) { json->value(key, format_field(v)); }
-    template <class T>
-    void operator()(const FieldInfo& fi, T& field) { emit(fi.key, field); }
-    template <class S>
-    void section(const char* name, const char* /*doc*/, S& s) {
-        json->begin_object(name);
-        s.visit(*this);
-        json->end_object();
-    }
-};
 
 }  // namespace
 
@@ -98,7 +82,7 @@ std::vector<ParamDoc> describe(ModelParams params, StrategyOptions options) {
     return out;
 }
 
-void write_config_json(core::JsonWriter& json, const Scenario& scenario) {
+void write_config_json(core::JsonWriter& json, const Scenario& scenario, const std::string& platform_json) {
     Scenario s = scenario;  // visit() takes non-const references
     json.begin_object();
     json.value("name", s.name);
@@ -117,9 +101,10 @@ void write_config_json(core::JsonWriter& json, const Scenario& scenario) {
     json.value("repetitions", s.repetitions);
     json.value("warmup", s.warmup);
     json.value("link_explicit", s.link_explicit);
-    JsonDumper d{&json};
+    JsonFieldWriter d{&json};
     s.params.visit_sections(d);
     s.options.visit_sections(d);
+    if (!platform_json.empty()) json.raw("platform_effective", platform_json);
     json.end_object();
 }
 

@@ -64,6 +64,7 @@ PlatformTop::PlatformTop(sc_core::sc_module_name name, const topology::Platform&
                 bridges_.push_back(std::make_unique<RootComplex>(n.name.c_str(), params.root_complex, id16(*it), peers_of(*it),
                                                                  is_switch, is_switch ? 0 : id16(cpu_of(*it))));
                 bridge_of[*it] = bridges_.back().get();
+                bridge_nodes_.push_back(id16(*it));
                 bridges_.back()->set_p2p_via_cpu(n.p2p == topology::P2pPolicy::kViaCpu);
                 break;
             }
@@ -153,9 +154,24 @@ int PlatformTop::device_index(const std::string& node_name) const {
 
 void PlatformTop::configure(const config::ModelParams& params, const topology::Platform& links_from) {
     for (auto& m : host_memories_) m->configure(params.host_memory);
-    for (auto& rc : bridges_) rc->configure(params.root_complex, params.link, params.host_memory.latency);
     for (auto& d : devices_) d->configure(params);
     const topology::Graph& g = platform_.graph();
+    auto case_node = [&](std::uint16_t node) {
+        const auto n = links_from.find(g[node].name);
+        if (!n) throw std::runtime_error("a case's platform differs from the elaborated one");
+        return *n;
+    };
+    for (std::size_t i = 0; i < bridges_.size(); ++i) {
+        RootComplex& rc = *bridges_[i];
+        const auto self = case_node(bridge_nodes_[i]);
+        std::vector<config::LinkParams> port_links;
+        for (const auto& port : rc.ports) {
+            const auto [e, found] = boost::edge(self, case_node(port->peer), links_from.graph());
+            const bool pcie = found && links_from.link(e).kind == topology::LinkKind::kPcie;
+            port_links.push_back(pcie ? links_from.link(e).pcie : params.link);
+        }
+        rc.configure(links_from.node(self).bridge, port_links, params.host_memory.latency);
+    }
     for (auto& entry : links_) {
         // The same platform, loaded for this case: its links carry this case's settings.
         const auto a = links_from.find(g[boost::source(entry.edge, g)].name);

@@ -34,12 +34,17 @@ RootComplex::RootComplex(sc_core::sc_module_name name, const Params& params, std
     dont_initialize();
 }
 
-void RootComplex::configure(const Params& params, const config::LinkParams& link,
+void RootComplex::configure(const Params& params, const std::vector<config::LinkParams>& port_links,
                             core::Duration host_memory_latency) {
     params_ = params;
-    // Completions never exceed MPS and are cut at RCB multiples (spec).
-    completion_bytes_ = static_cast<std::uint32_t>(std::min(params_.completion_size.value, link.mps.value));
-    completion_bytes_ -= completion_bytes_ % static_cast<std::uint32_t>(link.rcb.value);
+    if (port_links.size() != ports.size()) SC_REPORT_ERROR(name(), "configure: one link setting per port expected");
+    // Completions never exceed the port's MPS and are cut at its RCB multiples (spec).
+    completion_bytes_.clear();
+    for (const auto& link : port_links) {
+        auto bytes = static_cast<std::uint32_t>(std::min(params_.completion_size.value, link.mps.value));
+        bytes -= bytes % static_cast<std::uint32_t>(link.rcb.value);
+        completion_bytes_.push_back(bytes);
+    }
     memory_latency_ps_ = static_cast<double>(host_memory_latency.ps);
     stats_ = RootComplexStats{};
 }
@@ -102,8 +107,9 @@ tlm::tlm_sync_enum RootComplex::port_fw(int port, Tlp& t, tlm::tlm_phase& phase,
             const double data_ready =
                 now + static_cast<double>((memory->access(false, t.length, forward) + forward).value());
             read_release_.push(now + static_cast<double>(forward.value()), Release{port, t});
-            EgressQueue& q = *egress_[static_cast<std::size_t>(port_towards(t.requester))];
-            for_each_completion(t, node_id_, completion_bytes_, [&](const Tlp& c) {
+            const auto out_port = static_cast<std::size_t>(port_towards(t.requester));
+            EgressQueue& q = *egress_[out_port];
+            for_each_completion(t, node_id_, completion_bytes_[out_port], [&](const Tlp& c) {
                 q.queue.push(data_ready, Out{c, -1});
                 stats_.completions++;
             });

@@ -177,6 +177,7 @@ Simulator::ProgramOutcome Simulator::execute(const config::ModelParams& params, 
             if (l.kind == topology::LinkKind::kPcie) l.pcie = params.link;
             if (l.kind == topology::LinkKind::kNvlink) l.nvlink = params.nvlink;
         }
+        for (auto [v, end] = boost::vertices(links.graph()); v != end; ++v) links.node(*v).bridge = params.root_complex;
         top_->configure(params, links);
     }
     HostRuntime& rt = top_->runtime();

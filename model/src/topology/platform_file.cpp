@@ -10,6 +10,7 @@
 #include "dmasim/config/param_io.h"
 #include "dmasim/config/shipped_platforms.h"
 #include "dmasim/core/error.h"
+#include "dmasim/core/results.h"
 #include "dmasim/pcie/wire.h"
 
 namespace dmasim::topology {
@@ -102,12 +103,6 @@ Platform parse_platform(const std::string& yaml, const std::string& origin, cons
     for (std::size_t i = 0; i < doc["nodes"].size(); ++i) {
         const YAML::Node n = doc["nodes"][i];
         const std::string where = "nodes[" + std::to_string(i) + "]";
-        for (const auto& kv : n) {
-            const std::string k = kv.first.as<std::string>();
-            if (k != "name" && k != "kind" && k != "socket" && k != "p2p") {
-                throw InputError(origin, where + "." + k, "unknown key; a node takes: name, kind, socket, p2p");
-            }
-        }
         NodeProps props;
         props.name = text_of(n["name"], origin, where + ".name");
         try {
@@ -115,6 +110,22 @@ Platform parse_platform(const std::string& yaml, const std::string& origin, cons
         } catch (const std::invalid_argument& e) {
             throw InputError(origin, where + ".kind",
                              std::string("'") + e.what() + "' is not cpu, root_complex, switch, nvswitch, gpu, fpga, nic or nvme");
+        }
+        std::set<std::string> used{"name", "kind", "socket", "p2p"};
+        props.bridge = params.root_complex;
+        if (is_bridge(props.kind)) {
+            apply_keys(n, props.bridge, origin, where, used);
+            apply_explicit(props.bridge, params.root_complex, "root_complex", explicit_keys);
+        }
+        for (const auto& kv : n) {
+            const std::string k = kv.first.as<std::string>();
+            if (used.count(k)) continue;
+            std::string takes = "name, kind, socket, p2p";
+            if (is_bridge(props.kind)) {
+                config::RootComplexParams keys;
+                keys.visit([&](const config::FieldInfo& fi, auto&) { takes += std::string(", ") + fi.key; });
+            }
+            throw InputError(origin, where + "." + k, "unknown key; this node takes: " + takes);
         }
         if (n["socket"]) {
             std::int64_t socket = 0;
@@ -245,6 +256,50 @@ std::string describe(const Platform& p, EdgeId e) {
         case LinkKind::kInternal: s += "internal"; break;
     }
     return s + ")";
+}
+
+std::string effective_json(const Platform& p) {
+    const Graph& g = p.graph();
+    core::JsonWriter json;
+    config::JsonFieldWriter fields{&json};
+    json.begin_object();
+    json.value("name", p.name());
+    json.begin_array("nodes");
+    for (auto [v, end] = boost::vertices(g); v != end; ++v) {
+        NodeProps n = g[*v];
+        json.begin_object();
+        json.value("name", n.name);
+        json.value("kind", n.device.empty() ? std::string(to_string(n.kind)) : n.device);
+        json.value("socket", n.socket);
+        if (is_bridge(n.kind)) {
+            json.value("p2p", n.p2p == P2pPolicy::kAllowed ? "allowed" : n.p2p == P2pPolicy::kViaCpu ? "via_cpu" : "refused");
+            fields.section("root_complex", "", n.bridge);
+        }
+        json.end_object();
+    }
+    json.end_array();
+    json.begin_array("links");
+    for (auto [e, end] = boost::edges(g); e != end; ++e) {
+        LinkProps l = g[*e];
+        json.begin_object();
+        json.value("a", g[boost::source(*e, g)].name);
+        json.value("b", g[boost::target(*e, g)].name);
+        json.value("kind", to_string(l.kind));
+        switch (l.kind) {
+            case LinkKind::kPcie:
+                fields.section("link", "", l.pcie);
+                break;
+            case LinkKind::kNvlink:
+            case LinkKind::kSocket:
+                fields.section("nvlink", "", l.nvlink);
+                break;
+            case LinkKind::kInternal: break;
+        }
+        json.end_object();
+    }
+    json.end_array();
+    json.end_object();
+    return json.str();
 }
 
 std::string route_class(const Platform& p, NodeId a, NodeId b) {

@@ -41,7 +41,27 @@ struct ParamDoc {
 };
 std::vector<ParamDoc> describe(ModelParams params, StrategyOptions options);
 
+// Writes the fields of parameter structs into JSON objects, in their visit() order.
+struct JsonFieldWriter {
+    core::JsonWriter* json;
+    void emit(const char* key, std::int64_t v) { json->value(key, v); }
+    void emit(const char* key, bool v) { json->value(key, v); }
+    void emit(const char* key, double v) { json->value(key, v); }
+    template <class T>
+    void emit(const char* key, const T& v) { json->value(key, format_field(v)); }
+    template <class T>
+    void operator()(const FieldInfo& fi, T& field) { emit(fi.key, field); }
+    template <class S>
+    void section(const char* name, const char* /*doc*/, S& s) {
+        json->begin_object(name);
+        s.visit(*this);
+        json->end_object();
+    }
+};
+
 // The full effective configuration of one scenario, as a JSON object (gem5's config.json).
-void write_config_json(core::JsonWriter& json, const Scenario& scenario);
+// `platform_json`: the platform as this scenario's settings made it (every node and link with
+// its own parameters), inserted as "platform_effective".
+void write_config_json(core::JsonWriter& json, const Scenario& scenario, const std::string& platform_json = {});
 
 }  // namespace dmasim::config

@@ -52,6 +52,7 @@ private:
     const topology::Platform& platform_;
     std::vector<std::unique_ptr<MemoryController>> host_memories_;
     std::vector<std::unique_ptr<RootComplex>> bridges_;
+    std::vector<std::uint16_t> bridge_nodes_;  // bridges_[i] is node bridge_nodes_[i]
     std::vector<std::unique_ptr<Gpu>> devices_;
     std::vector<std::string> device_names_;
     std::vector<std::uint16_t> device_nodes_;

@@ -67,7 +67,9 @@ public:
 
     // Routing: TLPs for `destination` leave through `port`.
     void set_route(std::uint16_t destination, int port);
-    void configure(const Params& params, const config::LinkParams& link, core::Duration host_memory_latency);
+    // `port_links[i]`: the PCIe settings of the link at port i (MPS and RCB cut its completions).
+    void configure(const Params& params, const std::vector<config::LinkParams>& port_links,
+                   core::Duration host_memory_latency);
     void set_listener(CompletionListener* listener) { listener_ = listener; }
     // Peer-to-peer through this root complex bounces through host memory (written, read back).
     void set_p2p_via_cpu(bool v) { p2p_via_cpu_ = v; }
@@ -104,7 +106,7 @@ private:
     std::uint16_t node_id_;
     bool is_switch_;
     std::uint16_t memory_node_;
-    std::uint32_t completion_bytes_ = 256;
+    std::vector<std::uint32_t> completion_bytes_;  // per port
     bool p2p_via_cpu_ = false;
     double memory_latency_ps_ = 0.0;
     std::vector<int> route_;

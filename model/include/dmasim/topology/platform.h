@@ -29,6 +29,9 @@ struct NodeProps {
     int socket = 0;  // CPU socket (NUMA node) the node hangs off
     P2pPolicy p2p = P2pPolicy::kAllowed;  // bridges
     std::string device;                   // endpoints: gpu, fpga, nic, nvme
+    // Bridges: their own settings (a platform of another era has another root complex); the
+    // scenario's root_complex section where the platform file is silent.
+    config::RootComplexParams bridge;
 };
 
 struct LinkProps {
@@ -69,6 +72,7 @@ public:
     const Graph& graph() const { return graph_; }
     Graph& graph() { return graph_; }
     const NodeProps& node(NodeId n) const { return graph_[n]; }
+    NodeProps& node(NodeId n) { return graph_[n]; }
     const LinkProps& link(EdgeId e) const { return graph_[e]; }
     LinkProps& link(EdgeId e) { return graph_[e]; }
     const std::string& name() const { return name_; }

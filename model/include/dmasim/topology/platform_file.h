@@ -41,6 +41,8 @@ std::string describe(const Platform& p, EdgeId e);
 std::string peer_refusal(const Platform& p, NodeId a, NodeId b);
 
 std::string to_dot(const Platform& p);
+// Every node and link with the parameters it carries, as a JSON object (for config.json).
+std::string effective_json(const Platform& p);
 
 // Checks that the scenario's strategies can run on its platform (peer needs two GPUs, ...).
 // Throws core::InputError naming the scenario file and key.
