@@ -797,9 +797,11 @@ def fig_whatif_links(sim, meas, out):
                        "(c) GPU→GPU via a PCIe switch"))
     if not panels:
         raise Skip("no gen*-x*/peer-switch-gen* what-if rows in the sim results")
-    fig = new_figure(WIDE_W, 2.45, legend_rows=1)
+    # Two legend rows: strategies and line styles, then the era hosts and measured anchors.
+    fig = new_figure(WIDE_W, 2.65, legend_rows=2)
     axes = fig.subplots(1, len(panels), squeeze=False)[0]
     strategies_used, anchors = [], []
+    era_hosts = False
     for ax, (kind, sweep, xlabel, title) in zip(axes, panels):
         pos = list(range(len(sweep)))
         ticks = [f"Gen{k}" if kind != "width" else f"x{k}" for k, _ in sweep]
@@ -849,6 +851,23 @@ def fig_whatif_links(sim, meas, out):
                         model_plot(ax, xs, ys, colour, ls=ls)
                         if strat not in strategies_used:
                             strategies_used.append(strat)
+        if kind == "gen":
+            # The same copies on a host of the link's own era (platform files v100-gen3,
+            # a100-gen4: 64-byte read completions), at the sweep's size.
+            for x, (g, sc) in zip(pos, sweep):
+                era = next((r["scenario"] for r in sim.runs[0]
+                            if re.fullmatch(rf"[a-z]\d+-gen{g}-host", r["scenario"])), None)
+                ref = sim.series(sc, "pinned", "h2d")
+                if era is None or not ref:
+                    continue
+                for d in ("h2d", "d2h"):
+                    ser = sim.series(era, "pinned", d)
+                    size = max(ref)
+                    if size in ser:
+                        y = gbps(size, ser[size]["directions"], ser[size]["time"])
+                        ax.plot([x + (0.12 if d == "d2h" else -0.12)], [y], marker="D", ms=4.5, ls="none",
+                                mfc="white", mec=STRATEGY_COLOURS["pinned"], mew=1.1, zorder=4)
+                        era_hosts = True
         ax.set_xticks(pos, ticks)
         ax.set_xlim(-0.4, len(pos) - 0.6)
         ax.grid(False, axis="x")
@@ -860,10 +879,14 @@ def fig_whatif_links(sim, meas, out):
     handles = [h_colour(STRATEGY_COLOURS[s], names[s]) for s in strategies_used]
     if strategies_used:
         handles += [h_model("h2d", BLACK, "-"), h_model("d2h", BLACK, "--")]
+    if era_hosts:
+        handles.append(Line2D([], [], marker="D", ms=4.5, ls="none", mfc="white",
+                              mec=STRATEGY_COLOURS["pinned"], mew=1.1,
+                              label="pinned, host of that era (h2d left, d2h right)"))
     handles += [h_machine(s, label=f"{s.label} (measured, Gen{s.link[0]} x{s.link[1]})")
                 for s in anchors]
     if handles:
-        top_legend(fig, handles, len(handles))
+        top_legend(fig, handles, math.ceil(len(handles) / 2))
     return save(fig, out, "whatif_links")
 
 
