@@ -127,6 +127,29 @@ TEST(Cli, RunWritesResultsConfigAndMetadata) {
     EXPECT_NE(r.out.find("duplex"), std::string::npos);  // the summary table
 }
 
+TEST(Cli, PlatformNodeSettingsShowInTopologyConfigAndNotes) {
+    const Outcome topo = cli({"topo", "show", "a100-gen4"});
+    ASSERT_EQ(topo.code, 0) << topo.err;
+    EXPECT_NE(topo.out.find("rc0      root complex: read completions up to 64B"), std::string::npos) << topo.out;
+
+    const std::string dir = temp_dir() + "/res";
+    const Outcome r = cli({"run", kScenarios + "whatif/host-eras.yaml", "--set", "sizes=4MiB", "--out", dir, "--quiet"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    std::ifstream csv(dir + "/results.csv");
+    const auto rows = core::read_results_csv(csv, "results.csv");
+    ASSERT_FALSE(rows.empty());
+    for (const auto& row : rows) {
+        // The note names each host's own link, not the scenario's (default Gen5) link section.
+        const char* gen = row.scenario == "v100-gen3-host" ? "Gen3 x16" : row.scenario == "a100-gen4-host" ? "Gen4 x16" : "Gen5 x16";
+        EXPECT_EQ(row.note.rfind(gen, 0), 0U) << row.scenario << ": " << row.note;
+    }
+    std::stringstream cfg;
+    cfg << std::ifstream(dir + "/config.json").rdbuf();
+    EXPECT_NE(cfg.str().find("\"name\": \"a100-gen4\""), std::string::npos);
+    EXPECT_NE(cfg.str().find("\"platform_effective\": {"), std::string::npos);
+    EXPECT_NE(cfg.str().find("\"completion_size\": \"64B\""), std::string::npos);
+}
+
 }  // namespace
 }  // namespace dmasim::app
 

@@ -65,6 +65,14 @@ TEST(Results, JsonWriterNestsAndEscapes) {
     EXPECT_NE(s.find("true"), std::string::npos);
 }
 
+TEST(Results, JsonWriterIndentsANestedDocumentToItsDepth) {
+    JsonWriter inner;
+    inner.begin_object().value("k", 1).end_object();
+    JsonWriter outer;
+    outer.begin_object().raw("in", inner.str()).value("after", 2).end_object();
+    EXPECT_EQ(outer.str(), "{\n  \"in\": {\n    \"k\": 1\n  },\n  \"after\": 2\n}\n");
+}
+
 TEST(Results, Percentiles) {
     EXPECT_DOUBLE_EQ(percentile({3, 1, 2}, 0.5), 2.0);
     EXPECT_DOUBLE_EQ(percentile({1, 2, 3, 4}, 0.5), 2.5);

@@ -441,6 +441,18 @@ int cmd_topo_show(const std::string& ref, std::ostream& out) {
                                topology::route_class(p, devs[i], devs[j]), b.gbps, b.link);
         }
     }
+    out << "\nbridges:\n";
+    for (const auto n : p.nodes_of(topology::NodeKind::kRootComplex)) {
+        const auto& b = p.node(n).bridge;
+        out << fmt::format("  {:<8} root complex: read completions up to {}, {} to memory\n", p.node(n).name,
+                           core::to_string(b.completion_size), core::to_string(b.forward_latency));
+    }
+    for (const auto kind : {topology::NodeKind::kSwitch, topology::NodeKind::kNvSwitch}) {
+        for (const auto n : p.nodes_of(kind)) {
+            out << fmt::format("  {:<8} {}: {} port to port\n", p.node(n).name, topology::to_string(kind),
+                               core::to_string(p.node(n).bridge.switch_latency));
+        }
+    }
     if (p.peer_same_switch_only()) out << "\npeer rule: peer copies only between devices under one PCIe switch\n";
     return kExitOk;
 }

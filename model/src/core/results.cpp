@@ -279,7 +279,13 @@ JsonWriter& JsonWriter::null_value(const std::string& key) {
 
 JsonWriter& JsonWriter::raw(const std::string& key, const std::string& json) {
     prefix(key);
-    out_ += json;
+    // A newline in valid JSON is always layout (strings cannot hold one): indent the nested
+    // document to this depth so that the file reads as one.
+    const std::size_t end = json.find_last_not_of(" \n");
+    for (std::size_t i = 0; end != std::string::npos && i <= end; ++i) {
+        out_ += json[i];
+        if (json[i] == '\n') out_.append(2 * first_.size(), ' ');
+    }
     return *this;
 }
 
