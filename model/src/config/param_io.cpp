@@ -71,7 +71,6 @@ struct DocCollector {
     }
 };
 
-
 }  // namespace
 
 std::vector<ParamDoc> describe(ModelParams params, StrategyOptions options) {
