@@ -94,7 +94,7 @@ TEST(Scenario, ErrorsNameFileAndKey) {
         {"name: a\nstrategy: pinned\n", "key 'sizes': missing"},
         {"name: a\nstrategy: pinned\nsizes: [4KiB\n", "malformed YAML at line"},
         {"- just\n- a list\n", "must be a YAML map"},
-        {base + "zero_copy: {access: 8B}\n", "key 'zero_copy.access'"},
+        {base + "zero_copy: {access: 12B}\n", "key 'zero_copy.access'"},
         {base + "frame: {via: carrier_pigeon}\n", "key 'frame.via'"},
         {base + "platform: cray-1\n", "key 'platform': 'cray-1' is neither a shipped platform"},
     };
@@ -146,6 +146,56 @@ TEST(Scenario, PlanExpansionCarriesStrategyKeysAndSkips) {
     EXPECT_EQ(plan.cases[5].str("peer_access"), "0");
     EXPECT_EQ(plan.cases[4].str("variant"), "peer=on");
     EXPECT_EQ(plan.cases[5].str("variant"), "peer=off");
+}
+
+TEST(Scenario, PlanExpansionCarriesTheIsolatingCasesKeys) {
+    const auto v = parse_scenarios(
+        "name: c\nstrategy: zero_copy\ndirection: h2d\nsizes: [64KiB]\n"
+        "zero_copy: {pattern: chase, memory: device, hops: 77}\n---\n"
+        "name: x\nstrategy: zero_copy\ndirection: both\nsizes: [1MiB]\nzero_copy: {access: 2B}\n"
+        "compute: {duration: 3ms, blocks: 10, threads: 64, bytes: 1MiB}\n---\n"
+        "name: a\nstrategy: async_overlap\nsizes: [1MiB]\nasync_overlap: {issue: breadth_first}\ndma: {engines: 1}\n---\n"
+        "name: o\nstrategy: [pinned, registered]\ndirection: h2d\nsizes: [4KiB]\nhost_buffer: {offset: 64B}\n"
+        "pinned: {setup_only: true}\nregistered: {setup_only: true}\n---\n"
+        "name: l\nstrategy: peer\ndirection: h2d\nsizes: [1MiB]\npeer: {access: on, src_device: 0, dst_device: 0}\n",
+        "s.yaml");
+    const core::Plan plan = expand_plan(v);
+    ASSERT_EQ(plan.cases.size(), 6U);
+    const auto& chase = plan.cases[0];
+    EXPECT_EQ(chase.str("pattern"), "chase");
+    EXPECT_EQ(chase.str("memory"), "device");
+    EXPECT_EQ(chase.integer("hops"), 77);
+    const auto& x = plan.cases[1];
+    EXPECT_EQ(x.integer("access_bytes"), 2);
+    EXPECT_EQ(x.integer("compute_ns"), 3000000);
+    EXPECT_EQ(x.integer("compute_blocks"), 10);
+    EXPECT_EQ(x.integer("compute_bytes"), 1 << 20);
+    EXPECT_FALSE(x.has("pattern"));  // a streaming kernel carries no chase keys
+    EXPECT_EQ(plan.cases[2].str("issue"), "breadth_first");
+    EXPECT_EQ(plan.cases[2].integer("copy_engines"), 1);  // set by the scenario: the harness must match it
+    EXPECT_FALSE(x.has("copy_engines"));
+    EXPECT_EQ(plan.cases[3].integer("host_offset"), 64);
+    EXPECT_EQ(plan.cases[3].integer("setup_only"), 1);
+    EXPECT_EQ(plan.cases[4].integer("setup_only"), 1);
+    EXPECT_EQ(plan.cases[5].str("variant"), "local");
+    EXPECT_EQ(plan.cases[5].integer("dst_device"), 0);
+}
+
+TEST(Scenario, IsolatingCaseOptionsAreChecked) {
+    EXPECT_NE(error_of("name: a\nstrategy: zero_copy\nsizes: [4KiB]\nzero_copy: {access: 3B}\n").find("zero_copy.access"),
+              std::string::npos);
+    EXPECT_NE(error_of("name: a\nstrategy: zero_copy\nsizes: [4KiB]\nzero_copy: {pattern: zigzag}\n").find("zero_copy.pattern"),
+              std::string::npos);
+    EXPECT_NE(error_of("name: a\nstrategy: zero_copy\nsizes: [4KiB]\nzero_copy: {memory: device}\n").find("chase"),
+              std::string::npos);
+    EXPECT_NE(error_of("name: a\nstrategy: duplex\nsizes: [4KiB]\ncompute: {threads: 33}\n").find("compute.threads"),
+              std::string::npos);
+    EXPECT_NE(error_of("name: a\nstrategy: async_overlap\nsizes: [4KiB]\nasync_overlap: {issue: random}\n")
+                  .find("async_overlap.issue"),
+              std::string::npos);
+    EXPECT_NE(error_of("name: a\nstrategy: peer\nsizes: [4KiB]\npeer: {access: off, src_device: 0, dst_device: 0}\n")
+                  .find("peer.access"),
+              std::string::npos);
 }
 
 }  // namespace

@@ -8,14 +8,18 @@
 #include "dmasim/topology/platform_file.h"
 
 namespace dmasim::sim {
+
+// The one elaboration of this test process (isolating_cases_test.cpp shares it).
+Simulator& strategies_simulator() {
+    static Simulator s(topology::load_platform("h100-sxm", config::ModelParams{}), config::ModelParams{});
+    return s;
+}
+
 namespace {
 
 constexpr std::uint64_t kMiB = 1 << 20;
 
-Simulator& simulator() {
-    static Simulator s(topology::load_platform("h100-sxm", config::ModelParams{}), config::ModelParams{});
-    return s;
-}
+Simulator& simulator() { return strategies_simulator(); }
 
 CaseResult run(const config::ModelParams& p, const std::string& strategy, const std::string& dir, std::uint64_t bytes,
                const config::StrategyOptions& o = {}) {

@@ -1,5 +1,7 @@
 #include "dmasim/config/plan_expand.h"
 
+#include <algorithm>
+
 namespace dmasim::config {
 
 namespace {
@@ -9,16 +11,41 @@ std::int64_t ns(Duration d) { return d.ps / 1000; }
 void add_strategy_keys(core::PlanCase& c, const Scenario& s, const std::string& strategy) {
     const StrategyOptions& o = s.options;
     if (strategy == "duplex") c.set("host_memory", o.duplex.host_memory);
-    if (strategy == "registered") c.set("reuses", o.registered.reuses);
+    if (strategy == "registered") {
+        c.set("reuses", o.registered.reuses);
+        if (o.registered.setup_only) c.set("setup_only", 1);
+    }
+    if (strategy == "pinned" && o.pinned.setup_only) c.set("setup_only", 1);
+    if (strategy == "pinned" || strategy == "pageable" || strategy == "registered") {
+        if (o.host_buffer.offset.value > 0) c.set("host_offset", o.host_buffer.offset.value);
+        if (o.host_buffer.fresh) c.set("host_fresh", 1);
+    }
     if (strategy == "async_overlap") {
         c.set("streams", o.async_overlap.streams);
         c.set("kernel_ns", ns(o.async_overlap.kernel));
+        c.set("issue", o.async_overlap.issue);
     }
     if (strategy == "zero_copy") {
         c.set("access_bytes", o.zero_copy.access.value);
         c.set("stride", o.zero_copy.stride);
         c.set("blocks", o.zero_copy.blocks);
         c.set("threads", o.zero_copy.threads);
+        if (o.zero_copy.pattern == "chase") {
+            c.set("pattern", o.zero_copy.pattern);
+            c.set("memory", o.zero_copy.memory);
+            c.set("hops", o.zero_copy.hops);
+        }
+    }
+    if ((strategy == "duplex" || strategy == "zero_copy") && o.compute.duration.ps > 0) {
+        c.set("compute_ns", ns(o.compute.duration));
+        c.set("compute_blocks", o.compute.blocks);
+        c.set("compute_threads", o.compute.threads);
+        c.set("compute_bytes", o.compute.bytes.value);
+    }
+    // The harness cannot change how many copy engines a GPU has: a scenario that sets the
+    // count carries it, and a GPU with another count skips the case.
+    if (std::find(s.explicit_keys.begin(), s.explicit_keys.end(), "dma.engines") != s.explicit_keys.end()) {
+        c.set("copy_engines", s.params.dma.engines);
     }
     if (strategy == "peer") {
         c.set("src_device", o.peer.src_device);
@@ -73,6 +100,7 @@ core::Plan expand_plan(const std::vector<Scenario>& scenarios) {
             const std::vector<std::uint64_t> sizes =
                 strategy == "periodic" ? std::vector<std::uint64_t>{s.options.periodic.size.value} : s.sizes;
             std::vector<std::string> peer_modes{""};
+            const bool local_copy = strategy == "peer" && s.options.peer.src_device == s.options.peer.dst_device;
             if (strategy == "peer") {
                 peer_modes = s.options.peer.access == "both" ? std::vector<std::string>{"1", "0"}
                                                             : std::vector<std::string>{s.options.peer.access == "on" ? "1" : "0"};
@@ -92,7 +120,7 @@ core::Plan expand_plan(const std::vector<Scenario>& scenarios) {
                             // Both modes share scenario, direction and size: the variant keeps
                             // their rows apart.
                             c.set("peer_access", peer_mode);
-                            c.set("variant", std::string(peer_mode == "1" ? "peer=on" : "peer=off"));
+                            c.set("variant", std::string(local_copy ? "local" : peer_mode == "1" ? "peer=on" : "peer=off"));
                         }
                         plan.cases.push_back(std::move(c));
                     }

@@ -261,7 +261,26 @@ void validate(Scenario& s) {
     if (!(nv.link_rate.bytes_per_s > 0)) fail("nvlink.link_rate", "must be positive");
     if (nv.max_payload.value < 16 || nv.max_payload.value > 4096) fail("nvlink.max_payload", "must be 16B..4KiB");
     const auto& z = s.options.zero_copy;
-    if (z.access.value != 4 && z.access.value != 16) fail("zero_copy.access", "must be 4B or 16B");
+    if (z.access.value != 1 && z.access.value != 2 && z.access.value != 4 && z.access.value != 8 && z.access.value != 16) {
+        fail("zero_copy.access", "must be 1B, 2B, 4B, 8B or 16B");
+    }
+    if (z.pattern != "stream" && z.pattern != "chase") fail("zero_copy.pattern", "must be stream or chase");
+    if (z.memory != "host" && z.memory != "device") fail("zero_copy.memory", "must be host or device");
+    if (z.memory == "device" && z.pattern != "chase") {
+        fail("zero_copy.memory", "device memory is a reference for the chase only (pattern: chase)");
+    }
+    if (z.hops < 1 || z.hops > 100'000'000) fail("zero_copy.hops", "must be 1..100000000");
+    const auto& c = s.options.compute;
+    if (c.duration.ps < 0) fail("compute.duration", "must not be negative");
+    if (c.blocks < 1 || c.blocks > 1'000'000) fail("compute.blocks", "must be 1..1000000");
+    if (c.threads < 32 || c.threads > 1024 || c.threads % 32 != 0) {
+        fail("compute.threads", "must be a multiple of 32 from 32 to 1024");
+    }
+    if (c.bytes.value < 4096 || c.bytes.value > (std::uint64_t{1} << 40)) fail("compute.bytes", "must be 4KiB..1TiB");
+    const auto& hb = s.options.host_buffer;
+    if (hb.offset.value > (std::uint64_t{1} << 30)) fail("host_buffer.offset", "must be at most 1GiB");
+    const auto& ai = s.options.async_overlap.issue;
+    if (ai != "depth_first" && ai != "breadth_first") fail("async_overlap.issue", "must be depth_first or breadth_first");
     if (z.stride < 1) fail("zero_copy.stride", "must be at least 1");
     if (z.blocks < 1) fail("zero_copy.blocks", "must be at least 1");
     if (z.threads < 32 || z.threads > 1024 || z.threads % 32 != 0) {
@@ -280,8 +299,9 @@ void validate(Scenario& s) {
     }
     const auto& p = s.options.peer;
     if (p.access != "on" && p.access != "off" && p.access != "both") fail("peer.access", "must be on, off or both");
-    if (p.src_device < 0 || p.dst_device < 0 || p.src_device == p.dst_device) {
-        fail("peer.dst_device", "source and destination must be two different device ordinals");
+    if (p.src_device < 0 || p.dst_device < 0) fail("peer.dst_device", "device ordinals must not be negative");
+    if (p.src_device == p.dst_device && p.access != "on") {
+        fail("peer.access", "a copy within one GPU (src_device = dst_device) has no peer access to turn off: use on");
     }
     if (p.refused != "staged" && p.refused != "error") fail("peer.refused", "must be staged or error");
     if (s.options.registered.reuses < 1) fail("registered.reuses", "must be at least 1");

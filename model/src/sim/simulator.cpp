@@ -74,6 +74,27 @@ RowResult make_row(std::string variant, double ps, int directions, std::string n
     return r;
 }
 
+// A row the model cannot back with a mechanism yet: no time, status not_modelled.
+RowResult not_modelled(std::string variant, int directions, std::string why) {
+    RowResult r = make_row(std::move(variant), 0.0, directions, "not modelled yet: " + std::move(why));
+    r.status = "not_modelled";
+    return r;
+}
+
+// The same program with a compute kernel beside it on a stream of its own (compute.duration >
+// 0). Kernels in this version take no SMs or memory bandwidth, so it changes nothing by
+// construction; the row says so, and the measured rows show what it costs on a GPU.
+constexpr int kComputeStream = 7;
+void add_compute(Program& prog, const config::ComputeOptions& c) {
+    if (c.duration.ps <= 0) return;
+    Op k;
+    k.kind = Op::Kind::kKernel;
+    k.duration = c.duration;
+    k.stream = kComputeStream;
+    k.blocking = false;
+    prog.ops.insert(prog.ops.begin(), k);
+}
+
 std::vector<CopyDirection> directions_of(const std::string& direction) {
     if (direction == "h2d") return {CopyDirection::kHostToDevice};
     if (direction == "d2h") return {CopyDirection::kDeviceToHost};
@@ -227,6 +248,11 @@ void Simulator::run_peer(const config::ModelParams& params, const CaseSpec& spec
         throw std::invalid_argument("peer needs GPUs " + std::to_string(po.src_device) + " and " +
                                     std::to_string(po.dst_device) + "; platform " + platform_->name() + " has " +
                                     std::to_string(gpus.size()));
+    }
+    if (po.src_device == po.dst_device) {
+        // The copy engine reading and writing one GPU's memory: no GPU-memory model yet.
+        result.rows.push_back(not_modelled("local", 1, "a copy within one GPU (its copy engine against GPU memory)"));
+        return;
     }
     const int src = gpus[static_cast<std::size_t>(po.src_device)];
     const int dst = gpus[static_cast<std::size_t>(po.dst_device)];
@@ -417,10 +443,40 @@ CaseResult Simulator::run(const config::ModelParams& params, const CaseSpec& spe
     };
     const auto row = make_row;
 
+    const auto& hb = spec.options.host_buffer;
+    const bool host_placed = st == "pinned" || st == "pageable" || st == "registered";
+    const bool setup_only = (st == "pinned" && spec.options.pinned.setup_only) ||
+                            (st == "registered" && spec.options.registered.setup_only);
+    // A whole number of pages off leaves every TLP where it was (requests never cross 4 KiB).
+    constexpr std::uint64_t kPageBoundary = 4096;
+    if (host_placed && !setup_only && (hb.offset.value % kPageBoundary != 0 || hb.fresh)) {
+        // Host buffers off a page boundary (TLPs split at other addresses) and never-touched
+        // pageable memory (page faults inside the copy) have no mechanism here yet.
+        result.rows.push_back(not_modelled("", ndirs, hb.fresh ? "page faults of never-touched pageable memory"
+                                                               : "a host buffer off a page boundary (TLP alignment)"));
+        result.time_ps = 0.0;
+        return result;
+    }
     if (st == "pinned" || (st == "duplex" && spec.options.duplex.host_memory == "pinned")) {
-        const ProgramOutcome o = execute(params, pinned_program(dirs, spec.bytes));
-        take_main(o);
-        result.rows.push_back(row("", o.elapsed_ps, ndirs, ""));
+        if (!setup_only) {
+            Program prog = pinned_program(dirs, spec.bytes);
+            const bool compute = st == "duplex" && spec.options.compute.duration.ps > 0;
+            add_compute(prog, spec.options.compute);
+            const ProgramOutcome o = execute(params, prog);
+            take_main(o);
+            // With a compute kernel the program lasts as long as the kernel: the transfer ends
+            // when its last copy does.
+            double end = o.elapsed_ps;
+            if (compute) {
+                end = 0.0;
+                for (std::size_t i = 0; i < prog.ops.size(); ++i) {
+                    if (prog.ops[i].kind == Op::Kind::kCopy) end = std::max(end, o.timings[i].end_ps);
+                }
+            }
+            result.rows.push_back(row("", end, ndirs,
+                                      compute ? "beside a compute kernel, which in this version uses no SMs or memory bandwidth"
+                                              : ""));
+        }
         if (st == "pinned") {
             // Small allocations come out of the driver's pinned pool; larger ones pin page by page.
             const bool pooled = spec.bytes <= params.cpu.alloc_pinned_pool.value;
@@ -436,6 +492,13 @@ CaseResult Simulator::run(const config::ModelParams& params, const CaseSpec& spe
         take_main(o);
         result.rows.push_back(row("", o.elapsed_ps, ndirs,
                                   st == "duplex" ? "pageable copies are synchronous: one direction after the other" : ""));
+    } else if (st == "registered" && setup_only) {
+        const double reg = static_cast<double>(
+            pages_cost(spec.bytes, params.cpu, params.cpu.register_fixed, params.cpu.register_per_page).ps);
+        const double unreg = static_cast<double>(
+            pages_cost(spec.bytes, params.cpu, params.cpu.unregister_fixed, params.cpu.unregister_per_page).ps);
+        result.rows.push_back(row("setup=register", reg, ndirs, "cudaHostRegister: fixed + per-page cost"));
+        result.rows.push_back(row("setup=unregister", unreg, ndirs, "cudaHostUnregister: fixed + per-page cost"));
     } else if (st == "registered") {
         const ProgramOutcome o = execute(params, pinned_program(dirs, spec.bytes));
         take_main(o);
@@ -452,15 +515,27 @@ CaseResult Simulator::run(const config::ModelParams& params, const CaseSpec& spe
     } else if (st == "async_overlap") {
         const auto n = static_cast<std::uint64_t>(spec.options.async_overlap.streams);
         const core::Duration kernel = spec.options.async_overlap.kernel;
+        // Depth-first issues chunk by chunk; breadth-first every H2D, then every kernel, then
+        // every D2H. Engines and the compute queue take work in the order it was issued.
+        const bool breadth_first = spec.options.async_overlap.issue == "breadth_first";
         Program overlap;
-        for (std::uint64_t s = 0; s < n; ++s) {
+        auto issue = [&](std::uint64_t s, int stage) {
             const std::uint64_t chunk = spec.bytes / n + (s < spec.bytes % n ? 1 : 0);
             const int stream = static_cast<int>(s);
-            overlap.ops.push_back(copy_op(CopyDirection::kHostToDevice, chunk, stream, false));
-            if (kernel.ps > 0) {
+            if (stage == 0) overlap.ops.push_back(copy_op(CopyDirection::kHostToDevice, chunk, stream, false));
+            if (stage == 1 && kernel.ps > 0) {
                 overlap.ops.push_back(kernel_op(core::Duration{kernel.ps / static_cast<std::int64_t>(n)}, stream));
             }
-            overlap.ops.push_back(copy_op(CopyDirection::kDeviceToHost, chunk, stream, false));
+            if (stage == 2) overlap.ops.push_back(copy_op(CopyDirection::kDeviceToHost, chunk, stream, false));
+        };
+        for (std::uint64_t outer = 0; outer < (breadth_first ? 3 : n); ++outer) {
+            for (std::uint64_t inner = 0; inner < (breadth_first ? n : 3); ++inner) {
+                if (breadth_first) {
+                    issue(inner, static_cast<int>(outer));
+                } else {
+                    issue(outer, static_cast<int>(inner));
+                }
+            }
         }
         overlap.ops.push_back(simple_op(Op::Kind::kSynchronize));
         Program serial;
@@ -471,20 +546,51 @@ CaseResult Simulator::run(const config::ModelParams& params, const CaseSpec& spe
         const ProgramOutcome o = execute(params, overlap);
         take_main(o);
         const ProgramOutcome s = execute(params, serial);
-        result.rows.push_back(row("", o.elapsed_ps, 2, std::to_string(n) + " streams, H2D -> kernel -> D2H per chunk"));
+        result.rows.push_back(row("", o.elapsed_ps, 2,
+                                  std::to_string(n) + " streams, H2D -> kernel -> D2H per chunk, issued " +
+                                      (breadth_first ? "breadth-first" : "depth-first") + " to " +
+                                      std::to_string(params.dma.engines) + " copy engine(s)"));
         result.rows.push_back(row("serial", s.elapsed_ps, 2, "one stream: H2D, kernel, D2H of the whole size"));
+    } else if (st == "zero_copy" && spec.options.zero_copy.pattern == "chase") {
+        const auto& z = spec.options.zero_copy;
+        if (z.memory == "device") {
+            result.rows.push_back(not_modelled("", 1, "loads from GPU memory (L2, HBM) are not part of the model"));
+            result.time_ps = 0.0;
+            return result;
+        }
+        // What the model says today: each hop is one 32-byte read of host memory, the next
+        // issued when the last returns. It shares its round trip with the copy engines' reads.
+        Program prog;
+        Op op;
+        op.kind = Op::Kind::kMappedKernel;
+        op.blocking = false;
+        op.mapped.request_bytes = gpu::kSectorBytes;
+        op.mapped.reads_in_flight = 1;
+        op.mapped.read_bytes = static_cast<std::uint64_t>(z.hops) * gpu::kSectorBytes;
+        prog.ops.push_back(op);
+        prog.ops.push_back(simple_op(Op::Kind::kSynchronize));
+        const ProgramOutcome o = execute(params, prog);
+        take_main(o);
+        result.rows.push_back(row("", o.elapsed_ps / static_cast<double>(z.hops), 1,
+                                  "time is one load: " + std::to_string(z.hops) +
+                                      " dependent 32-byte reads of host memory, one in flight"));
     } else if (st == "zero_copy") {
         Program prog;
         prog.ops.push_back(mapped_kernel_op(dirs, spec.bytes, spec.options.zero_copy, params.gpu));
         prog.ops.push_back(simple_op(Op::Kind::kSynchronize));
+        const bool compute = spec.options.compute.duration.ps > 0;
+        add_compute(prog, spec.options.compute);
         const ProgramOutcome o = execute(params, prog);
         take_main(o);
+        const std::size_t mapped = compute ? 1 : 0;  // add_compute puts the kernel first
         const gpu::WarpAccess w = gpu::coalesce(static_cast<std::uint32_t>(spec.options.zero_copy.access.value),
                                                 static_cast<std::uint32_t>(spec.options.zero_copy.stride));
-        result.rows.push_back(row("", o.elapsed_ps, ndirs,
-                                  std::to_string(prog.ops.front().mapped.reads_in_flight) + " reads in flight of " +
-                                      std::to_string(prog.ops.front().mapped.request_bytes) + "B; " +
-                                      std::to_string(static_cast<int>(w.efficiency() * 100)) + "% of moved bytes useful"));
+        result.rows.push_back(row("", compute ? o.timings[mapped].end_ps : o.elapsed_ps, ndirs,
+                                  std::to_string(prog.ops[mapped].mapped.reads_in_flight) + " reads in flight of " +
+                                      std::to_string(prog.ops[mapped].mapped.request_bytes) + "B; " +
+                                      std::to_string(static_cast<int>(w.efficiency() * 100)) + "% of moved bytes useful" +
+                                      (compute ? "; beside a compute kernel, which in this version uses no SMs or memory bandwidth"
+                                               : "")));
     } else if (st == "cpu_mapped") {
         if (ndirs != 1) throw std::invalid_argument("cpu_mapped moves one direction at a time");
         Program prog;
@@ -536,10 +642,17 @@ CaseResult Simulator::run(const config::ModelParams& params, const CaseSpec& spe
                     prog.ops.push_back(in);
                 }
             } else {
-                prog.ops.push_back(copy_op(CopyDirection::kHostToDevice, spec.bytes, 0, true));
+                // With processing, the copy is queued (cudaMemcpyAsync) and the kernel behind it.
+                prog.ops.push_back(copy_op(CopyDirection::kHostToDevice, spec.bytes, 0, f.kernel.ps == 0));
+            }
+            // Processing: the kernel runs after the frame's copy on the same stream and the
+            // application waits for it, as dmaprobe does, so the frame is done when it ends and
+            // a frame that overruns delays the next one's start (a backlog).
+            if (f.kernel.ps > 0) {
+                prog.ops.push_back(kernel_op(f.kernel, 0));
+                prog.ops.push_back(simple_op(Op::Kind::kSynchronize));
             }
             copy_index.push_back(prog.ops.size() - 1);
-            if (f.kernel.ps > 0) prog.ops.push_back(kernel_op(f.kernel, 1));
         }
         const ProgramOutcome o = execute(params, prog);
         take_main(o);
@@ -562,6 +675,23 @@ CaseResult Simulator::run(const config::ModelParams& params, const CaseSpec& spe
         // Sustained: the whole stream's time per frame, so gbps is the rate the GPU kept up.
         result.rows.push_back(row("sustained", o.elapsed_ps / static_cast<double>(f.count), 1,
                                   "time of all frames / frames: gbps is the sustained rate"));
+        // Backlog, defined as dmaprobe defines it: the last quarter's median latency against
+        // the first quarter's.
+        const std::size_t quarter = std::max<std::size_t>(1, latency.size() / 4);
+        const std::vector<double> first(latency.begin(), latency.begin() + static_cast<std::ptrdiff_t>(quarter));
+        const std::vector<double> last(latency.end() - static_cast<std::ptrdiff_t>(quarter), latency.end());
+        const double first_ps = core::percentile(first, 0.5);
+        RowResult backlog = row("backlog", core::percentile(last, 0.5), 1, "");
+        backlog.p10_ps = core::percentile(last, 0.1);
+        backlog.p90_ps = core::percentile(last, 0.9);
+        backlog.min_ps = *std::min_element(last.begin(), last.end());
+        backlog.max_ps = *std::max_element(last.begin(), last.end());
+        const double growth_ps = backlog.time_ps - first_ps;
+        char buf[160];
+        std::snprintf(buf, sizeof buf, "last quarter of frames; first_quarter_us=%.4g growth_us=%.4g backlog=%s",
+                      first_ps * 1e-6, growth_ps * 1e-6, growth_ps > static_cast<double>(f.period.ps) ? "yes" : "no");
+        backlog.note = buf;
+        result.rows.push_back(backlog);
     }
     result.time_ps = result.rows.front().time_ps;
     return result;

@@ -422,8 +422,11 @@ void check_scenario_platform(const config::Scenario& s, const Platform& p) {
                                      std::to_string(po.dst_device) + ", but platform " + p.name() + " has " +
                                      std::to_string(g.size()));
             }
-            const std::string refusal = peer_refusal(p, g[static_cast<std::size_t>(po.src_device)],
-                                                     g[static_cast<std::size_t>(po.dst_device)]);
+            // A copy within one GPU never leaves it: no peer rule applies.
+            const std::string refusal = po.src_device == po.dst_device
+                                            ? std::string()
+                                            : peer_refusal(p, g[static_cast<std::size_t>(po.src_device)],
+                                                           g[static_cast<std::size_t>(po.dst_device)]);
             if (!refusal.empty() && po.refused == "error") {
                 throw InputError(s.file, "peer.refused", "the platform refuses this peer copy: " + refusal);
             }

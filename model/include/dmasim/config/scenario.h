@@ -26,24 +26,71 @@ struct ZeroCopyOptions {
     std::int64_t stride = 1;
     std::int64_t blocks = 132;
     std::int64_t threads = 256;
+    std::string pattern = "stream";
+    std::string memory = "host";
+    std::int64_t hops = 10000;
 
     template <class V>
     void visit(V&& v) {
-        v(FieldInfo{"access", "bytes", "bytes per load/store per thread: 4B or 16B"}, access);
+        v(FieldInfo{"access", "bytes", "bytes per load/store per thread: 1B, 2B, 4B, 8B or 16B"}, access);
         v(FieldInfo{"stride", "elements", "distance between neighbouring threads' accesses; 1 = coalesced"}, stride);
         v(FieldInfo{"blocks", "count", "thread blocks in the grid"}, blocks);
         v(FieldInfo{"threads", "count", "threads per block: 32..1024, a multiple of 32"}, threads);
+        v(FieldInfo{"pattern", "name", "stream: the grid moves size bytes; chase: one thread follows a random chain of 8-byte pointers (one per 64-byte line) through size bytes, each load uncached and dependent on the last: the load round trip"}, pattern);
+        v(FieldInfo{"memory", "name", "chase only: host (mapped pinned host memory) or device (GPU memory, for reference)"}, memory);
+        v(FieldInfo{"hops", "count", "chase only: dependent loads per run; the row's time is one load's"}, hops);
+    }
+};
+
+// A compute kernel that runs beside a transfer (duplex, zero_copy): it keeps `blocks` x
+// `threads` resident and streams over `bytes` of GPU memory until `duration` has passed, so it
+// takes SMs and GPU-memory bandwidth from the transfer. The transfer's time is what is timed.
+struct ComputeOptions {
+    Duration duration{0};
+    std::int64_t blocks = 132;
+    std::int64_t threads = 512;
+    Bytes bytes{std::uint64_t{1} << 30};
+
+    template <class V>
+    void visit(V&& v) {
+        v(FieldInfo{"duration", "time", "how long the kernel runs; it should outlast the transfer; 0s = no kernel"}, duration);
+        v(FieldInfo{"blocks", "count", "thread blocks of the compute kernel"}, blocks);
+        v(FieldInfo{"threads", "count", "threads per block: 32..1024, a multiple of 32"}, threads);
+        v(FieldInfo{"bytes", "bytes", "GPU memory it reads and writes over and over"}, bytes);
+    }
+};
+
+// Where the host side of a pinned, pageable or registered copy sits.
+struct HostBufferOptions {
+    Bytes offset{0};
+    bool fresh = false;
+
+    template <class V>
+    void visit(V&& v) {
+        v(FieldInfo{"offset", "bytes", "the host buffer starts this far past a page boundary (1B, 64B, 4KiB: misaligned TLPs)"}, offset);
+        v(FieldInfo{"fresh", "bool", "pageable only: every copy uses newly mapped memory that was never touched (page faults during the copy)"}, fresh);
+    }
+};
+
+struct PinnedOptions {
+    bool setup_only = false;
+
+    template <class V>
+    void visit(V&& v) {
+        v(FieldInfo{"setup_only", "bool", "time only cudaMallocHost and cudaFreeHost of size bytes, no copy"}, setup_only);
     }
 };
 
 struct AsyncOptions {
     std::int64_t streams = 4;
     Duration kernel{0};
+    std::string issue = "depth_first";
 
     template <class V>
     void visit(V&& v) {
         v(FieldInfo{"streams", "count", "N streams; the data is split into N chunks"}, streams);
         v(FieldInfo{"kernel", "time", "kernel time for the whole size (each chunk runs kernel/N); 0s = none"}, kernel);
+        v(FieldInfo{"issue", "name", "launch order: depth_first (chunk by chunk: H2D, kernel, D2H) or breadth_first (every H2D, then every kernel, then every D2H)"}, issue);
     }
 };
 
@@ -76,17 +123,19 @@ struct PeerOptions {
     void visit(V&& v) {
         v(FieldInfo{"access", "name", "peer access: on, off (staged through host) or both"}, access);
         v(FieldInfo{"src_device", "ordinal", "source GPU device ordinal"}, src_device);
-        v(FieldInfo{"dst_device", "ordinal", "destination GPU device ordinal"}, dst_device);
+        v(FieldInfo{"dst_device", "ordinal", "destination GPU device ordinal; the source's own ordinal: a copy within one GPU"}, dst_device);
         v(FieldInfo{"refused", "name", "when the platform refuses peer traffic: staged (copy through host) or error"}, refused);
     }
 };
 
 struct RegisteredOptions {
     std::int64_t reuses = 1;
+    bool setup_only = false;
 
     template <class V>
     void visit(V&& v) {
         v(FieldInfo{"reuses", "count", "K copies per registration: the setup cost is amortised over K"}, reuses);
+        v(FieldInfo{"setup_only", "bool", "time only cudaHostRegister and cudaHostUnregister of size bytes, no copy"}, setup_only);
     }
 };
 
@@ -106,6 +155,9 @@ struct StrategyOptions {
     PeerOptions peer;
     RegisteredOptions registered;
     DuplexOptions duplex;
+    ComputeOptions compute;
+    HostBufferOptions host_buffer;
+    PinnedOptions pinned;
 
     template <class V>
     void visit_sections(V&& v) {
@@ -115,6 +167,9 @@ struct StrategyOptions {
         v.section("peer", "peer: devices and peer access", peer);
         v.section("registered", "registered: reuse of one registration", registered);
         v.section("duplex", "duplex: host buffers", duplex);
+        v.section("compute", "duplex, zero_copy: a compute kernel beside the transfer", compute);
+        v.section("host_buffer", "pinned, pageable, registered: placement of the host buffer", host_buffer);
+        v.section("pinned", "pinned: what is timed", pinned);
     }
 };
 

@@ -35,6 +35,9 @@ struct RowResult {
     int directions = 1;
     std::string note;
     double p10_ps = 0.0, p90_ps = 0.0, min_ps = 0.0, max_ps = 0.0;  // spread (periodic frames)
+    // "ok", or "not_modelled" for a case whose mechanism this version lacks (the note says
+    // which): a clear answer per row instead of a number the model cannot back.
+    std::string status = "ok";
 };
 
 struct CaseSpec {

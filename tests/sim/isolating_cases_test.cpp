@@ -1,0 +1,143 @@
+// The model's answers to the cases that isolate mechanisms: the pointer chase (one load at a
+// time), setup-only rows, host buffers and copies the model has no mechanism for (a
+// not_modelled row, never a number), frames with processing and their backlog, and a compute
+// kernel beside a transfer (the transfer's end is the row's time). Shares test_strategies'
+// elaboration of h100-sxm.
+#include <gtest/gtest.h>
+
+#include "dmasim/sim/simulator.h"
+#include "dmasim/topology/platform_file.h"
+
+namespace dmasim::sim {
+
+// Defined in strategy_test.cpp: the one elaboration of this process.
+Simulator& strategies_simulator();
+
+namespace {
+
+constexpr std::uint64_t kMiB = 1 << 20;
+
+CaseResult run(const std::string& strategy, const std::string& dir, std::uint64_t bytes,
+               const config::StrategyOptions& o, const config::ModelParams& p = {}) {
+    return strategies_simulator().run(p, CaseSpec{strategy, dir, bytes, o, {}});
+}
+
+const RowResult& row(const CaseResult& r, const std::string& variant) {
+    for (const auto& x : r.rows) {
+        if (x.variant == variant) return x;
+    }
+    throw std::runtime_error("no row " + variant);
+}
+
+config::StrategyOptions chase(std::int64_t hops, const std::string& memory = "host") {
+    config::StrategyOptions o;
+    o.zero_copy.pattern = "chase";
+    o.zero_copy.memory = memory;
+    o.zero_copy.hops = hops;
+    return o;
+}
+
+TEST(IsolatingCases, ChaseRowIsOneLoadRoundTripWhateverTheHops) {
+    const CaseResult a = run("zero_copy", "h2d", 4096, chase(2000));
+    const CaseResult b = run("zero_copy", "h2d", 4096, chase(8000));
+    ASSERT_EQ(a.rows.size(), 1U);
+    EXPECT_EQ(a.rows[0].status, "ok");
+    // One read in flight: the time per hop is a round trip, the same for 2000 or 8000 hops once the launch is spread over them.
+    EXPECT_NEAR(a.rows[0].time_ps / b.rows[0].time_ps, 1.0, 0.01);
+    // A round trip crosses the link twice and host memory once: more than the memory latency.
+    EXPECT_GT(a.rows[0].time_ps, static_cast<double>(config::ModelParams{}.host_memory.latency.ps));
+    EXPECT_EQ(a.peak_outstanding_reads, 1U);
+}
+
+TEST(IsolatingCases, MissingMechanismsGiveNotModelledRowsNotNumbers) {
+    const CaseResult dev = run("zero_copy", "h2d", 4096, chase(100, "device"));
+    EXPECT_EQ(dev.rows.at(0).status, "not_modelled");
+    EXPECT_EQ(dev.rows.at(0).time_ps, 0.0);
+    EXPECT_NE(dev.rows.at(0).note.find("not modelled yet"), std::string::npos);
+
+    config::StrategyOptions off;
+    off.host_buffer.offset = core::Bytes{64};
+    EXPECT_EQ(run("pinned", "h2d", kMiB, off).rows.at(0).status, "not_modelled");
+    config::StrategyOptions fresh;
+    fresh.host_buffer.fresh = true;
+    EXPECT_EQ(run("pageable", "d2h", kMiB, fresh).rows.at(0).status, "not_modelled");
+
+    config::StrategyOptions local;
+    local.peer.src_device = 0;
+    local.peer.dst_device = 0;
+    local.peer.access = "on";
+    const CaseResult l = run("peer", "h2d", kMiB, local);
+    EXPECT_EQ(l.rows.at(0).variant, "local");
+    EXPECT_EQ(l.rows.at(0).status, "not_modelled");
+}
+
+TEST(IsolatingCases, WholePagesOfOffsetChangeNothing) {
+    config::StrategyOptions page;
+    page.host_buffer.offset = core::Bytes{4096};
+    const CaseResult shifted = run("pinned", "h2d", 4 * kMiB, page);
+    const CaseResult aligned = run("pinned", "h2d", 4 * kMiB, {});
+    EXPECT_EQ(shifted.rows.at(0).status, "ok");
+    EXPECT_DOUBLE_EQ(shifted.rows.at(0).time_ps, aligned.rows.at(0).time_ps);
+}
+
+TEST(IsolatingCases, SetupOnlyCasesGiveTheSetupRowsAlone) {
+    config::StrategyOptions p;
+    p.pinned.setup_only = true;
+    const CaseResult alloc = run("pinned", "h2d", 64 * kMiB, p);
+    ASSERT_EQ(alloc.rows.size(), 1U);
+    EXPECT_EQ(alloc.rows[0].variant, "setup=mallochost");
+    EXPECT_DOUBLE_EQ(alloc.rows[0].time_ps, row(run("pinned", "h2d", 64 * kMiB, {}), "setup=mallochost").time_ps);
+
+    config::StrategyOptions r;
+    r.registered.setup_only = true;
+    const CaseResult reg = run("registered", "h2d", 8 * kMiB, r);
+    ASSERT_EQ(reg.rows.size(), 2U);
+    const CaseResult full = run("registered", "h2d", 8 * kMiB, {});
+    EXPECT_DOUBLE_EQ(row(reg, "setup=register").time_ps, row(full, "setup=register").time_ps);
+    EXPECT_DOUBLE_EQ(row(reg, "setup=unregister").time_ps, row(full, "setup=unregister").time_ps);
+}
+
+config::StrategyOptions frames(std::int64_t count, std::int64_t kernel_ms) {
+    config::StrategyOptions o;
+    o.periodic.size = core::Bytes{4 * kMiB};
+    o.periodic.period = core::Duration{8'000'000'000};
+    o.periodic.count = count;
+    o.periodic.kernel = core::Duration{kernel_ms * 1'000'000'000};
+    return o;
+}
+
+double growth_us(const RowResult& backlog) {
+    const auto at = backlog.note.find("growth_us=");
+    return std::stod(backlog.note.substr(at + 10));
+}
+
+TEST(IsolatingCases, ProcessingLongerThanThePeriodBuildsABacklog) {
+    // Each frame takes its copy, the kernel and the calls: D > 9 ms every 8 ms. Frame i starts
+    // i (D - P) late, so the last quarter's median (frame 17 of 20) is 15 (D - P) later than
+    // the first quarter's (frame 2).
+    const CaseResult slow = run("periodic", "h2d", 4 * kMiB, frames(20, 9));
+    const RowResult& b = row(slow, "backlog");
+    EXPECT_NE(b.note.find("backlog=yes"), std::string::npos) << b.note;
+    const double sustained_us = row(slow, "sustained").time_ps * 1e-6;  // about D
+    EXPECT_NEAR(growth_us(b), 15.0 * (sustained_us - 8000.0), 0.05 * 15.0 * (sustained_us - 8000.0));
+    EXPECT_NE(row(slow, "misses").note.find("20 of 20"), std::string::npos);
+
+    // 2 ms of processing fits: every frame waits for nothing, the latency is the frame's work.
+    const CaseResult fits = run("periodic", "h2d", 4 * kMiB, frames(20, 2));
+    const RowResult& f = row(fits, "backlog");
+    EXPECT_NE(f.note.find("backlog=no"), std::string::npos) << f.note;
+    EXPECT_GT(fits.rows.at(0).time_ps, 2e9);  // the latency covers the processing
+    EXPECT_NEAR(f.time_ps, fits.rows.at(0).time_ps, 1e6);
+}
+
+TEST(IsolatingCases, BesideAComputeKernelTheRowIsTheTransfersTime) {
+    config::StrategyOptions o;
+    o.compute.duration = core::Duration{30'000'000'000};  // 30 ms
+    const CaseResult with = run("duplex", "both", 16 * kMiB, o);
+    const CaseResult without = run("duplex", "both", 16 * kMiB, {});
+    EXPECT_LT(with.rows.at(0).time_ps, 30e9);
+    EXPECT_GT(with.rows.at(0).time_ps, 0.5 * without.rows.at(0).time_ps);
+}
+
+}  // namespace
+}  // namespace dmasim::sim
