@@ -1,27 +1,33 @@
 #!/usr/bin/env bash
 # Runs on a GPU machine (CUDA toolkit and CMake only): builds dmaprobe standalone, checks it on
-# the smoke plan, then measures results/plan.txt RUNS times (to see run-to-run noise) and
-# records what the machine says about its PCIe setup.
-#   scripts/measure-on-gpu.sh OUTDIR [COMMIT] [RUNS]
-# Writes OUTDIR/run<N>/{measured.csv,metadata.json}, OUTDIR/smoke.csv, OUTDIR/machine.txt.
+# the smoke plan, then measures results/plan.txt once and records what the machine says about
+# itself. One call on a freshly started machine is one lease: the folder is named after the
+# date and the machine's boot id, so leases of one kind of machine never collide.
+#   scripts/measure-on-gpu.sh OUTDIR [COMMIT]
+# Writes OUTDIR/<lease>/{measured.csv,metadata.json,measured.json,machine.txt,smoke.csv,run.log}
+# (six files, two folders down: what the device tool brings back). Copy the folder to
+# results/<machine>/measured/<lease>/ and commit it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-out=${1:?usage: scripts/measure-on-gpu.sh OUTDIR [COMMIT] [RUNS]}
+out=${1:?usage: scripts/measure-on-gpu.sh OUTDIR [COMMIT]}
 commit=${2:-unknown}
-runs=${3:-2}
 build=${BUILD:-/tmp/dmaprobe-build}
-mkdir -p "$out"
+boot=$(tr -d '-' </proc/sys/kernel/random/boot_id | cut -c1-8)
+lease="$(date -u +%Y-%m-%d)-${boot}"
+dir="$out/$lease"
+mkdir -p "$dir"
 cmake -S gpu_validation -B "$build" -DCMAKE_BUILD_TYPE=Release -DDMASIM_GIT_COMMIT="$commit" >"$build.log" 2>&1 &&
   cmake --build "$build" -j"$(nproc)" >>"$build.log" 2>&1 || { tail -40 "$build.log"; exit 1; }
 {
+  echo "## lease $lease (boot id $(cat /proc/sys/kernel/random/boot_id))"
   echo "## nvidia-smi"; nvidia-smi 2>&1 || true
   echo "## nvidia-smi topo -m"; nvidia-smi topo -m 2>&1 || true
   echo "## nvidia-smi -q (PCIe)"; nvidia-smi -q 2>&1 | grep -A 30 -i "PCI$" || true
   echo "## lspci"; (command -v lspci >/dev/null && lspci -vvv 2>&1 | grep -E "^[0-9a-f]|MaxPayload|MaxReadReq|LnkCap|LnkSta|DevCap") || echo "no lspci"
   echo "## cpu"; grep -m1 "model name" /proc/cpuinfo || true; nproc
-} >"$out/machine.txt" 2>&1
-"$build/dmaprobe" --plan gpu_validation/plans/smoke.txt --out "$out/smoke" --quiet
-cp "$out/smoke/measured.csv" "$out/smoke.csv" && rm -rf "$out/smoke"
-for i in $(seq 1 "$runs"); do
-  "$build/dmaprobe" --plan results/plan.txt --out "$out/run$i" --commit "$commit"
-done
+  echo "## kernel"; uname -a; cat /proc/cmdline 2>/dev/null || true
+} >"$dir/machine.txt" 2>&1
+"$build/dmaprobe" --plan gpu_validation/plans/smoke.txt --out "$dir/smoke" --quiet
+cp "$dir/smoke/measured.csv" "$dir/smoke.csv" && rm -rf "$dir/smoke"
+"$build/dmaprobe" --plan results/plan.txt --out "$dir" --json "$dir/measured.json" --commit "$commit" 2>&1 | tee "$dir/run.log"
+echo "lease $lease: $(grep -c ',ok,' "$dir/measured.csv") rows ok, $(grep -c ',skipped,' "$dir/measured.csv") skipped"

@@ -1,5 +1,6 @@
 // dmaprobe: measures the cases of a flat plan (docs/plan.md) on this machine's GPU(s) and
-// writes measured.csv (dmasim's results schema, source=hw) and metadata.json.
+// writes measured.csv (dmasim's results schema, source=hw) and metadata.json (and, with
+// --json, an nvbandwidth-style JSON document).
 // docs/harness.md is the manual.
 #include <exception>
 #include <iostream>
@@ -11,8 +12,11 @@
 #include "dmasim/core/error.h"
 #include "dmasim/core/plan.h"
 #include "dmasim/core/results.h"
+#include "affinity.h"
 #include "metadata.h"
+#include "nvbjson.h"
 #include "options.h"
+#include "output.h"
 #include "runner.h"
 #include "spec.h"
 
@@ -59,6 +63,31 @@ int main(int argc, char** argv) {
                       << " x" << (m.link_lanes > 0 ? std::to_string(m.link_lanes) : std::string("?")) << ", "
                       << m.link_source << ")" << std::endl;
         }
+        // Pin once the measuring GPU's context exists (the CUDA driver's helper threads start
+        // with it, and the pinning must cover them) and before any buffer is allocated and
+        // touched, so that first-touch places host buffers on the GPU's node too.
+        std::string bus_id;
+        {
+            Metadata probe;  // the backend's GPU list, for the bus id; its notes are dropped
+            backend->describe(probe);
+            if (const GpuInfo* g = measured_gpu(probe)) bus_id = g->pci_bus_id;
+        }
+        md.cpu_affinity = pin_to_gpu_numa_node(kSysfsPciDevices, bus_id, opt.pin_cpus);
+        md.system = read_system_facts("", bus_id);
+        const CpuAffinity& pin = *md.cpu_affinity;
+        if (pin.requested && !pin.applied) md.notes.push_back("CPU pinning not applied: " + pin.reason);
+        if (!opt.quiet) {
+            if (pin.applied) {
+                std::cerr << "dmaprobe: pinned " << pin.threads_pinned << " threads to CPUs " << format_cpulist(pin.cpus)
+                          << " (local to GPU " << pin.bus_id << ", NUMA node "
+                          << (pin.numa_node >= 0 ? std::to_string(pin.numa_node) : std::string("unknown")) << ")"
+                          << (pin.reason.empty() ? "" : "; " + pin.reason) << std::endl;
+            } else {
+                std::cerr << "dmaprobe: CPU pinning " << (pin.requested ? "not applied: " : "") << pin.reason
+                          << std::endl;
+            }
+        }
+
         const RunSummary run = run_plan(decisions, *backend, opt, std::cerr);
 
         md.commit = opt.commit ? *opt.commit : std::string(DMAPROBE_COMMIT);
@@ -70,15 +99,18 @@ int main(int argc, char** argv) {
         md.cases_filtered = run.filtered;
         md.rows = run.rows.size();
         md.run_seconds = run.seconds;
+        md.seed = run.seed;
+        md.seed_given = opt.seed.has_value();
+        md.run_order = run.run_order;
         backend->describe(md);
 
         std::ostringstream csv;
         dmasim::core::write_results_csv(csv, run.rows);
-        dmasim::core::OutputFiles out(opt.out);
-        out.add("measured.csv", csv.str());
-        out.add("metadata.json", metadata_json(md, opt));
+        std::vector<OutputFile> files = {{opt.out + "/measured.csv", csv.str()},
+                                         {opt.out + "/metadata.json", metadata_json(md, opt)}};
+        if (opt.json) files.push_back({*opt.json, nvbandwidth_json(run.rows, run.row_case, decisions, md)});
         committing = true;
-        const auto written = out.commit();
+        const auto written = write_all_or_nothing(files);
         if (!opt.quiet) {
             std::cerr << "dmaprobe: " << run.run << " cases measured, " << run.skipped << " skipped, " << run.filtered
                       << " filtered out in " << static_cast<int>(run.seconds + 0.5) << " s; wrote";

@@ -58,7 +58,68 @@ void gpu_object(JsonWriter& w, const std::string& key, const GpuInfo& g) {
     w.end_object();
 }
 
+void string_array(JsonWriter& w, const std::string& key, const std::vector<std::string>& v) {
+    w.begin_array(key);
+    for (const auto& x : v) w.value("", x);
+    w.end_array();
+}
+
+void affinity_object(JsonWriter& w, const std::optional<CpuAffinity>& a) {
+    w.begin_object("cpu_affinity");
+    if (!a) {
+        w.value("requested", false);
+        w.value("applied", false);
+        w.value("reason", "not attempted");
+        w.end_object();
+        return;
+    }
+    w.value("requested", a->requested);
+    w.value("applied", a->applied);
+    w.value("gpu_pci_bus_id", a->bus_id.empty() ? std::string("unknown") : a->bus_id);
+    if (a->numa_node >= 0) {
+        w.value("numa_node", a->numa_node);
+    } else {
+        w.value("numa_node", "unknown");
+    }
+    w.value("local_cpulist", a->local_cpulist.empty() ? std::string("unknown") : a->local_cpulist);
+    w.value("allowed_before", a->allowed_before.empty() ? std::string("unknown") : a->allowed_before);
+    w.value("cpus", a->applied ? format_cpulist(a->cpus) : std::string());
+    w.value("cpu_count", static_cast<std::uint64_t>(a->applied ? a->cpus.size() : 0));
+    w.value("threads_pinned", a->threads_pinned);
+    w.value("reason", a->reason);
+    w.end_object();
+}
+
+void system_fields(JsonWriter& w, const SystemFacts& f) {
+    w.value("boot_id", f.boot_id);
+    w.value("kernel_release", f.kernel_release);
+    w.value("nvidia_driver", f.nvidia_driver);
+    w.begin_object("transparent_hugepage");
+    w.value("enabled", f.thp_enabled);
+    w.value("defrag", f.thp_defrag);
+    w.end_object();
+    w.begin_object("iommu");
+    w.value("mode", f.iommu.mode);
+    string_array(w, "devices", f.iommu.devices);
+    if (f.iommu.groups >= 0) {
+        w.value("groups", f.iommu.groups);
+    } else {
+        w.value("groups", "unknown");
+    }
+    w.value("gpu_group", f.iommu.gpu_group);
+    w.value("gpu_group_type", f.iommu.gpu_group_type);
+    string_array(w, "cmdline", f.iommu.cmdline);
+    w.end_object();
+}
+
 }  // namespace
+
+const GpuInfo* measured_gpu(const Metadata& m) {
+    for (const auto& g : m.gpus) {
+        if (g.index == m.device) return &g;
+    }
+    return nullptr;
+}
 
 std::string cuda_version_string(int v) {
     if (v <= 0) return "unknown";
@@ -93,6 +154,10 @@ std::string metadata_json(const Metadata& m, const Options& opt) {
     w.value("filtered", static_cast<std::uint64_t>(m.cases_filtered));
     w.end_object();
     w.value("rows", static_cast<std::uint64_t>(m.rows));
+    // Case numbers as --list and error messages give them (1-based), in the order measured.
+    w.begin_array("run_order");
+    for (std::size_t i : m.run_order) w.value("", static_cast<std::uint64_t>(i + 1));
+    w.end_array();
 
     w.begin_object("options");
     w.value("device", opt.measuring_device());
@@ -103,10 +168,21 @@ std::string metadata_json(const Metadata& m, const Options& opt) {
     if (opt.warmup) w.value("warmup", *opt.warmup); else w.null_value("warmup");
     w.value("budget_ms", opt.budget_s * 1e3);
     w.value("fresh_host_data", opt.fresh_host_data);
+    w.value("order", to_string(opt.order));
+    w.value("seed", m.seed);
+    w.value("seed_from", m.seed_given ? "--seed" : "drawn at start");
+    w.value("pin_cpus", opt.pin_cpus);
+    if (opt.json) w.value("json", *opt.json); else w.null_value("json");
     w.end_object();
 
     w.begin_object("method");
-    w.value("statistic", "median of timed repetitions; spread p10/p90/min/max");
+    w.value("statistic", "median of timed repetitions; spread p10/p90/min/max and cv (sample stddev / mean)");
+    w.value("case_order", opt.order == CaseOrder::shuffle
+                              ? "runnable cases measured in a shuffled order (Fisher-Yates, mt19937_64, seed in "
+                                "options.seed); rows written in plan order"
+                              : "cases measured in plan order");
+    w.value("cpu_pinning", opt.pin_cpus ? "every thread pinned to the measured GPU's local_cpulist (see cpu_affinity)"
+                                        : "off (--no-pin)");
     w.value("min_repetitions", kMinRepetitions);
     w.value("host_clock", "std::chrono::steady_clock around blocking calls");
     w.value("gpu_clock", "CUDA events around asynchronous work");
@@ -130,14 +206,13 @@ std::string metadata_json(const Metadata& m, const Options& opt) {
     w.value("cpu_model", m.cpu_model);
     w.value("cpu_logical_cores", m.cpu_logical_cores);
     w.value("memory_bytes", static_cast<std::uint64_t>(m.host_memory_bytes));
+    system_fields(w, m.system);
     w.end_object();
+    affinity_object(w, m.cpu_affinity);
 
     w.value("gpu_count", m.gpu_count);
     w.value("device", m.device);
-    const GpuInfo* measured = nullptr;
-    for (const auto& g : m.gpus) {
-        if (g.index == m.device) measured = &g;
-    }
+    const GpuInfo* measured = measured_gpu(m);
     if (measured != nullptr) {
         gpu_object(w, "gpu", *measured);
     } else {

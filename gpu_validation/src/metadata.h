@@ -3,10 +3,12 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "affinity.h"
 #include "options.h"
 #include "sysinfo.h"
 
@@ -65,6 +67,12 @@ struct Metadata {
     std::vector<std::vector<bool>> peer_access;   // cudaDeviceCanAccessPeer(i, j)
     KernelCalibration calibration;
     std::vector<std::string> notes;
+
+    SystemFacts system;                  // kernel, THP, IOMMU, NVIDIA driver, boot id
+    std::optional<CpuAffinity> cpu_affinity;  // absent: pinning was not attempted
+    std::uint64_t seed = 0;              // the shuffle's seed as used (RunSummary::seed)
+    bool seed_given = false;             // from --seed (else drawn at start)
+    std::vector<std::size_t> run_order;  // plan indices (0-based) of measured cases, as run
 };
 
 // 13000 → "13.0", 12040 → "12.4"; "unknown" for 0.
@@ -75,5 +83,8 @@ std::string metadata_json(const Metadata& m, const Options& opt);
 
 // Host facts (CPU, memory, hostname, date) that need no GPU.
 void fill_host_metadata(Metadata& m);
+
+// The measured GPU of m.gpus (index m.device), or nullptr before the backend described it.
+const GpuInfo* measured_gpu(const Metadata& m);
 
 }  // namespace dmaprobe

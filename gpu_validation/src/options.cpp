@@ -28,11 +28,22 @@ long long parse_integer(const std::string& option, const std::string& text, long
     return v;
 }
 
+std::uint64_t parse_u64(const std::string& option, const std::string& text) {
+    const bool digits = !text.empty() && text.find_first_not_of("0123456789") == std::string::npos;
+    errno = 0;
+    const unsigned long long v = digits ? std::strtoull(text.c_str(), nullptr, 10) : 0;
+    if (!digits || errno != 0) {
+        throw UsageError(option + ": '" + text + "' is not an integer from 0 to 18446744073709551615");
+    }
+    return static_cast<std::uint64_t>(v);
+}
+
 // Options that take a value. Everything else is a flag.
 bool takes_value(const std::string& name) {
     static const char* names[] = {"--plan",        "--out",    "--device", "--peer-device",
                                   "--only",        "--max-size", "--repetitions", "--warmup",
-                                  "--budget-ms",   "--commit"};
+                                  "--budget-ms",   "--commit", "--order",       "--seed",
+                                  "--json"};
     for (const char* n : names) {
         if (name == n) return true;
     }
@@ -40,6 +51,8 @@ bool takes_value(const std::string& name) {
 }
 
 }  // namespace
+
+const char* to_string(CaseOrder o) { return o == CaseOrder::shuffle ? "shuffle" : "plan"; }
 
 Options parse_options(const std::vector<std::string>& args) {
     Options o;
@@ -103,6 +116,21 @@ Options parse_options(const std::vector<std::string>& args) {
         } else if (name == "--commit") {
             if (value->empty()) throw UsageError("--commit: empty value");
             o.commit = *value;
+        } else if (name == "--order") {
+            if (*value == "shuffle") {
+                o.order = CaseOrder::shuffle;
+            } else if (*value == "plan") {
+                o.order = CaseOrder::plan;
+            } else {
+                throw UsageError("--order: '" + *value + "' is neither shuffle nor plan");
+            }
+        } else if (name == "--seed") {
+            o.seed = parse_u64(name, *value);
+        } else if (name == "--no-pin") {
+            o.pin_cpus = false;
+        } else if (name == "--json") {
+            if (value->empty()) throw UsageError("--json: empty file name");
+            o.json = *value;
         } else {
             throw UsageError("unknown option '" + args[i] + "'");
         }
@@ -127,8 +155,8 @@ Usage:
 
 The plan is the flat format of docs/plan.md (written by `dmasim plan`). Results go to
 DIR/measured.csv (the dmasim results schema, source=hw) and DIR/metadata.json (GPU,
-driver, PCIe link, host, commit, command line). Both are written only if the whole run
-succeeds; any CUDA error, failed data verification or bad plan stops the run with one
+driver, PCIe link, host, commit, command line), and with --json FILE to FILE too. They
+are written only if the whole run succeeds; any CUDA error, failed data verification or bad plan stops the run with one
 message and a non-zero exit status. docs/harness.md describes every row it writes.
 
 Options:
@@ -162,6 +190,20 @@ Options:
                       caches, which makes host-to-device DMA much slower). By default they
                       are written once per case, and each repetition's destination is
                       poisoned on the GPU instead.
+  --order ORDER       shuffle (default) or plan: the order in which runnable cases are
+                      measured. Shuffled, slow drift of the machine (temperature, clocks,
+                      other tenants) does not line up with one strategy or size. Rows are
+                      written in plan order either way.
+  --seed N            seed of the shuffle (default: drawn from the clock and
+                      std::random_device). Always recorded in metadata.json; the same
+                      seed and plan give the same order.
+  --no-pin            do not pin the process to the CPUs of the GPU's NUMA node. By
+                      default every thread (the CUDA driver's too) is pinned to the
+                      GPU's local_cpulist once the GPU is opened; metadata.json says
+                      what was applied.
+  --json FILE         also write the results as a JSON document shaped like nvbandwidth's
+                      --json output (one testcase per row); written only if the whole
+                      run succeeds, like the other files.
   --commit HASH       project commit to record in metadata.json (default: the commit
                       baked in at build time from `git rev-parse`, or "unknown").
   --quiet, -q         no progress lines on stderr (errors are still printed).

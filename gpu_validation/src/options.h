@@ -17,6 +17,10 @@ public:
     using std::runtime_error::runtime_error;
 };
 
+// In which order the runnable cases are measured (rows are always written in plan order).
+enum class CaseOrder { shuffle, plan };
+const char* to_string(CaseOrder o);
+
 struct Options {
     bool help = false;
     bool version = false;
@@ -33,6 +37,10 @@ struct Options {
     std::optional<int> warmup;               // --warmup N (overrides the plan)
     double budget_s = 2.0;                   // --budget-ms MS (0: never reduce repetitions)
     std::optional<std::string> commit;       // --commit HASH (overrides the built-in commit)
+    CaseOrder order = CaseOrder::shuffle;    // --order shuffle|plan
+    std::optional<std::uint64_t> seed;       // --seed N (default: drawn at start, recorded)
+    bool pin_cpus = true;                    // off with --no-pin
+    std::optional<std::string> json;         // --json FILE (nvbandwidth-style results)
     std::string command_line;                // as typed, for metadata.json
 
     int measuring_device() const { return device.value_or(0); }

@@ -125,30 +125,64 @@ std::string unsupported_reason(Strategy s) {
     }
 }
 
+void parse_host_buffer(const CaseReader& r, MeasurementSpec& s) {
+    s.host_offset = static_cast<std::uint64_t>(r.integer_or("host_offset", 0, 0, std::int64_t{1} << 30));
+    s.host_fresh = r.integer_or("host_fresh", 0, 0, 1) == 1;
+}
+
+void parse_compute(const CaseReader& r, MeasurementSpec& s) {
+    s.compute_ns = r.integer_or("compute_ns", 0, 0, kMaxNs);
+    if (s.compute_ns == 0) return;
+    s.compute_blocks = static_cast<int>(r.integer("compute_blocks", 1, 1000000, "compute kernel: grid size"));
+    s.compute_threads = static_cast<int>(r.integer("compute_threads", 32, 1024, "compute kernel: threads per block"));
+    s.compute_bytes = static_cast<std::uint64_t>(
+        r.integer("compute_bytes", 4096, std::int64_t{1} << 40, "compute kernel: GPU memory it streams over"));
+    if (s.chase) r.fail("compute_ns", "a compute kernel beside a pointer chase is not a case of the harness");
+}
+
 void parse_strategy_keys(const CaseReader& r, MeasurementSpec& s, const Options& opt) {
     switch (s.strategy) {
         case Strategy::pageable:
         case Strategy::pinned:
             require_direction(r, s, true, true, false,
                               "use h2d or d2h (both directions at once is strategy duplex)");
+            parse_host_buffer(r, s);
+            if (s.strategy == Strategy::pinned) s.setup_only = r.integer_or("setup_only", 0, 0, 1) == 1;
+            if (s.host_fresh && s.strategy != Strategy::pageable) {
+                r.fail("host_fresh", "never-touched memory is a pageable case (pinned memory is touched when pinned)");
+            }
             break;
         case Strategy::registered:
             require_direction(r, s, true, true, false,
                               "use h2d or d2h (both directions at once is strategy duplex)");
             s.reuses = static_cast<int>(r.integer("reuses", 1, 1000000, "registered: K reuses of one registration"));
+            s.setup_only = r.integer_or("setup_only", 0, 0, 1) == 1;
+            parse_host_buffer(r, s);
+            if (s.host_fresh) r.fail("host_fresh", "registration touches every page: use pageable");
             break;
         case Strategy::duplex:
             require_direction(r, s, false, false, true, "duplex moves both directions at once");
             s.host_memory = parse_host_memory(r, "host_memory", false);
+            parse_compute(r, s);
+            if (s.compute_ns > 0 && s.host_memory != HostMemory::pinned) {
+                r.fail("compute_ns", "a compute kernel beside duplex needs pinned host memory (the copies are event-timed)");
+            }
             break;
-        case Strategy::async_overlap:
+        case Strategy::async_overlap: {
             s.streams = static_cast<int>(r.integer("streams", 1, 64, "async_overlap: number of streams N"));
             s.kernel_ns = r.integer_or("kernel_ns", 0, 0, kMaxNs);
+            const std::string issue = r.has("issue") ? r.str("issue", "") : std::string("depth_first");
+            if (issue != "depth_first" && issue != "breadth_first") {
+                r.fail("issue", "'" + issue + "' is not depth_first or breadth_first");
+            }
+            s.breadth_first = issue == "breadth_first";
             break;
+        }
         case Strategy::zero_copy: {
-            s.access_bytes = static_cast<int>(r.integer("access_bytes", 1, 16, "zero_copy: bytes per access, 4 or 16"));
-            if (s.access_bytes != 4 && s.access_bytes != 16) {
-                r.fail("access_bytes", std::to_string(s.access_bytes) + " is not 4 or 16");
+            s.access_bytes = static_cast<int>(r.integer("access_bytes", 1, 16, "zero_copy: bytes per access, 1, 2, 4, 8 or 16"));
+            if (s.access_bytes != 1 && s.access_bytes != 2 && s.access_bytes != 4 && s.access_bytes != 8 &&
+                s.access_bytes != 16) {
+                r.fail("access_bytes", std::to_string(s.access_bytes) + " is not 1, 2, 4, 8 or 16");
             }
             s.stride = r.integer("stride", 1, 1 << 20, "zero_copy: elements between consecutive threads");
             s.blocks = static_cast<int>(r.integer("blocks", 1, kMaxInt, "zero_copy: grid size"));
@@ -157,6 +191,20 @@ void parse_strategy_keys(const CaseReader& r, MeasurementSpec& s, const Options&
                 r.fail("size_bytes", std::to_string(s.size_bytes) + " is not a multiple of access_bytes=" +
                                          std::to_string(s.access_bytes));
             }
+            const std::string pattern = r.has("pattern") ? r.str("pattern", "") : std::string("stream");
+            if (pattern != "stream" && pattern != "chase") r.fail("pattern", "'" + pattern + "' is not stream or chase");
+            s.chase = pattern == "chase";
+            if (s.chase) {
+                require_direction(r, s, true, false, false, "a pointer chase loads: h2d");
+                const std::string memory = r.str("memory", "zero_copy chase: host or device");
+                if (memory != "host" && memory != "device") r.fail("memory", "'" + memory + "' is not host or device");
+                s.chase_device = memory == "device";
+                s.hops = r.integer("hops", 1, 100000000, "zero_copy chase: dependent loads per run");
+                if (s.size_bytes < kChaseNodeBytes) {
+                    r.fail("size_bytes", "a chase needs at least one " + std::to_string(kChaseNodeBytes) + "-byte node");
+                }
+            }
+            parse_compute(r, s);
             break;
         }
         case Strategy::peer: {
@@ -165,9 +213,14 @@ void parse_strategy_keys(const CaseReader& r, MeasurementSpec& s, const Options&
             s.peer_access = pa == 1;
             const int plan_src = static_cast<int>(r.integer_or("src_device", 0, 0, 1023));
             const int plan_dst = static_cast<int>(r.integer_or("dst_device", -1, 0, 1023));
+            // A copy within one GPU (the plan's src = dst) stays on the measuring GPU.
+            s.local_copy = plan_dst == plan_src;
             s.src_device = opt.device ? *opt.device : plan_src;
-            s.dst_device = opt.peer_device ? *opt.peer_device : plan_dst;
-            if (s.dst_device == s.src_device) {
+            s.dst_device = s.local_copy ? s.src_device : opt.peer_device ? *opt.peer_device : plan_dst;
+            if (s.local_copy && (s.direction != Direction::h2d || !s.peer_access)) {
+                r.fail("dst_device", "a copy within one GPU (src_device = dst_device) goes one way with peer_access=1");
+            }
+            if (!s.local_copy && s.dst_device == s.src_device) {
                 r.fail("dst_device",
                        "source and destination are the same GPU (" + std::to_string(s.src_device) +
                            "); check --device/--peer-device and the plan's src_device/dst_device");
@@ -274,6 +327,7 @@ CaseDecision decide_case(const PlanCase& c, std::size_t index, const std::string
     s.src_device = opt.measuring_device();
     s.link_generation = static_cast<int>(r.integer_or("link_generation", 0, 1, 7));
     s.link_lanes = static_cast<int>(r.integer_or("link_lanes", 0, 1, 32));
+    s.copy_engines = static_cast<int>(r.integer_or("copy_engines", 0, 1, 64));
 
     const bool hw_skip = c.has("hw_skip");
     const bool runnable = !hw_skip && harness_can_run(s.strategy);
@@ -346,7 +400,12 @@ std::string machine_skip_reason(const MeasurementSpec& s, const MachineInfo& m) 
                    m.link_source + " under load)";
         }
     }
-    if (s.strategy == Strategy::peer) {
+    if (s.copy_engines > 0 && s.copy_engines != m.copy_engines) {
+        return "scenario sets " + std::to_string(s.copy_engines) + " copy engine(s); GPU " + std::to_string(m.device) +
+               " has " + (m.copy_engines < 0 ? std::string("an unknown number") : std::to_string(m.copy_engines)) +
+               " (asyncEngineCount), which software cannot change";
+    }
+    if (s.strategy == Strategy::peer && !s.local_copy) {
         if (m.device_count < 2) {
             return "peer needs two GPUs; this machine has " + std::to_string(m.device_count);
         }
@@ -376,7 +435,11 @@ std::string machine_conditions(const MeasurementSpec& s) {
     if (s.link_generation > 0 || s.link_lanes > 0) {
         out = "needs the GPU link to run at PCIe " + gen_lanes(s.link_generation, s.link_lanes);
     }
-    if (s.strategy == Strategy::peer) {
+    if (s.copy_engines > 0) {
+        if (!out.empty()) out += "; ";
+        out += "needs a GPU with " + std::to_string(s.copy_engines) + " copy engine(s)";
+    }
+    if (s.strategy == Strategy::peer && !s.local_copy) {
         if (!out.empty()) out += "; ";
         out += "needs two GPUs (" + std::to_string(s.src_device) + " -> " +
                (s.dst_device >= 0 ? std::to_string(s.dst_device) : std::string("first other GPU")) + ")";

@@ -29,6 +29,10 @@ enum class Strategy {
 
 enum class Direction { h2d, d2h, both };
 
+// A pointer chase puts one 8-byte pointer at the start of every 64-byte line of its buffer, so
+// no two hops share a 32-byte sector or a cache line.
+inline constexpr std::uint64_t kChaseNodeBytes = 64;
+
 // How a host buffer is allocated (duplex, periodic's `via`).
 enum class HostMemory { pinned, pageable, zero_copy };
 
@@ -57,10 +61,23 @@ struct MeasurementSpec {
     int reuses = 1;               // registered: K
     int streams = 1;              // async_overlap: N
     std::int64_t kernel_ns = 0;   // async_overlap, periodic: synthetic kernel for the whole size
-    int access_bytes = 4;         // zero_copy: 4 or 16
+    int access_bytes = 4;         // zero_copy: 1, 2, 4, 8 or 16
     std::int64_t stride = 1;      // zero_copy: elements between consecutive threads
     int blocks = 0;               // zero_copy
     int threads = 0;              // zero_copy
+    bool chase = false;           // zero_copy pattern=chase: one thread's dependent uncached loads
+    bool chase_device = false;    // chase through GPU memory (reference) instead of mapped host memory
+    std::int64_t hops = 0;        // chase: dependent loads per run
+    bool breadth_first = false;   // async_overlap: every H2D, then every kernel, then every D2H
+    std::int64_t compute_ns = 0;  // duplex, zero_copy: a compute kernel beside the transfer (0: none)
+    int compute_blocks = 0;
+    int compute_threads = 0;
+    std::uint64_t compute_bytes = 0;
+    std::uint64_t host_offset = 0;  // pinned, pageable, registered: host pointer past a page boundary
+    bool host_fresh = false;      // pageable: never-touched memory for every copy
+    bool setup_only = false;      // pinned, registered: only the allocation/registration rows
+    bool local_copy = false;      // peer with src = dst: a copy within one GPU
+    int copy_engines = 0;         // 0: any; else the GPU must have this many (asyncEngineCount)
     bool peer_access = true;      // peer
     int src_device = 0;           // peer: source GPU; every other strategy: the measuring GPU
     int dst_device = -1;          // peer: destination GPU (-1: first GPU other than src)
@@ -97,6 +114,7 @@ struct MachineInfo {
     int link_generation = -1;             // measured under load; -1 unknown
     int link_lanes = -1;
     std::string link_source = "unknown";  // sysfs, nvidia-smi or unknown
+    int copy_engines = -1;                // asyncEngineCount of the measuring GPU; -1 unknown
     // peer_capable[i][j]: cudaDeviceCanAccessPeer(i, j)
     std::vector<std::vector<bool>> peer_capable;
 };

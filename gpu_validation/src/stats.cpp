@@ -20,7 +20,22 @@ Summary summarize(const std::vector<double>& samples) {
     const auto [lo, hi] = std::minmax_element(samples.begin(), samples.end());
     s.min = *lo;
     s.max = *hi;
+    s.cv = coefficient_of_variation(samples);
     return s;
+}
+
+double coefficient_of_variation(const std::vector<double>& samples) {
+    if (samples.size() < 2) return 0.0;
+    const double n = static_cast<double>(samples.size());
+    double mean = 0.0;
+    for (double v : samples) mean += v;
+    mean /= n;
+    if (!(mean > 0.0)) return 0.0;
+    // Two passes: the one-pass sum of squares loses the spread of microsecond samples that
+    // sit far from zero.
+    double ss = 0.0;
+    for (double v : samples) ss += (v - mean) * (v - mean);
+    return std::sqrt(ss / (n - 1.0)) / mean;
 }
 
 int reduced_repetitions(int requested, double first_rep_s, double budget_s, bool fixed) {
@@ -74,6 +89,7 @@ ResultRow make_row(const MeasurementSpec& spec, const std::string& harness_varia
     r.p90_us = s.p90;
     r.min_us = s.min;
     r.max_us = s.max;
+    r.cv = s.cv;
     r.variant = join_variant(spec.variant, harness_variant);
     r.status = "ok";
     r.note = note;

@@ -18,10 +18,12 @@ inline constexpr int kMinRepetitions = 5;
 struct Summary {
     int n = 0;
     double median = 0, p10 = 0, p90 = 0, min = 0, max = 0;  // microseconds
+    double cv = 0;  // coefficient of variation: sample standard deviation / mean (0 for n < 2)
 };
 
-// Median, p10/p90 (linear interpolation, dmasim::core::percentile), min and max. Throws
-// std::logic_error on an empty sample: a row is never written without measurements.
+// Median, p10/p90 (linear interpolation, dmasim::core::percentile), min, max and the
+// coefficient of variation. Throws std::logic_error on an empty sample: a row is never
+// written without measurements.
 Summary summarize(const std::vector<double>& samples_us);
 
 // How many timed repetitions to run after the first one took `first_rep_s` seconds (its whole
@@ -59,6 +61,10 @@ PeriodicStats periodic_stats(const std::vector<double>& latencies_us, double dea
 // The three rows: "" (p50 and spread), "p99" and "misses" (docs/harness.md).
 std::vector<dmasim::core::ResultRow> periodic_rows(const MeasurementSpec& spec, const PeriodicStats& st,
                                                    const std::string& note = {});
+
+// Sample standard deviation (n - 1) over the mean; 0 for fewer than two samples or a mean
+// that is not positive (no spread can be stated relative to it).
+double coefficient_of_variation(const std::vector<double>& samples);
 
 // "%.3g"-style short number for notes.
 std::string short_number(double v);

@@ -7,7 +7,10 @@
 #include <cstdlib>
 #include <ctime>
 #include <fstream>
+#include <optional>
 #include <sstream>
+#include <dirent.h>
+#include <sys/utsname.h>
 #include <thread>
 #include <unistd.h>
 
@@ -42,6 +45,22 @@ int positive_int(const std::string& text) {
     const long v = std::strtol(t.c_str(), nullptr, 10);
     return v > 0 && v < 1000 ? static_cast<int>(v) : -1;
 }
+
+// Names in a directory, sorted, without . and ..; nothing if it cannot be opened.
+std::optional<std::vector<std::string>> list_dir(const std::string& path) {
+    DIR* d = ::opendir(path.c_str());
+    if (d == nullptr) return std::nullopt;
+    std::vector<std::string> out;
+    while (const dirent* e = ::readdir(d)) {
+        const std::string name = e->d_name;
+        if (name != "." && name != "..") out.push_back(name);
+    }
+    ::closedir(d);
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+std::string or_unknown(const std::string& s) { return s.empty() ? std::string("unknown") : s; }
 
 }  // namespace
 
@@ -223,6 +242,84 @@ std::string utc_now_iso8601() {
     char buf[32];
     std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", &tm);
     return buf;
+}
+
+std::string bracketed_choice(const std::string& text) {
+    const auto open = text.find('[');
+    const auto close = text.find(']', open == std::string::npos ? 0 : open);
+    if (open == std::string::npos || close == std::string::npos || close == open + 1) return "unknown";
+    return text.substr(open + 1, close - open - 1);
+}
+
+std::vector<std::string> iommu_cmdline_options(const std::string& cmdline) {
+    std::vector<std::string> out;
+    std::istringstream in(cmdline);
+    std::string word;
+    while (in >> word) {
+        const std::string key = word.substr(0, word.find('='));
+        if (key == "iommu" || key == "intel_iommu" || key == "amd_iommu" || key.rfind("iommu.", 0) == 0) {
+            out.push_back(word);
+        }
+    }
+    return out;
+}
+
+std::string nvidia_driver_from_proc(const std::string& text) {
+    const auto at = text.find("Kernel Module");
+    if (at == std::string::npos) return "unknown";
+    std::istringstream in(text.substr(at + std::string("Kernel Module").size()));
+    std::string word;
+    // Open kernel modules say "Kernel Module for x86_64  580.159.04": take the first word that
+    // looks like a version.
+    while (in >> word) {
+        if (std::isdigit(static_cast<unsigned char>(word[0])) && word.find('.') != std::string::npos) return word;
+    }
+    return "unknown";
+}
+
+SystemFacts read_system_facts(const std::string& root, const std::string& gpu_bus_id) {
+    SystemFacts f;
+    f.boot_id = or_unknown(read_text_file(root + "/proc/sys/kernel/random/boot_id"));
+    f.kernel_release = read_text_file(root + "/proc/sys/kernel/osrelease");
+    if (f.kernel_release.empty() && root.empty()) {
+        struct utsname u {};
+        if (::uname(&u) == 0) f.kernel_release = u.release;
+    }
+    f.kernel_release = or_unknown(f.kernel_release);
+    f.nvidia_driver = read_text_file(root + "/sys/module/nvidia/version");
+    if (f.nvidia_driver.empty()) f.nvidia_driver = nvidia_driver_from_proc(read_text_file(root + "/proc/driver/nvidia/version"));
+    f.thp_enabled = bracketed_choice(read_text_file(root + "/sys/kernel/mm/transparent_hugepage/enabled"));
+    f.thp_defrag = bracketed_choice(read_text_file(root + "/sys/kernel/mm/transparent_hugepage/defrag"));
+
+    IommuInfo& io = f.iommu;
+    io.devices = list_dir(root + "/sys/class/iommu").value_or(std::vector<std::string>{});
+    if (const auto groups = list_dir(root + "/sys/kernel/iommu_groups")) io.groups = static_cast<int>(groups->size());
+    const std::string bus = normalize_bus_id(gpu_bus_id);
+    if (!bus.empty()) {
+        const std::string group = root + std::string(kSysfsPciDevices) + "/" + bus + "/iommu_group";
+        char target[4096];
+        const ssize_t n = ::readlink(group.c_str(), target, sizeof target - 1);
+        if (n > 0) {
+            const std::string t(target, static_cast<std::size_t>(n));
+            io.gpu_group = or_unknown(t.substr(t.find_last_of('/') + 1));
+        }
+        io.gpu_group_type = or_unknown(read_text_file(group + "/type"));
+    }
+    io.cmdline = iommu_cmdline_options(read_text_file(root + "/proc/cmdline"));
+    const std::string& type = io.gpu_group_type;
+    if (type == "identity") {
+        io.mode = "passthrough";
+    } else if (type == "DMA" || type == "DMA-FQ") {
+        io.mode = "translated";
+    } else if (type != "unknown") {
+        io.mode = type;
+    } else if (io.devices.empty() &&
+               (io.groups == 0 || (io.groups < 0 && list_dir(root + "/sys/kernel").has_value()))) {
+        // No IOMMU registered and no groups (a kernel without IOMMU support has no
+        // iommu_groups directory at all): DMA uses physical addresses.
+        io.mode = "off";
+    }
+    return f;
 }
 
 }  // namespace dmaprobe

@@ -64,4 +64,40 @@ std::string utc_now_iso8601();
 // Whole file as text ("" if it cannot be read), trailing whitespace removed.
 std::string read_text_file(const std::string& path);
 
+// What the kernel says about DMA address translation for the measured GPU. An IOMMU in
+// translating mode adds IOTLB lookups (and, for pinned memory, mapping work) to every DMA, so
+// runs on machines that differ here are not directly comparable.
+struct IommuInfo {
+    std::vector<std::string> devices;        // entries of /sys/class/iommu (dmar0, ivhd0, ...)
+    int groups = -1;                         // entries of /sys/kernel/iommu_groups; -1 unreadable
+    std::string gpu_group = "unknown";       // the GPU's group number (its iommu_group link)
+    std::string gpu_group_type = "unknown";  // <bus>/iommu_group/type: identity, DMA, DMA-FQ, ...
+    std::vector<std::string> cmdline;        // iommu=, intel_iommu=, amd_iommu=, iommu.* options
+    // From the above: "passthrough" (identity domain), "translated" (DMA, DMA-FQ), "off" (no
+    // IOMMU and no groups), the group type itself for other types, else "unknown".
+    std::string mode = "unknown";
+};
+
+// Kernel and memory-management facts that change DMA results; each "unknown" if unreadable.
+struct SystemFacts {
+    std::string boot_id = "unknown";         // /proc/sys/kernel/random/boot_id: runs of one boot
+    std::string kernel_release = "unknown";  // uname -r
+    std::string nvidia_driver = "unknown";   // kernel module version, e.g. 580.159.04
+    std::string thp_enabled = "unknown";     // transparent_hugepage/enabled: always, madvise, never
+    std::string thp_defrag = "unknown";      // transparent_hugepage/defrag
+    IommuInfo iommu;
+};
+
+// The selected word of a sysfs choice file ("always [madvise] never" → "madvise"); "unknown"
+// without brackets.
+std::string bracketed_choice(const std::string& text);
+// The IOMMU options of a kernel command line, in order.
+std::vector<std::string> iommu_cmdline_options(const std::string& cmdline);
+// The version in /proc/driver/nvidia/version ("NVRM version: NVIDIA UNIX x86_64 Kernel Module
+// 580.159.04  Thu ..."); "unknown" if absent.
+std::string nvidia_driver_from_proc(const std::string& text);
+// Reads everything in SystemFacts below `root` ("" for the real machine; tests pass a fake
+// tree holding proc/... and sys/...). `gpu_bus_id` selects the IOMMU group; may be "".
+SystemFacts read_system_facts(const std::string& root, const std::string& gpu_bus_id);
+
 }  // namespace dmaprobe

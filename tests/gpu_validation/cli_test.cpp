@@ -18,6 +18,8 @@ TEST(DmaprobeCli, HelpExitsZeroAndListsOptions) {
     EXPECT_EQ(r.status, 0) << r.output;
     EXPECT_NE(r.output.find("--plan FILE"), std::string::npos);
     EXPECT_NE(r.output.find("--peer-device"), std::string::npos);
+    EXPECT_NE(r.output.find("--order ORDER"), std::string::npos);
+    EXPECT_NE(r.output.find("--json FILE"), std::string::npos);
 }
 
 TEST(DmaprobeCli, BadCommandLineExitsTwoWithOneMessage) {
@@ -45,6 +47,10 @@ TEST(DmaprobeCli, BadPlanFailsAndWritesNothing) {
     EXPECT_NE(r.output.find("key 'reuses'"), std::string::npos) << r.output;
     EXPECT_FALSE(test::file_exists(out + "/measured.csv"));
     EXPECT_FALSE(test::file_exists(out + "/metadata.json"));
+    const auto with_json = run_command("'" + kExe + "' --plan '" + plan + "' --out '" + out + "' --json '" + dir.path() +
+                                       "/r.json'");
+    EXPECT_EQ(with_json.status, 1) << with_json.output;
+    EXPECT_FALSE(test::file_exists(dir.path() + "/r.json"));
 
     const auto missing = run_command("'" + kExe + "' --list --plan '" + dir.path() + "/absent.txt'");
     EXPECT_EQ(missing.status, 1);

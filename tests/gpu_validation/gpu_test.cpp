@@ -35,11 +35,13 @@ TEST(DmaprobeGpu, TinyPlanOnARealGpu) {
         "case scenario=t strategy=periodic direction=h2d size_bytes=65536 period_ns=1000000 frames=10 via=pinned repetitions=10 warmup=1\n"
         "case scenario=t strategy=cpu_mapped direction=h2d size_bytes=64\n");
     // Default data handling, and host sources rewritten before every repetition.
-    for (const std::string extra : {"", " --fresh-host-data"}) {
+    // Default data handling (shuffled, pinned), and host sources rewritten before every
+    // repetition (plan order, not pinned).
+    for (const std::string extra : {"", " --fresh-host-data --order plan --no-pin"}) {
         SCOPED_TRACE("dmaprobe" + extra);
         const std::string out = dir.path() + "/out" + (extra.empty() ? "" : "_fresh");
         const auto r = run_command("'" + std::string(DMAPROBE_EXE) + "' --quiet" + extra + " --plan '" + plan +
-                                   "' --out '" + out + "'");
+                                   "' --out '" + out + "' --json '" + out + "/nvb.json'");
         ASSERT_EQ(r.status, 0) << r.output;
         std::ifstream csv(out + "/measured.csv");
         const auto rows = dmasim::core::read_results_csv(csv, "measured.csv");
@@ -57,6 +59,12 @@ TEST(DmaprobeGpu, TinyPlanOnARealGpu) {
         const std::string meta = test::read_file(out + "/metadata.json");
         EXPECT_NE(meta.find("\"driver_version\""), std::string::npos);
         EXPECT_NE(meta.find("\"gpu_count\""), std::string::npos);
+        const test::Json m = test::parse_json(meta);
+        EXPECT_EQ(m["run_order"].array.size(), 7U);  // every case but cpu_mapped
+        EXPECT_EQ(m["cpu_affinity"]["requested"].boolean, extra.empty());
+        const test::Json nvb = test::parse_json(test::read_file(out + "/nvb.json"));
+        EXPECT_EQ(nvb["nvbandwidth"]["testcases"].array.size(), rows.size());
+        EXPECT_EQ(nvb["nvbandwidth"]["testcases"][0]["status"].string, "Passed");
     }
 }
 

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "test_util.h"
+
 namespace dmaprobe {
 namespace {
 
@@ -94,6 +96,111 @@ TEST(DmaprobeMetadata, CalibrationAndOptionsWhenSet) {
     EXPECT_TRUE(has(j, "\"requested_us\": 100"));
     EXPECT_TRUE(has(j, "\"repetitions\": 7"));
     EXPECT_TRUE(has(j, "\"only\": \"pinned\""));
+}
+
+TEST(DmaprobeMetadata, IsWellFormedJson) {
+    Options opt;
+    opt.only = "pinned";
+    Metadata m = sample();
+    m.calibration.done = true;
+    m.calibration.points = {{0.0, 3.5}};
+    m.notes = {"a \"quoted\" note"};
+    const test::Json j = test::parse_json(metadata_json(m, opt));
+    EXPECT_EQ(j["tool"].string, "dmaprobe");
+    EXPECT_EQ(j["gpus"].array.size(), 2U);
+    EXPECT_EQ(j["notes"][0].string, "a \"quoted\" note");
+    EXPECT_EQ(j["peer_access"][0][1].boolean, true);
+}
+
+TEST(DmaprobeMetadata, OrderSeedPinningAndSystemFacts) {
+    Options opt;
+    opt.order = CaseOrder::shuffle;
+    opt.json = "r.json";
+    Metadata m = sample();
+    m.seed = 1234567;
+    m.seed_given = false;
+    m.run_order = {4, 0, 2};
+    m.system.boot_id = "6f1c2a8e-1111";
+    m.system.kernel_release = "6.1.0-28-amd64";
+    m.system.nvidia_driver = "580.159.04";
+    m.system.thp_enabled = "madvise";
+    m.system.thp_defrag = "never";
+    m.system.iommu.devices = {"dmar0"};
+    m.system.iommu.groups = 40;
+    m.system.iommu.gpu_group = "17";
+    m.system.iommu.gpu_group_type = "DMA-FQ";
+    m.system.iommu.mode = "translated";
+    m.system.iommu.cmdline = {"intel_iommu=on"};
+    CpuAffinity a;
+    a.applied = true;
+    a.bus_id = "0000:3b:00.0";
+    a.numa_node = 0;
+    a.local_cpulist = "0-7,16-23";
+    a.allowed_before = "0-31";
+    a.cpus = {0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23};
+    a.threads_pinned = 5;
+    m.cpu_affinity = a;
+    const test::Json j = test::parse_json(metadata_json(m, opt));
+
+    EXPECT_EQ(j["options"]["order"].string, "shuffle");
+    EXPECT_EQ(j["options"]["seed"].number, 1234567.0);
+    EXPECT_EQ(j["options"]["seed_from"].string, "drawn at start");
+    EXPECT_EQ(j["options"]["pin_cpus"].boolean, true);
+    EXPECT_EQ(j["options"]["json"].string, "r.json");
+    ASSERT_EQ(j["run_order"].array.size(), 3U);
+    EXPECT_EQ(j["run_order"][0].number, 5.0);  // case numbers, 1-based
+    EXPECT_EQ(j["run_order"][1].number, 1.0);
+    EXPECT_NE(j["method"]["case_order"].string.find("shuffled"), std::string::npos);
+    EXPECT_NE(j["method"]["statistic"].string.find("cv"), std::string::npos);
+
+    const test::Json& pin = j["cpu_affinity"];
+    EXPECT_TRUE(pin["requested"].boolean);
+    EXPECT_TRUE(pin["applied"].boolean);
+    EXPECT_EQ(pin["numa_node"].number, 0.0);
+    EXPECT_EQ(pin["local_cpulist"].string, "0-7,16-23");
+    EXPECT_EQ(pin["cpus"].string, "0-7,16-23");
+    EXPECT_EQ(pin["cpu_count"].number, 16.0);
+    EXPECT_EQ(pin["threads_pinned"].number, 5.0);
+    EXPECT_EQ(pin["allowed_before"].string, "0-31");
+
+    const test::Json& host = j["host"];
+    EXPECT_EQ(host["cpu_model"].string, "AMD EPYC \"Genoa\"");  // kept
+    EXPECT_EQ(host["boot_id"].string, "6f1c2a8e-1111");
+    EXPECT_EQ(host["kernel_release"].string, "6.1.0-28-amd64");
+    EXPECT_EQ(host["nvidia_driver"].string, "580.159.04");
+    EXPECT_EQ(host["transparent_hugepage"]["enabled"].string, "madvise");
+    EXPECT_EQ(host["transparent_hugepage"]["defrag"].string, "never");
+    EXPECT_EQ(host["iommu"]["mode"].string, "translated");
+    EXPECT_EQ(host["iommu"]["groups"].number, 40.0);
+    EXPECT_EQ(host["iommu"]["gpu_group_type"].string, "DMA-FQ");
+    EXPECT_EQ(host["iommu"]["devices"][0].string, "dmar0");
+    EXPECT_EQ(host["iommu"]["cmdline"][0].string, "intel_iommu=on");
+    EXPECT_EQ(j["gpu"]["uuid"].string, "GPU-00000000-0000-0000-0000-000000000000");  // kept
+
+    // Defaults: nothing known, pinning not attempted; still the same keys.
+    opt.order = CaseOrder::plan;
+    opt.pin_cpus = false;
+    opt.json.reset();
+    const test::Json d = test::parse_json(metadata_json(sample(), opt));
+    EXPECT_EQ(d["options"]["order"].string, "plan");
+    EXPECT_FALSE(d["options"]["pin_cpus"].boolean);
+    EXPECT_EQ(d["options"]["json"].type, test::Json::Type::null);
+    EXPECT_FALSE(d["cpu_affinity"]["applied"].boolean);
+    EXPECT_EQ(d["cpu_affinity"]["reason"].string, "not attempted");
+    EXPECT_EQ(d["host"]["boot_id"].string, "unknown");
+    EXPECT_EQ(d["host"]["iommu"]["groups"].string, "unknown");
+    EXPECT_EQ(d["host"]["iommu"]["mode"].string, "unknown");
+    EXPECT_TRUE(d["run_order"].array.empty());
+
+    // Pinning asked for but impossible: the reason is there.
+    CpuAffinity failed;
+    failed.reason = "/sys/bus/pci/devices/0000:3b:00.0/local_cpulist is missing or empty";
+    m.cpu_affinity = failed;
+    const test::Json f = test::parse_json(metadata_json(m, opt));
+    EXPECT_FALSE(f["cpu_affinity"]["applied"].boolean);
+    EXPECT_EQ(f["cpu_affinity"]["numa_node"].string, "unknown");
+    EXPECT_EQ(f["cpu_affinity"]["cpus"].string, "");
+    EXPECT_NE(f["cpu_affinity"]["reason"].string.find("missing"), std::string::npos);
 }
 
 TEST(DmaprobeMetadata, VersionStrings) {

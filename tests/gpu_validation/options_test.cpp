@@ -42,6 +42,24 @@ TEST(DmaprobeOptions, DefaultsWhenOnlyPlanAndOut) {
     EXPECT_FALSE(o.fresh_host_data);
 }
 
+TEST(DmaprobeOptions, OrderSeedPinningAndJson) {
+    const Options d = parse({"--plan", "p.txt", "--out", "d"});
+    EXPECT_EQ(d.order, CaseOrder::shuffle);
+    EXPECT_FALSE(d.seed);
+    EXPECT_TRUE(d.pin_cpus);
+    EXPECT_FALSE(d.json);
+
+    const Options o = parse({"--plan", "p.txt", "--out", "d", "--order", "plan", "--seed=18446744073709551615",
+                             "--no-pin", "--json", "out/r.json"});
+    EXPECT_EQ(o.order, CaseOrder::plan);
+    EXPECT_EQ(o.seed.value_or(0), 18446744073709551615ULL);
+    EXPECT_FALSE(o.pin_cpus);
+    EXPECT_EQ(o.json.value_or(""), "out/r.json");
+    EXPECT_EQ(parse({"--plan", "p", "--out", "d", "--order=shuffle", "--seed", "0"}).seed.value_or(1), 0U);
+    EXPECT_STREQ(to_string(CaseOrder::shuffle), "shuffle");
+    EXPECT_STREQ(to_string(CaseOrder::plan), "plan");
+}
+
 TEST(DmaprobeOptions, ListNeedsNoOut) {
     const Options o = parse({"--list", "--plan", "p.txt"});
     EXPECT_TRUE(o.list);
@@ -75,6 +93,12 @@ TEST(DmaprobeOptions, ClearErrors) {
     expect_usage_error({"--plan", "p", "--out", "d", "--max-size", "12 parsecs"}, "--max-size");
     expect_usage_error({"--plan", "p", "--out", "d", "--max-size", "0"}, "at least 1 byte");
     expect_usage_error({"--plan", "p", "--out", "d", "--quiet=yes"}, "--quiet takes no value");
+    expect_usage_error({"--plan", "p", "--out", "d", "--order", "random"}, "--order: 'random' is neither shuffle nor plan");
+    expect_usage_error({"--plan", "p", "--out", "d", "--seed", "-1"}, "--seed: '-1' is not an integer");
+    expect_usage_error({"--plan", "p", "--out", "d", "--seed", "18446744073709551616"}, "--seed: '18446744073709551616'");
+    expect_usage_error({"--plan", "p", "--out", "d", "--seed", "12ab"}, "--seed: '12ab'");
+    expect_usage_error({"--plan", "p", "--out", "d", "--json", ""}, "--json: empty file name");
+    expect_usage_error({"--plan", "p", "--out", "d", "--no-pin=1"}, "--no-pin takes no value");
     expect_usage_error({"--plan", "p", "--out", "d", "--device", "1", "--peer-device", "1"},
                        "--peer-device must differ from --device");
 }
@@ -83,7 +107,7 @@ TEST(DmaprobeOptions, HelpMentionsEveryOption) {
     const std::string help = usage_text();
     for (const char* opt : {"--plan", "--out", "--list", "--device", "--peer-device", "--only", "--max-size",
                             "--repetitions", "--warmup", "--budget-ms", "--commit", "--quiet", "--help", "--fresh-host-data",
-                            "--version"}) {
+                            "--version", "--order", "--seed", "--no-pin", "--json"}) {
         EXPECT_NE(help.find(opt), std::string::npos) << opt;
     }
 }

@@ -116,12 +116,17 @@ TEST(DmaprobeSpec, BadValuesAreClearErrors) {
     EXPECT_NE(error_of("case scenario=s strategy=pinned direction=both size_bytes=64" + kCommon).find("strategy duplex"), std::string::npos);
     EXPECT_NE(error_of("case scenario=s strategy=duplex direction=h2d size_bytes=64 host_memory=pinned" + kCommon).find("both directions"), std::string::npos);
     EXPECT_NE(error_of("case scenario=s strategy=duplex direction=both size_bytes=64 host_memory=zero_copy" + kCommon).find("not one of pinned, pageable"), std::string::npos);
-    EXPECT_NE(error_of("case scenario=s strategy=zero_copy direction=h2d size_bytes=64 access_bytes=8 stride=1 blocks=1 threads=32" + kCommon).find("not 4 or 16"), std::string::npos);
+    EXPECT_NE(error_of("case scenario=s strategy=zero_copy direction=h2d size_bytes=64 access_bytes=3 stride=1 blocks=1 threads=32" + kCommon).find("not 1, 2, 4, 8 or 16"), std::string::npos);
     EXPECT_NE(error_of("case scenario=s strategy=zero_copy direction=h2d size_bytes=66 access_bytes=4 stride=1 blocks=1 threads=32" + kCommon).find("not a multiple of access_bytes=4"), std::string::npos);
     EXPECT_NE(error_of("case scenario=s strategy=zero_copy direction=h2d size_bytes=64 access_bytes=4 stride=1 blocks=1 threads=2048" + kCommon).find("key 'threads'"), std::string::npos);
     EXPECT_NE(error_of("case scenario=s strategy=peer direction=d2h size_bytes=64 peer_access=1" + kCommon).find("one way"), std::string::npos);
     EXPECT_NE(error_of("case scenario=s strategy=peer direction=h2d size_bytes=64 peer_access=2" + kCommon).find("key 'peer_access'"), std::string::npos);
-    EXPECT_NE(error_of("case scenario=s strategy=peer direction=h2d size_bytes=64 peer_access=1 src_device=1 dst_device=1" + kCommon).find("same GPU"), std::string::npos);
+    // --device naming the plan's destination leaves a peer copy with one GPU at both ends.
+    Options dev1 = opts();
+    dev1.device = 1;
+    EXPECT_NE(error_of("case scenario=s strategy=peer direction=h2d size_bytes=64 peer_access=1 src_device=0 dst_device=1" + kCommon, dev1).find("same GPU"), std::string::npos);
+    // The plan's own src = dst is a copy within one GPU, which goes one way with access on.
+    EXPECT_NE(error_of("case scenario=s strategy=peer direction=both size_bytes=64 peer_access=1 src_device=1 dst_device=1" + kCommon).find("within one GPU"), std::string::npos);
     EXPECT_NE(error_of("case scenario=s strategy=periodic direction=both size_bytes=64 period_ns=10 frames=2 via=pinned" + kCommon).find("h2d or d2h"), std::string::npos);
     EXPECT_NE(error_of("case scenario=s strategy=pinned direction=h2d size_bytes=64 link_generation=9" + kCommon).find("key 'link_generation'"), std::string::npos);
 }

@@ -33,6 +33,19 @@ TEST(DmaprobeStats, SummaryIsMedianAndSpread) {
     EXPECT_THROW(summarize({}), std::logic_error);
 }
 
+TEST(DmaprobeStats, CoefficientOfVariationIsSampleStddevOverMean) {
+    // mean 20, sample stddev sqrt(((-10)^2 + 0 + 10^2) / 2) = 10
+    EXPECT_NEAR(coefficient_of_variation({10.0, 20.0, 30.0}), 0.5, 1e-12);
+    EXPECT_NEAR(summarize({10.0, 20.0, 30.0}).cv, 0.5, 1e-12);
+    // Large values with a small spread: the two-pass formula keeps it.
+    EXPECT_NEAR(coefficient_of_variation({1e9 + 1.0, 1e9 + 2.0, 1e9 + 3.0}), 1e-9, 1e-13);
+    EXPECT_DOUBLE_EQ(coefficient_of_variation({7.0, 7.0, 7.0}), 0.0);
+    EXPECT_DOUBLE_EQ(coefficient_of_variation({42.0}), 0.0);  // one sample: no spread to state
+    EXPECT_DOUBLE_EQ(coefficient_of_variation({}), 0.0);
+    EXPECT_DOUBLE_EQ(coefficient_of_variation({-1.0, 1.0}), 0.0);  // mean 0
+    EXPECT_DOUBLE_EQ(summarize({5.0}).cv, 0.0);
+}
+
 TEST(DmaprobeStats, RepetitionsReducedToTheBudgetButNotBelowTheMinimum) {
     EXPECT_EQ(reduced_repetitions(100, 0.001, 2.0, false), 100);  // 0.1 s: fits
     EXPECT_EQ(reduced_repetitions(100, 0.1, 2.0, false), 20);     // 10 s → 20 reps
@@ -89,6 +102,7 @@ TEST(DmaprobeStats, RowsCarryTheSchema) {
     EXPECT_EQ(r.repetitions, 3);
     EXPECT_DOUBLE_EQ(r.min_us, 10.0);
     EXPECT_DOUBLE_EQ(r.max_us, 30.0);
+    EXPECT_NEAR(r.cv, 0.5, 1e-12);
     EXPECT_EQ(r.variant, "host=pinned;extra");
     EXPECT_EQ(r.status, "ok");
     EXPECT_EQ(r.note, "a note");
@@ -99,6 +113,7 @@ TEST(DmaprobeStats, RowsCarryTheSchema) {
     EXPECT_EQ(sk.note, "no GPU link");
     EXPECT_EQ(sk.repetitions, 0);
     EXPECT_EQ(sk.time_us, 0.0);
+    EXPECT_EQ(sk.cv, 0.0);
     EXPECT_EQ(sk.source, "hw");
 }
 
@@ -128,6 +143,8 @@ TEST(DmaprobeStats, PeriodicRowsReportP50P99AndMisses) {
     EXPECT_NE(rows[0].note.find("via pinned"), std::string::npos);
     EXPECT_EQ(rows[1].variant, "p99");
     EXPECT_DOUBLE_EQ(rows[1].time_us, st.p99);
+    EXPECT_GT(rows[0].cv, 0.0);  // the latency's spread, on every row
+    EXPECT_DOUBLE_EQ(rows[2].cv, rows[0].cv);
     EXPECT_GT(rows[1].time_us, 8000.0);
     EXPECT_EQ(rows[2].variant, "misses");
     EXPECT_DOUBLE_EQ(rows[2].time_us, 8000.0);

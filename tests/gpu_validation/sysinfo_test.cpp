@@ -2,6 +2,9 @@
 
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "test_util.h"
 
 namespace dmaprobe {
@@ -127,6 +130,89 @@ TEST(DmaprobeSysinfo, HostFacts) {
     EXPECT_EQ(now[4], '-');
     EXPECT_EQ(now[10], 'T');
     EXPECT_EQ(now.back(), 'Z');
+}
+
+TEST(DmaprobeSysinfo, SmallParsers) {
+    EXPECT_EQ(bracketed_choice("always [madvise] never"), "madvise");
+    EXPECT_EQ(bracketed_choice("[always] defer defer+madvise madvise never\n"), "always");
+    EXPECT_EQ(bracketed_choice("always madvise never"), "unknown");
+    EXPECT_EQ(bracketed_choice(""), "unknown");
+    EXPECT_EQ(iommu_cmdline_options("BOOT_IMAGE=/vmlinuz root=/dev/sda1 intel_iommu=on iommu=pt quiet "
+                                    "amd_iommu=off iommu.strict=0 noiommu=1"),
+              (std::vector<std::string>{"intel_iommu=on", "iommu=pt", "amd_iommu=off", "iommu.strict=0"}));
+    EXPECT_TRUE(iommu_cmdline_options("root=/dev/vda console=ttyS0").empty());
+    EXPECT_EQ(nvidia_driver_from_proc("NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Thu Oct 30 "
+                                      "2025\nGCC version:  gcc version 12.2.0"),
+              "580.159.04");
+    EXPECT_EQ(nvidia_driver_from_proc("NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  575.57.08  Release "
+                                      "Build"),
+              "575.57.08");
+    EXPECT_EQ(nvidia_driver_from_proc(""), "unknown");
+}
+
+TEST(DmaprobeSysinfo, SystemFactsFromAFakeTree) {
+    TempDir dir;
+    dir.write("proc/sys/kernel/random/boot_id", "6f1c2a8e-1111-2222-3333-444455556666\n");
+    dir.write("proc/sys/kernel/osrelease", "6.1.0-28-amd64\n");
+    dir.write("proc/cmdline", "BOOT_IMAGE=/vmlinuz root=/dev/sda1 intel_iommu=on iommu=pt\n");
+    dir.write("sys/kernel/mm/transparent_hugepage/enabled", "always [madvise] never\n");
+    dir.write("sys/kernel/mm/transparent_hugepage/defrag", "always defer defer+madvise [madvise] never\n");
+    dir.write("sys/module/nvidia/version", "580.159.04\n");
+    dir.write("sys/class/iommu/dmar0/x", "");
+    dir.write("sys/class/iommu/dmar1/x", "");
+    dir.write("sys/kernel/iommu_groups/0/type", "DMA\n");
+    dir.write("sys/kernel/iommu_groups/17/type", "identity\n");
+    dir.write("sys/bus/pci/devices/0000:1b:00.0/numa_node", "0\n");
+    ASSERT_EQ(::symlink("../../../../kernel/iommu_groups/17",
+                        (dir.path() + "/sys/bus/pci/devices/0000:1b:00.0/iommu_group").c_str()),
+              0);
+    const SystemFacts f = read_system_facts(dir.path(), "00000000:1B:00.0");
+    EXPECT_EQ(f.boot_id, "6f1c2a8e-1111-2222-3333-444455556666");
+    EXPECT_EQ(f.kernel_release, "6.1.0-28-amd64");
+    EXPECT_EQ(f.nvidia_driver, "580.159.04");
+    EXPECT_EQ(f.thp_enabled, "madvise");
+    EXPECT_EQ(f.thp_defrag, "madvise");
+    EXPECT_EQ(f.iommu.devices, (std::vector<std::string>{"dmar0", "dmar1"}));
+    EXPECT_EQ(f.iommu.groups, 2);
+    EXPECT_EQ(f.iommu.gpu_group, "17");
+    EXPECT_EQ(f.iommu.gpu_group_type, "identity");
+    EXPECT_EQ(f.iommu.mode, "passthrough");
+    EXPECT_EQ(f.iommu.cmdline, (std::vector<std::string>{"intel_iommu=on", "iommu=pt"}));
+
+    // Translated DMA for another GPU's group, and the driver version from /proc.
+    dir.write("sys/bus/pci/devices/0000:3b:00.0/numa_node", "1\n");
+    ASSERT_EQ(::symlink("../../../../kernel/iommu_groups/0",
+                        (dir.path() + "/sys/bus/pci/devices/0000:3b:00.0/iommu_group").c_str()),
+              0);
+    EXPECT_EQ(read_system_facts(dir.path(), "0000:3b:00.0").iommu.mode, "translated");
+}
+
+TEST(DmaprobeSysinfo, SystemFactsUnknownOrOffWhenAbsent) {
+    TempDir dir;
+    const SystemFacts none = read_system_facts(dir.path(), "0000:1b:00.0");
+    EXPECT_EQ(none.boot_id, "unknown");
+    EXPECT_EQ(none.kernel_release, "unknown");
+    EXPECT_EQ(none.nvidia_driver, "unknown");
+    EXPECT_EQ(none.thp_enabled, "unknown");
+    EXPECT_EQ(none.iommu.groups, -1);
+    EXPECT_EQ(none.iommu.gpu_group, "unknown");
+    EXPECT_EQ(none.iommu.mode, "unknown");  // sysfs not readable at all: say nothing
+    EXPECT_TRUE(none.iommu.devices.empty());
+
+    // A VM without an IOMMU: sysfs is there, the groups directory is empty.
+    dir.write("sys/kernel/mm/transparent_hugepage/enabled", "[always] madvise never\n");
+    ::mkdir((dir.path() + "/sys/kernel/iommu_groups").c_str(), 0755);
+    dir.write("proc/driver/nvidia/version", "NVRM version: NVIDIA UNIX x86_64 Kernel Module  570.1.2  Mon\n");
+    const SystemFacts vm = read_system_facts(dir.path(), "0000:1b:00.0");
+    EXPECT_EQ(vm.iommu.groups, 0);
+    EXPECT_EQ(vm.iommu.mode, "off");
+    EXPECT_EQ(vm.thp_enabled, "always");
+    EXPECT_EQ(vm.nvidia_driver, "570.1.2");
+
+    // The real machine: never throws, fills what it can.
+    const SystemFacts here = read_system_facts("", "");
+    EXPECT_NE(here.kernel_release, "unknown");
+    EXPECT_EQ(here.iommu.gpu_group, "unknown");
 }
 
 }  // namespace

@@ -16,6 +16,9 @@
 #include <stdexcept>
 #include <thread>
 
+#include <sys/mman.h>
+
+#include "../chase.h"
 #include "../datagen.h"
 #include "dmasim/core/units.h"
 #include "../stats.h"
@@ -35,13 +38,14 @@ double us_since(Clock::time_point t0) {
 }
 
 // Buffers are allocated once, at the largest size any runnable case needs, on first use.
-enum class Role { dev_a, dev_b, pinned_a, pinned_b, pageable_a, pageable_b, mapped_a, mapped_b };
+enum class Role { dev_a, dev_b, dev_compute, pinned_a, pinned_b, pageable_a, pageable_b, mapped_a, mapped_b };
 enum class Kind { device, pinned, pageable, mapped };
 
 Kind kind_of(Role r) {
     switch (r) {
         case Role::dev_a:
-        case Role::dev_b: return Kind::device;
+        case Role::dev_b:
+        case Role::dev_compute: return Kind::device;
         case Role::pinned_a:
         case Role::pinned_b: return Kind::pinned;
         case Role::pageable_a:
@@ -64,7 +68,7 @@ Role host_role(HostMemory m, bool second) {
 std::vector<Role> roles_of(const MeasurementSpec& s) {
     switch (s.strategy) {
         case Strategy::pageable: return {Role::dev_a, Role::pageable_a};
-        case Strategy::pinned: return {Role::dev_a, Role::pinned_a};
+        case Strategy::pinned: return s.setup_only ? std::vector<Role>{} : std::vector<Role>{Role::dev_a, Role::pinned_a};
         case Strategy::registered: return {Role::dev_a, Role::pageable_a};
         case Strategy::duplex:
         case Strategy::periodic:
@@ -73,6 +77,14 @@ std::vector<Role> roles_of(const MeasurementSpec& s) {
         case Strategy::zero_copy: return {Role::dev_a, Role::dev_b, Role::mapped_a, Role::mapped_b};
         default: return {};
     }
+}
+
+// Bytes a case needs in a buffer of that role: its size, past the host offset for host
+// buffers, and the compute kernel's own working set.
+std::size_t bytes_needed(const MeasurementSpec& s, Role r) {
+    if (r == Role::dev_compute) return s.compute_bytes;
+    const bool host_side = kind_of(r) != Kind::device;
+    return s.size_bytes + (host_side ? s.host_offset : 0);
 }
 
 std::string uuid_string(const cudaUUID_t& u) {
@@ -172,7 +184,7 @@ private:
     void device_fill(void* p, std::size_t n, std::uint64_t seed, int device);
     // Overwrites a device destination before a repetition, so that verifying the last one
     // proves that it wrote every byte (host sources are not rewritten by default).
-    void poison_device(void* p, std::size_t n);
+    void poison_device(void* p, std::size_t n, unsigned char value = 0);
     // Seed of a host source buffer: one per case, or one per repetition with --fresh-host-data.
     std::uint64_t host_seed(const MeasurementSpec& s, int rep, std::uint64_t role) const {
         return make_seed(s.index, opt_.fresh_host_data ? static_cast<std::uint64_t>(rep) : kCaseWide, role);
@@ -181,6 +193,16 @@ private:
     void verify_device(const void* p, std::size_t n, std::uint64_t seed, std::uint64_t mask, int device,
                        const std::string& what);
     void verify_host(const void* p, std::size_t n, std::uint64_t seed, std::uint64_t mask, const std::string& what);
+    // Every byte of a device buffer must be `value` (copies from never-touched memory).
+    void verify_device_value(const void* p, std::size_t n, unsigned char value, const std::string& what);
+
+    // The compute kernel beside a transfer (spec.compute_ns > 0): queued on its own stream
+    // behind the start event, so that the gate releases it with the transfer; its end event
+    // tells whether it outlasted the transfer.
+    void launch_compute_beside(const MeasurementSpec& s, cudaEvent_t start, cudaEvent_t end);
+    // After a repetition: whether the compute kernel ended after `transfer_end`.
+    bool compute_outlasted(cudaEvent_t start, cudaEvent_t compute_end, cudaEvent_t transfer_end);
+    static std::string compute_note(const MeasurementSpec& s, int short_reps, int reps);
 
     void prepare_work();
     void calibrate();
@@ -201,6 +223,9 @@ private:
     std::vector<ResultRow> measure_duplex(const MeasurementSpec& s);
     std::vector<ResultRow> measure_async(const MeasurementSpec& s);
     std::vector<ResultRow> measure_zero_copy(const MeasurementSpec& s);
+    std::vector<ResultRow> measure_chase(const MeasurementSpec& s);
+    std::vector<ResultRow> measure_local_copy(const MeasurementSpec& s);
+    std::vector<ResultRow> measure_fresh_pageable(const MeasurementSpec& s);
     std::vector<ResultRow> measure_peer(const MeasurementSpec& s);
     std::vector<ResultRow> measure_periodic(const MeasurementSpec& s);
 
@@ -213,6 +238,7 @@ private:
     std::vector<cudaEvent_t> done_;
     cudaEvent_t start_ = nullptr;
     cudaEvent_t stop_ = nullptr;
+    cudaEvent_t compute_end_ = nullptr;
     std::map<int, unsigned long long*> verify_result_;
     int* gate_host_ = nullptr;
     int* gate_dev_ = nullptr;
@@ -279,9 +305,11 @@ CudaBackend::CudaBackend(const Options& opt, const std::vector<CaseDecision>& de
         gpus_.push_back(g);
     }
 
+    machine_.copy_engines = prop_.asyncEngineCount;
     CUDA_CHECK(cudaSetDevice(device_));
     CUDA_CHECK(cudaEventCreate(&start_));
     CUDA_CHECK(cudaEventCreate(&stop_));
+    CUDA_CHECK(cudaEventCreate(&compute_end_));
     CUDA_CHECK(cudaHostAlloc(reinterpret_cast<void**>(&gate_host_), 64, cudaHostAllocMapped));
     CUDA_CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&gate_dev_), gate_host_, 0));
     if (const char* g = std::getenv("DMAPROBE_NO_GATE"); g != nullptr && *g != '\0' && std::string(g) != "0") {
@@ -291,9 +319,11 @@ CudaBackend::CudaBackend(const Options& opt, const std::vector<CaseDecision>& de
 
     for (const auto& d : decisions) {
         if (d.action != CaseAction::run) continue;
-        for (Role r : roles_of(d.spec)) {
+        std::vector<Role> roles = roles_of(d.spec);
+        if (d.spec.compute_ns > 0) roles.push_back(Role::dev_compute);
+        for (Role r : roles) {
             auto& w = want_[r];
-            w = std::max<std::size_t>(w, d.spec.size_bytes);
+            w = std::max<std::size_t>(w, bytes_needed(d.spec, r));
         }
     }
 
@@ -324,6 +354,7 @@ CudaBackend::~CudaBackend() {
     for (auto e : done_) cudaEventDestroy(e);
     if (start_ != nullptr) cudaEventDestroy(start_);
     if (stop_ != nullptr) cudaEventDestroy(stop_);
+    if (compute_end_ != nullptr) cudaEventDestroy(compute_end_);
     if (gate_host_ != nullptr) cudaFreeHost(gate_host_);
 }
 
@@ -411,9 +442,9 @@ void CudaBackend::device_fill(void* p, std::size_t n, std::uint64_t seed, int de
     CUDA_CHECK(cudaSetDevice(device_));
 }
 
-void CudaBackend::poison_device(void* p, std::size_t n) {
+void CudaBackend::poison_device(void* p, std::size_t n, unsigned char value) {
     CUDA_CHECK(cudaSetDevice(device_));
-    CUDA_CHECK(cudaMemset(p, 0, n));
+    CUDA_CHECK(cudaMemset(p, value, n));
     CUDA_CHECK(cudaDeviceSynchronize());
 }
 
@@ -443,6 +474,46 @@ void CudaBackend::verify_host(const void* p, std::size_t n, std::uint64_t seed, 
                                  " of " + std::to_string(n) + " bytes differ, the first at byte " +
                                  std::to_string(r.first_bad));
     }
+}
+
+void CudaBackend::verify_device_value(const void* p, std::size_t n, unsigned char value, const std::string& what) {
+    CUDA_CHECK(cudaSetDevice(device_));
+    unsigned long long*& result = verify_result_[device_];
+    if (result == nullptr) CUDA_CHECK(cudaMalloc(&result, 2 * sizeof(unsigned long long)));
+    const unsigned long long init[2] = {0ULL, ~0ULL};
+    CUDA_CHECK(cudaMemcpy(result, init, sizeof init, cudaMemcpyHostToDevice));
+    launch_verify_value(p, n, value, result, fill_blocks(), nullptr);
+    unsigned long long got[2] = {0, 0};
+    CUDA_CHECK(cudaMemcpy(got, result, sizeof got, cudaMemcpyDeviceToHost));
+    if (got[0] != 0) {
+        throw std::runtime_error("verification failed (" + what + ", GPU " + std::to_string(device_) + " buffer): " +
+                                 std::to_string(got[0]) + " of " + std::to_string(n) + " bytes are not " +
+                                 std::to_string(value) + ", the first at byte " + std::to_string(got[1]));
+    }
+}
+
+void CudaBackend::launch_compute_beside(const MeasurementSpec& s, cudaEvent_t start, cudaEvent_t end) {
+    void* buf = dev(Role::dev_compute, s.compute_bytes);
+    cudaStream_t cs = stream(3);  // 0-2 carry the transfers of duplex and zero_copy
+    CUDA_CHECK(cudaStreamWaitEvent(cs, start, 0));
+    launch_compute(buf, s.compute_bytes, s.compute_ns, s.compute_blocks, s.compute_threads, cs);
+    CUDA_CHECK(cudaEventRecord(end, cs));
+}
+
+bool CudaBackend::compute_outlasted(cudaEvent_t start, cudaEvent_t compute_end, cudaEvent_t transfer_end) {
+    CUDA_CHECK(cudaEventSynchronize(compute_end));
+    return elapsed_us(start, compute_end) >= elapsed_us(start, transfer_end);
+}
+
+std::string CudaBackend::compute_note(const MeasurementSpec& s, int short_reps, int reps) {
+    std::string n = "beside a compute kernel of " + std::to_string(s.compute_blocks) + "x" +
+                    std::to_string(s.compute_threads) + " threads streaming over " + bytes_text(s.compute_bytes) +
+                    " of GPU memory for " + short_number(static_cast<double>(s.compute_ns) * 1e-3) + " us";
+    if (short_reps > 0) {
+        n += "; WARNING: in " + std::to_string(short_reps) + " of " + std::to_string(reps) +
+             " repetitions the compute kernel ended before the transfer";
+    }
+    return n;
 }
 
 void CudaBackend::prepare_work() {
@@ -535,13 +606,13 @@ std::vector<ResultRow> CudaBackend::measure(const MeasurementSpec& spec) {
     CUDA_CHECK(cudaSetDevice(device_));
     std::vector<ResultRow> rows;
     switch (spec.strategy) {
-        case Strategy::pageable: rows = measure_copy(spec, false); break;
+        case Strategy::pageable: rows = spec.host_fresh ? measure_fresh_pageable(spec) : measure_copy(spec, false); break;
         case Strategy::pinned: rows = measure_pinned(spec); break;
         case Strategy::registered: rows = measure_registered(spec); break;
         case Strategy::duplex: rows = measure_duplex(spec); break;
         case Strategy::async_overlap: rows = measure_async(spec); break;
-        case Strategy::zero_copy: rows = measure_zero_copy(spec); break;
-        case Strategy::peer: rows = measure_peer(spec); break;
+        case Strategy::zero_copy: rows = spec.chase ? measure_chase(spec) : measure_zero_copy(spec); break;
+        case Strategy::peer: rows = spec.local_copy ? measure_local_copy(spec) : measure_peer(spec); break;
         case Strategy::periodic: rows = measure_periodic(spec); break;
         case Strategy::third_party_dma:
         case Strategy::cpu_mapped:
@@ -560,7 +631,7 @@ std::vector<ResultRow> CudaBackend::measure(const MeasurementSpec& spec) {
 // that reads lines the CPU has just dirtied is several times slower (H100 VM: 14 vs 50 GB/s).
 std::vector<ResultRow> CudaBackend::measure_copy(const MeasurementSpec& s, bool pinned) {
     const std::size_t n = s.size_bytes;
-    void* h = host(pinned ? Role::pinned_a : Role::pageable_a, n);
+    void* h = static_cast<unsigned char*>(host(pinned ? Role::pinned_a : Role::pageable_a, n + s.host_offset)) + s.host_offset;
     void* d = dev(Role::dev_a, n);
     const bool h2d = s.direction == Direction::h2d;
     std::vector<double> t;
@@ -593,13 +664,17 @@ std::vector<ResultRow> CudaBackend::measure_copy(const MeasurementSpec& s, bool 
     } else {
         verify_host(h, n, last, 0, s.label());
     }
-    return {make_row(s, "", summarize(t), note)};
+    std::string how = note;
+    if (s.host_offset > 0) {
+        how = "host buffer " + std::to_string(s.host_offset) + " bytes past a page boundary" + (note.empty() ? "" : "; " + note);
+    }
+    return {make_row(s, "", summarize(t), how)};
 }
 
 // pinned: the copy, plus what pinned memory costs to get: cudaMallocHost(size) and
 // cudaFreeHost, each timed on the host clock.
 std::vector<ResultRow> CudaBackend::measure_pinned(const MeasurementSpec& s) {
-    std::vector<ResultRow> rows = measure_copy(s, true);
+    std::vector<ResultRow> rows = s.setup_only ? std::vector<ResultRow>{} : measure_copy(s, true);
     std::vector<double> alloc;
     std::vector<double> release;
     std::string note;
@@ -627,7 +702,28 @@ std::vector<ResultRow> CudaBackend::measure_pinned(const MeasurementSpec& s) {
 // reuses: copy + (register + unregister) / K, from each repetition's own times.
 std::vector<ResultRow> CudaBackend::measure_registered(const MeasurementSpec& s) {
     const std::size_t n = s.size_bytes;
-    void* h = host(Role::pageable_a, n);
+    void* h = static_cast<unsigned char*>(host(Role::pageable_a, n + s.host_offset)) + s.host_offset;
+    if (s.setup_only) {
+        // Registration alone: the malloc'd buffer is touched once (when allocated), then
+        // registered and unregistered, each on the host clock.
+        std::vector<double> reg, unreg;
+        std::string note;
+        run_repetitions(s, opt_.budget_s, &note, [&](int, bool timed) {
+            const auto t0 = Clock::now();
+            CUDA_CHECK(cudaHostRegister(h, n, cudaHostRegisterDefault));
+            const double r = us_since(t0);
+            const auto t1 = Clock::now();
+            CUDA_CHECK(cudaHostUnregister(h));
+            const double u = us_since(t1);
+            if (timed) {
+                reg.push_back(r);
+                unreg.push_back(u);
+            }
+        });
+        const std::string suffix = note.empty() ? std::string() : "; " + note;
+        return {make_row(s, "setup=register", summarize(reg), "cudaHostRegister(size_bytes) of touched malloc'd memory, no copy" + suffix),
+                make_row(s, "setup=unregister", summarize(unreg), "cudaHostUnregister" + suffix)};
+    }
     void* d = dev(Role::dev_a, n);
     const bool h2d = s.direction == Direction::h2d;
     const double k = static_cast<double>(s.reuses);
@@ -696,6 +792,9 @@ std::vector<ResultRow> CudaBackend::measure_duplex(const MeasurementSpec& s) {
     cudaStream_t s2 = stream(1);
     cudaEvent_t e2 = done_event(0);
     const bool pinned = s.host_memory == HostMemory::pinned;
+    const bool compute = s.compute_ns > 0;
+    int compute_short = 0;
+    int timed_reps = 0;
     std::vector<double> t;
     std::string note;
     std::uint64_t last_a = 0, last_b = 0;
@@ -711,6 +810,7 @@ std::vector<ResultRow> CudaBackend::measure_duplex(const MeasurementSpec& s) {
             close_gate(s1);
             CUDA_CHECK(cudaEventRecord(start_, s1));
             CUDA_CHECK(cudaStreamWaitEvent(s2, start_, 0));
+            if (compute) launch_compute_beside(s, start_, compute_end_);
             CUDA_CHECK(cudaMemcpyAsync(da, ha, n, cudaMemcpyHostToDevice, s1));
             CUDA_CHECK(cudaMemcpyAsync(hb, db, n, cudaMemcpyDeviceToHost, s2));
             CUDA_CHECK(cudaEventRecord(e2, s2));
@@ -720,6 +820,11 @@ std::vector<ResultRow> CudaBackend::measure_duplex(const MeasurementSpec& s) {
             CUDA_CHECK(cudaEventSynchronize(stop_));
             check_gate();
             us = elapsed_us(start_, stop_);
+            if (compute && timed) {
+                ++timed_reps;
+                if (!compute_outlasted(start_, compute_end_, stop_)) ++compute_short;
+            }
+            if (compute) CUDA_CHECK(cudaDeviceSynchronize());
         } else {
             std::atomic<int> ready{0};
             std::atomic<bool> go{false};
@@ -757,7 +862,8 @@ std::vector<ResultRow> CudaBackend::measure_duplex(const MeasurementSpec& s) {
     });
     verify_device(da, n, last_a, 0, device_, s.label() + " H2D half");
     verify_host(hb, n, last_b, 0, s.label() + " D2H half");
-    const std::string how = pinned ? "pinned, two streams, CUDA events" : "pageable, two host threads, host clock";
+    std::string how = pinned ? "pinned, two streams, CUDA events" : "pageable, two host threads, host clock";
+    if (compute) how += "; " + compute_note(s, compute_short, timed_reps);
     return {make_row(s, "", summarize(t), note.empty() ? how : how + "; " + note)};
 }
 
@@ -796,15 +902,27 @@ std::vector<ResultRow> CudaBackend::measure_async(const MeasurementSpec& s) {
         close_gate(s0);
         CUDA_CHECK(cudaEventRecord(start_, s0));
         for (int j = 1; j < nstreams; ++j) CUDA_CHECK(cudaStreamWaitEvent(stream(static_cast<std::size_t>(j)), start_, 0));
-        for (std::size_t i = 0; i < chunks.size(); ++i) {
+        // Depth-first issues chunk by chunk (H2D, kernel, D2H of chunk 0, then chunk 1, ...);
+        // breadth-first issues every chunk's H2D, then every kernel, then every D2H. The
+        // hardware's queues run what they were given in that order.
+        auto issue = [&](std::size_t i, int stage) {
             cudaStream_t st = stream(i % static_cast<std::size_t>(nstreams));
             const Chunk& c = chunks[i];
-            if (up) CUDA_CHECK(cudaMemcpyAsync(da + c.off, ha + c.off, c.len, cudaMemcpyHostToDevice, st));
-            if (kernel) {
+            if (stage == 0 && up) CUDA_CHECK(cudaMemcpyAsync(da + c.off, ha + c.off, c.len, cudaMemcpyHostToDevice, st));
+            if (stage == 1 && kernel) {
                 const double share = static_cast<double>(s.kernel_ns) * static_cast<double>(c.len) / static_cast<double>(n);
                 launch_work_for(da + c.off, db + c.off, c.len, share, st);
             }
-            if (down) CUDA_CHECK(cudaMemcpyAsync(hb + c.off, out + c.off, c.len, cudaMemcpyDeviceToHost, st));
+            if (stage == 2 && down) CUDA_CHECK(cudaMemcpyAsync(hb + c.off, out + c.off, c.len, cudaMemcpyDeviceToHost, st));
+        };
+        if (s.breadth_first) {
+            for (int stage = 0; stage < 3; ++stage) {
+                for (std::size_t i = 0; i < chunks.size(); ++i) issue(i, stage);
+            }
+        } else {
+            for (std::size_t i = 0; i < chunks.size(); ++i) {
+                for (int stage = 0; stage < 3; ++stage) issue(i, stage);
+            }
         }
         for (int j = 1; j < nstreams; ++j) {
             cudaEvent_t e = done_event(static_cast<std::size_t>(j));
@@ -865,7 +983,8 @@ std::vector<ResultRow> CudaBackend::measure_async(const MeasurementSpec& s) {
     std::string note;
     const Summary overlapped = run_variant(chunks, s.streams, s.label() + " streams", &note);
 
-    std::string main_note = std::to_string(s.streams) + " streams, " + std::to_string(chunks.size()) +
+    std::string main_note = std::string(s.breadth_first ? "breadth-first, " : "depth-first, ") +
+                            std::to_string(s.streams) + " streams, " + std::to_string(chunks.size()) +
                             " chunks of up to " + bytes_text(chunks.front().len) + ", kernel_ns=" +
                             std::to_string(s.kernel_ns) + "; speed-up over serial " +
                             short_number(serial.median / overlapped.median) + "x";
@@ -910,6 +1029,9 @@ std::vector<ResultRow> CudaBackend::measure_zero_copy(const MeasurementSpec& s) 
     void* da = dev(Role::dev_a, n);
     void* db = dev(Role::dev_b, n);
     cudaStream_t st = stream(0);
+    const bool compute = s.compute_ns > 0;
+    int compute_short = 0;
+    int timed_reps = 0;
     std::vector<double> t;
     std::string note;
     std::uint64_t last_a = 0, last_b = 0;
@@ -924,6 +1046,7 @@ std::vector<ResultRow> CudaBackend::measure_zero_copy(const MeasurementSpec& s) 
         if (mode & 2) device_fill(db, n, seed_b, device_);
         close_gate(st);
         CUDA_CHECK(cudaEventRecord(start_, st));
+        if (compute) launch_compute_beside(s, start_, compute_end_);
         launch_zero_copy(s.access_bytes, ma_dev, da, db, mb_dev, n, static_cast<std::size_t>(s.stride), mode, s.blocks,
                          s.threads, st);
         CUDA_CHECK(cudaEventRecord(stop_, st));
@@ -931,6 +1054,11 @@ std::vector<ResultRow> CudaBackend::measure_zero_copy(const MeasurementSpec& s) 
         CUDA_CHECK(cudaEventSynchronize(stop_));
         check_gate();
         if (timed) t.push_back(elapsed_us(start_, stop_));
+        if (compute && timed) {
+            ++timed_reps;
+            if (!compute_outlasted(start_, compute_end_, stop_)) ++compute_short;
+        }
+        if (compute) CUDA_CHECK(cudaDeviceSynchronize());
         last_a = seed_a;
         last_b = seed_b;
     });
@@ -939,6 +1067,7 @@ std::vector<ResultRow> CudaBackend::measure_zero_copy(const MeasurementSpec& s) 
     std::string what = "blocks=" + std::to_string(s.blocks) + " threads=" + std::to_string(s.threads) +
                        " access_bytes=" + std::to_string(s.access_bytes) + " stride=" + std::to_string(s.stride) +
                        "; one access in flight per thread per direction";
+    if (compute) what += "; " + compute_note(s, compute_short, timed_reps);
     return {make_row(s, "", summarize(t), note.empty() ? what : what + "; " + note)};
 }
 
@@ -1105,7 +1234,144 @@ std::vector<ResultRow> CudaBackend::measure_periodic(const MeasurementSpec& s) {
                       " frames after " + std::to_string(s.warmup) + " warm-up";
     if (kernel) how += ", kernel_ns=" + std::to_string(s.kernel_ns);
     if (zero_copy) how += ", zero-copy kernel " + std::to_string(zc_blocks) + "x256 threads";
-    return periodic_rows(s, periodic_stats(latency, static_cast<double>(s.deadline_ns) * 1e-3), how);
+    std::vector<ResultRow> rows = periodic_rows(s, periodic_stats(latency, static_cast<double>(s.deadline_ns) * 1e-3), how);
+    // Whether a backlog builds: frames that take longer than the period start late, so the
+    // latency of the last quarter of frames grows past the first quarter's.
+    const std::size_t quarter = std::max<std::size_t>(1, latency.size() / 4);
+    const std::vector<double> first(latency.begin(), latency.begin() + static_cast<std::ptrdiff_t>(quarter));
+    const std::vector<double> last(latency.end() - static_cast<std::ptrdiff_t>(quarter), latency.end());
+    const Summary tail = summarize(last);
+    const double growth = tail.median - dmasim::core::percentile(first, 0.5);
+    const double period_us = static_cast<double>(s.period_ns) * 1e-3;
+    rows.push_back(make_row(s, "backlog", tail,
+                            "last quarter of frames; first_quarter_us=" + short_number(dmasim::core::percentile(first, 0.5)) +
+                                " growth_us=" + short_number(growth) + " backlog=" + (growth > period_us ? "yes" : "no") +
+                                " (yes: latency grew by more than one period)"));
+    return rows;
+}
+
+// zero_copy pattern=chase: one thread follows a random chain (chase.h) through mapped pinned
+// host memory, or GPU memory for reference, with dependent uncached loads; events around the
+// kernel. The row's time is one load's: the kernel's time over the hops (the launch, a few
+// microseconds, is spread over thousands of hops). The end of every run is checked.
+std::vector<ResultRow> CudaBackend::measure_chase(const MeasurementSpec& s) {
+    const std::size_t n = s.size_bytes;
+    cudaStream_t st = stream(0);
+    const std::uint64_t seed = make_seed(s.index, 0, 21);
+    const void* base = nullptr;
+    std::vector<unsigned char> image;  // the chain as the host built it (device chase)
+    if (s.chase_device) {
+        image.resize(n);
+        build_chase(image.data(), n, kChaseNodeBytes, seed);
+        void* d = dev(Role::dev_a, n);
+        CUDA_CHECK(cudaMemcpy(d, image.data(), n, cudaMemcpyHostToDevice));
+        base = d;
+    } else {
+        build_chase(host(Role::mapped_a, n), n, kChaseNodeBytes, seed);
+        base = mapped_dev(Role::mapped_a, n);
+    }
+    const std::uint64_t want = chase_end(s.chase_device ? static_cast<const void*>(image.data()) : host(Role::mapped_a, n), s.hops);
+    auto* end = static_cast<unsigned long long*>(dev(Role::dev_b, sizeof(unsigned long long)));
+    std::vector<double> t;
+    std::string note;
+    run_repetitions(s, opt_.budget_s, &note, [&](int, bool timed) {
+        poison_device(end, sizeof(unsigned long long), 0xFF);
+        close_gate(st);
+        CUDA_CHECK(cudaEventRecord(start_, st));
+        launch_chase(base, s.hops, end, st);
+        CUDA_CHECK(cudaEventRecord(stop_, st));
+        open_gate();
+        CUDA_CHECK(cudaEventSynchronize(stop_));
+        check_gate();
+        unsigned long long got = 0;
+        CUDA_CHECK(cudaMemcpy(&got, end, sizeof got, cudaMemcpyDeviceToHost));
+        if (got != want) {
+            throw std::runtime_error("verification failed (" + s.label() + " chase): ended at offset " +
+                                     std::to_string(got) + ", the chain says " + std::to_string(want));
+        }
+        if (timed) t.push_back(elapsed_us(start_, stop_) / static_cast<double>(s.hops));
+    });
+    const std::size_t nodes = n / kChaseNodeBytes;
+    std::string what = "time is one load: kernel time / " + std::to_string(s.hops) + " dependent ld.global.cv hops over " +
+                       std::to_string(nodes) + " random 64-byte lines of " +
+                       (s.chase_device ? std::string("GPU memory") : std::string("mapped pinned host memory"));
+    return {make_row(s, "", summarize(t), note.empty() ? what : what + "; " + note)};
+}
+
+// peer with src = dst: cudaMemcpyAsync device to device within the measuring GPU (its copy
+// engine reads and writes GPU memory), events around it.
+std::vector<ResultRow> CudaBackend::measure_local_copy(const MeasurementSpec& s) {
+    const std::size_t n = s.size_bytes;
+    void* a = dev(Role::dev_a, n);
+    void* b = dev(Role::dev_b, n);
+    cudaStream_t st = stream(0);
+    std::vector<double> t;
+    std::string note;
+    std::uint64_t last = 0;
+    run_repetitions(s, opt_.budget_s, &note, [&](int rep, bool timed) {
+        const std::uint64_t seed = make_seed(s.index, static_cast<std::uint64_t>(rep), 1);
+        device_fill(a, n, seed, device_);
+        poison_device(b, n);
+        close_gate(st);
+        CUDA_CHECK(cudaEventRecord(start_, st));
+        CUDA_CHECK(cudaMemcpyAsync(b, a, n, cudaMemcpyDeviceToDevice, st));
+        CUDA_CHECK(cudaEventRecord(stop_, st));
+        open_gate();
+        CUDA_CHECK(cudaEventSynchronize(stop_));
+        check_gate();
+        if (timed) t.push_back(elapsed_us(start_, stop_));
+        last = seed;
+    });
+    verify_device(b, n, last, 0, device_, s.label() + " within GPU " + std::to_string(device_));
+    const std::string what = "cudaMemcpyAsync device to device within GPU " + std::to_string(device_) +
+                             " (gbps counts the bytes copied once, not read + written)";
+    return {make_row(s, "", summarize(t), note.empty() ? what : what + "; " + note)};
+}
+
+// pageable with host_fresh: every repetition maps new anonymous memory that nothing has
+// touched, so the copy itself meets the page faults (D2H: the driver's writes fault pages in;
+// H2D: reads of untouched pages see the shared zero page, so the data is all zero and is
+// checked as such). The mapping is released after each repetition, outside the timed interval.
+std::vector<ResultRow> CudaBackend::measure_fresh_pageable(const MeasurementSpec& s) {
+    const std::size_t n = s.size_bytes;
+    const std::size_t mapped = (n + s.host_offset + 4095) / 4096 * 4096;
+    void* d = dev(Role::dev_a, n);
+    const bool h2d = s.direction == Direction::h2d;
+    std::vector<double> t;
+    std::string note;
+    run_repetitions(s, opt_.budget_s, &note, [&](int rep, bool timed) {
+        void* m = ::mmap(nullptr, mapped, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (m == MAP_FAILED) throw std::runtime_error("mmap of " + bytes_text(mapped) + " failed");
+        auto* h = static_cast<unsigned char*>(m) + s.host_offset;
+        double us = 0;
+        const std::uint64_t seed = make_seed(s.index, static_cast<std::uint64_t>(rep), 1);
+        try {
+            if (h2d) {
+                poison_device(d, n, 0xA5);
+                const auto t0 = Clock::now();
+                CUDA_CHECK(cudaMemcpy(d, h, n, cudaMemcpyHostToDevice));
+                CUDA_CHECK(cudaDeviceSynchronize());
+                us = us_since(t0);
+                verify_device_value(d, n, 0, s.label() + " from never-touched memory");
+            } else {
+                device_fill(d, n, seed, device_);
+                const auto t0 = Clock::now();
+                CUDA_CHECK(cudaMemcpy(h, d, n, cudaMemcpyDeviceToHost));
+                us = us_since(t0);
+                verify_host(h, n, seed, 0, s.label() + " into never-touched memory");
+            }
+        } catch (...) {
+            ::munmap(m, mapped);
+            throw;
+        }
+        ::munmap(m, mapped);
+        if (timed) t.push_back(us);
+    });
+    std::string what = std::string("every copy ") + (h2d ? "from" : "into") +
+                       " newly mapped, never-touched pageable memory (page faults in the copy); every repetition verified";
+    if (h2d) what += "; the source is all zero (untouched pages read as zero)";
+    if (s.host_offset > 0) what += "; " + std::to_string(s.host_offset) + " bytes past a page boundary";
+    return {make_row(s, "", summarize(t), note.empty() ? what : what + "; " + note)};
 }
 
 void CudaBackend::describe(Metadata& m) const {

@@ -67,6 +67,50 @@ __global__ void verify_kernel(const unsigned char* p, std::size_t n, std::uint64
     }
 }
 
+__global__ void verify_value_kernel(const unsigned char* p, std::size_t n, unsigned char value,
+                                    unsigned long long* result) {
+    const std::size_t step = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+    unsigned long long bad = 0;
+    unsigned long long first = ~0ULL;
+    for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += step) {
+        if (p[i] != value) {
+            ++bad;
+            if (first == ~0ULL) first = i;
+        }
+    }
+    if (bad != 0) report_bad(result, bad, first);
+}
+
+__global__ void chase_kernel(const unsigned char* base, long long hops, unsigned long long* end) {
+    unsigned long long off = 0;
+    for (long long h = 0; h < hops; ++h) {
+        off = __ldcv(reinterpret_cast<const unsigned long long*>(base + off));
+    }
+    *end = off;
+}
+
+__global__ void compute_kernel(uint4* buf, std::size_t elems, long long duration_ns) {
+    __shared__ unsigned long long until;
+    if (threadIdx.x == 0) until = global_timer_ns() + static_cast<unsigned long long>(duration_ns);
+    __syncthreads();
+    const std::size_t step = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+    std::size_t i = (static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x) % elems;
+    // Check the clock every few elements so that the kernel stops close to its time.
+    for (;;) {
+        for (int k = 0; k < 16; ++k) {
+            uint4 v = buf[i];
+            v.x = v.x * 1664525u + 1013904223u;
+            v.y ^= v.x;
+            v.z += v.y;
+            v.w ^= v.z;
+            buf[i] = v;
+            i += step;
+            if (i >= elems) i %= elems;
+        }
+        if (global_timer_ns() >= until) break;
+    }
+}
+
 __global__ void work_kernel(const unsigned char* in, unsigned char* out, std::size_t n, std::uint64_t mask,
                             long long spin_ns) {
     __shared__ unsigned long long block_start;
@@ -161,6 +205,23 @@ void launch_work(const void* in, void* out, std::size_t n, std::uint64_t mask, l
     CUDA_CHECK_LAUNCH("work_kernel");
 }
 
+void launch_verify_value(const void* p, std::size_t n, unsigned char value, unsigned long long* result,
+                         int blocks, cudaStream_t s) {
+    verify_value_kernel<<<grid_for(n, blocks), kThreads, 0, s>>>(static_cast<const unsigned char*>(p), n, value,
+                                                                  result);
+    CUDA_CHECK_LAUNCH("verify_value_kernel");
+}
+
+void launch_chase(const void* base, long long hops, unsigned long long* end, cudaStream_t s) {
+    chase_kernel<<<1, 1, 0, s>>>(static_cast<const unsigned char*>(base), hops, end);
+    CUDA_CHECK_LAUNCH("chase_kernel");
+}
+
+void launch_compute(void* buf, std::size_t n_bytes, long long duration_ns, int blocks, int threads, cudaStream_t s) {
+    compute_kernel<<<blocks, threads, 0, s>>>(static_cast<uint4*>(buf), n_bytes / sizeof(uint4), duration_ns);
+    CUDA_CHECK_LAUNCH("compute_kernel");
+}
+
 void launch_gate(int* flag_dev, unsigned long long timeout_ns, cudaStream_t s) {
     gate_kernel<<<1, 1, 0, s>>>(flag_dev, timeout_ns);
     CUDA_CHECK_LAUNCH("gate_kernel");
@@ -173,6 +234,18 @@ void launch_zero_copy(int access_bytes, const void* host_in, void* dev_out, cons
             zero_copy_kernel<uint4><<<blocks, threads, 0, s>>>(
                 static_cast<const uint4*>(host_in), static_cast<uint4*>(dev_out), static_cast<const uint4*>(dev_in),
                 static_cast<uint4*>(host_out), n_bytes / 16, stride, mode);
+            break;
+        case 8:
+            zero_copy_kernel<unsigned long long><<<blocks, threads, 0, s>>>(
+                static_cast<const unsigned long long*>(host_in), static_cast<unsigned long long*>(dev_out),
+                static_cast<const unsigned long long*>(dev_in), static_cast<unsigned long long*>(host_out), n_bytes / 8,
+                stride, mode);
+            break;
+        case 2:
+            zero_copy_kernel<unsigned short><<<blocks, threads, 0, s>>>(
+                static_cast<const unsigned short*>(host_in), static_cast<unsigned short*>(dev_out),
+                static_cast<const unsigned short*>(dev_in), static_cast<unsigned short*>(host_out), n_bytes / 2, stride,
+                mode);
             break;
         case 4:
             zero_copy_kernel<unsigned int><<<blocks, threads, 0, s>>>(

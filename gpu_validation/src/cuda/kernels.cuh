@@ -25,9 +25,23 @@ void launch_work(const void* in, void* out, std::size_t n, std::uint64_t mask, l
 // so that only one block fits on an SM (0 if the device cannot be made to do that).
 std::size_t prepare_work_kernel(const cudaDeviceProp& prop);
 
+// Counts the bytes of [p, p+n) that differ from `value` (result as for launch_verify): the
+// check of a copy whose source was never-touched (all-zero) memory.
+void launch_verify_value(const void* p, std::size_t n, unsigned char value, unsigned long long* result,
+                         int blocks, cudaStream_t s);
+
+// One thread follows a chain of byte offsets through `base` (each node holds the offset of the
+// next) for `hops` dependent loads, each uncached (ld.global.cv, as nvbandwidth's latency
+// test), and stores the offset it ends at in *end.
+void launch_chase(const void* base, long long hops, unsigned long long* end, cudaStream_t s);
+
+// A compute kernel beside a transfer: blocks x threads stream read-modify-write over the
+// n_bytes of buf (16-byte elements) until duration_ns has passed since each block started.
+void launch_compute(void* buf, std::size_t n_bytes, long long duration_ns, int blocks, int threads, cudaStream_t s);
+
 // Zero-copy access: mode bit 1: dev_out[e] = host_in[e] (the kernel reads host memory);
-// bit 2: host_out[e] = dev_in[e] (it writes host memory). Elements of access_bytes (1, 4 or
-// 16); consecutive threads' accesses are `stride` elements apart (docs/harness.md).
+// bit 2: host_out[e] = dev_in[e] (it writes host memory). Elements of access_bytes (1, 2, 4, 8
+// or 16); consecutive threads' accesses are `stride` elements apart (docs/harness.md).
 void launch_zero_copy(int access_bytes, const void* host_in, void* dev_out, const void* dev_in,
                       void* host_out, std::size_t n_bytes, std::size_t stride, int mode, int blocks,
                       int threads, cudaStream_t s);

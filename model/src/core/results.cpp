@@ -90,7 +90,7 @@ double ResultRow::gbps() const {
 const std::string& results_csv_header() {
     static const std::string header =
         "scenario,strategy,direction,directions,size_bytes,time_us,gbps,source,repetitions,"
-        "p10_us,p90_us,min_us,max_us,variant,status,note";
+        "p10_us,p90_us,min_us,max_us,variant,status,note,cv";
     return header;
 }
 
@@ -101,7 +101,8 @@ std::string format_result_row(const ResultRow& r) {
     s += fmt_time(r.time_us) + ',' + fmt_double(r.gbps()) + ',' + csv_field(r.source) + ',';
     s += std::to_string(r.repetitions) + ',' + fmt_time(r.p10_us) + ',' + fmt_time(r.p90_us) + ',';
     s += fmt_time(r.min_us) + ',' + fmt_time(r.max_us) + ',';
-    s += csv_field(r.variant) + ',' + csv_field(r.status) + ',' + csv_field(r.note);
+    s += csv_field(r.variant) + ',' + csv_field(r.status) + ',' + csv_field(r.note) + ',';
+    s += fmt_double(r.cv);
     return s;
 }
 
@@ -161,6 +162,7 @@ std::vector<ResultRow> read_results_csv(std::istream& in, const std::string& ori
         const std::string status = get("status");
         r.status = status.empty() ? "ok" : status;
         r.note = get("note");
+        r.cv = num("cv", 0);
         rows.push_back(std::move(r));
     }
     return rows;

@@ -30,6 +30,8 @@ struct ResultRow {
     std::string variant;         // sub-case label, e.g. "streams=4" or "setup=register"; may be empty
     std::string status = "ok";   // ok, skipped or error
     std::string note;            // why a row was skipped, or a short remark
+    double cv = 0.0;             // coefficient of variation of the timed reps (stddev / mean);
+                                 // 0 for the deterministic model. Last column: older files lack it
 
     // gbps = size_bytes * directions / time_us / 1e3 (decimal GB/s); 0 when time is 0.
     double gbps() const;
@@ -41,6 +43,8 @@ const std::string& results_csv_header();
 std::string format_result_row(const ResultRow& r);
 void write_results_csv(std::ostream& out, const std::vector<ResultRow>& rows);
 // Reads a results CSV written by write_results_csv (or any CSV with the same leading columns).
+// Columns are found by name; optional ones that are absent (older files have no cv) take
+// their defaults.
 std::vector<ResultRow> read_results_csv(std::istream& in, const std::string& origin);
 
 // Minimal JSON document builder: objects, arrays, strings, numbers, booleans. Keys keep their
