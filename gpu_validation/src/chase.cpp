@@ -50,9 +50,9 @@ std::size_t build_chase(void* base, std::size_t bytes, std::size_t node_bytes, s
     return nodes;
 }
 
-std::uint64_t chase_end(const void* base, std::int64_t hops) {
+std::uint64_t chase_end(const void* base, std::int64_t hops, std::uint64_t start) {
     const auto* p = static_cast<const unsigned char*>(base);
-    std::uint64_t off = 0;
+    std::uint64_t off = start;
     for (std::int64_t h = 0; h < hops; ++h) std::memcpy(&off, p + off, sizeof off);
     return off;
 }

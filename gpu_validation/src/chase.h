@@ -15,7 +15,7 @@ namespace dmaprobe {
 // node past its 8-byte link are left as they are. Returns the number of nodes.
 std::size_t build_chase(void* base, std::size_t bytes, std::size_t node_bytes, std::uint64_t seed);
 
-// The offset a chase of `hops` loads starting at offset 0 ends at (what the kernel reports).
-std::uint64_t chase_end(const void* base, std::int64_t hops);
+// The offset a chase of `hops` loads from offset `start` ends at (what the kernel reports).
+std::uint64_t chase_end(const void* base, std::int64_t hops, std::uint64_t start = 0);
 
 }  // namespace dmaprobe

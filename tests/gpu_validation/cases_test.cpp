@@ -147,6 +147,8 @@ TEST(DmaprobeChase, TheChainIsOneCycleThroughEveryNode) {
     EXPECT_EQ(off, 0U);              // ...and back to the start
     EXPECT_EQ(chase_end(buf.data(), static_cast<std::int64_t>(kNodes)), 0U);
     EXPECT_NE(chase_end(buf.data(), 1), 0U);
+    // A run that continues from where the last stopped ends where one long run would.
+    EXPECT_EQ(chase_end(buf.data(), 300, chase_end(buf.data(), 200)), chase_end(buf.data(), 500));
 }
 
 TEST(DmaprobeChase, TheSeedDecidesTheOrder) {

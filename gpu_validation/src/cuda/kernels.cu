@@ -81,8 +81,9 @@ __global__ void verify_value_kernel(const unsigned char* p, std::size_t n, unsig
     if (bad != 0) report_bad(result, bad, first);
 }
 
-__global__ void chase_kernel(const unsigned char* base, long long hops, unsigned long long* end) {
-    unsigned long long off = 0;
+__global__ void chase_kernel(const unsigned char* base, unsigned long long start, long long hops,
+                             unsigned long long* end) {
+    unsigned long long off = start;
     for (long long h = 0; h < hops; ++h) {
         off = __ldcv(reinterpret_cast<const unsigned long long*>(base + off));
     }
@@ -212,8 +213,9 @@ void launch_verify_value(const void* p, std::size_t n, unsigned char value, unsi
     CUDA_CHECK_LAUNCH("verify_value_kernel");
 }
 
-void launch_chase(const void* base, long long hops, unsigned long long* end, cudaStream_t s) {
-    chase_kernel<<<1, 1, 0, s>>>(static_cast<const unsigned char*>(base), hops, end);
+void launch_chase(const void* base, unsigned long long start, long long hops, unsigned long long* end,
+                  cudaStream_t s) {
+    chase_kernel<<<1, 1, 0, s>>>(static_cast<const unsigned char*>(base), start, hops, end);
     CUDA_CHECK_LAUNCH("chase_kernel");
 }
 

@@ -31,9 +31,10 @@ void launch_verify_value(const void* p, std::size_t n, unsigned char value, unsi
                          int blocks, cudaStream_t s);
 
 // One thread follows a chain of byte offsets through `base` (each node holds the offset of the
-// next) for `hops` dependent loads, each uncached (ld.global.cv, as nvbandwidth's latency
-// test), and stores the offset it ends at in *end.
-void launch_chase(const void* base, long long hops, unsigned long long* end, cudaStream_t s);
+// next) from offset `start` for `hops` dependent loads, each uncached (ld.global.cv, as
+// nvbandwidth's latency test), and stores the offset it ends at in *end.
+void launch_chase(const void* base, unsigned long long start, long long hops, unsigned long long* end,
+                  cudaStream_t s);
 
 // A compute kernel beside a transfer: blocks x threads stream read-modify-write over the
 // n_bytes of buf (16-byte elements) until duration_ns has passed since each block started.
