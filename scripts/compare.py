@@ -1,26 +1,25 @@
 #!/usr/bin/env python3
 """Model-vs-measured ratios per strategy (a first look, before any calibration).
 
-Usage: scripts/compare.py SIM_results.csv MEASURED.csv
+Usage: scripts/compare.py SIM_results.csv MEASURED
+MEASURED: a measured.csv, a lease folder or a machine's measured folder (results/h100-sxm/measured):
+measured times are the median over leases of each lease's median over its runs (scripts/leases.py).
 Joins rows on (scenario, strategy, direction, size, variant) and prints, per strategy, the
 median and range of sim_time / measured_time, split at 64 KiB. Standard library only.
 """
-import csv
 import statistics
 import sys
+
+import leases
 
 
 def load(path):
     rows = {}
-    for r in csv.DictReader(open(path)):
-        if r["status"] != "ok" or r["variant"] == "misses":
-            continue
-        v = r["variant"]
-        if r["strategy"] == "peer" and v == "":
-            v = "peer=off" if "disabled" in r["note"] else "peer=on"
-        if v == "kernel" or v.startswith("setup=freehost"):
-            continue  # harness-only rows: the kernel alone, cudaFreeHost
-        rows[(r["scenario"], r["strategy"], r["direction"], int(r["size_bytes"]), v)] = float(r["time_us"])
+    for key, r in leases.cross_lease(path).items():
+        v = key[4]
+        if v == "misses" or v == "kernel" or v.startswith("setup=freehost"):
+            continue  # the deadline, not a time; harness-only rows: the kernel alone, cudaFreeHost
+        rows[key] = float(r["time_us"])
     return rows
 
 

@@ -5,10 +5,12 @@ Usage: scripts/figures.py [--sim CSV] [--measured DIR|CSV|LABEL=DIR ...] [--out 
                           [--only NAME ...]
 
 Reads the results schema (docs/results.md): the simulator's results.csv and the harness's
-measured.csv files (every run*/measured.csv below each --measured folder, or the CSV named).
+measured.csv files: per --measured machine folder every lease (sub-folder) and each lease's runs
+(its measured.csv, run<N>/measured.csv), or one lease folder, or the CSV named.
 Writes each figure as PDF (for LaTeX) and PNG (for slides) into --out and prints the files
 written. A figure whose data is missing is skipped with a message; the others still draw.
-Model = lines, measurements = markers with p10-p90 bars (the envelope over the runs).
+Model = lines, measurements = markers at the median over leases of each lease's median over its
+runs, with p10-p90 bars (the envelope over every run of every lease).
 See docs/figures.md. Needs Debian's python3-matplotlib (run with /usr/bin/python3).
 """
 import argparse
@@ -23,6 +25,8 @@ import sys
 import traceback
 
 import matplotlib
+
+import leases
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
@@ -133,14 +137,25 @@ def load_rows(path):
 
 
 class Source:
-    """One back end: the model (one run) or a measured machine (one or more runs)."""
+    """One back end: the model (one run) or a measured machine (its leases, each of one or more
+    runs)."""
 
-    def __init__(self, label, runs, kind, index=0, link=None):
+    def __init__(self, label, runs, kind, index=0, link=None, run_leases=None):
         self.label = label
         self.runs = runs          # list of lists of rows
         self.kind = kind          # "sim" or "hw"
         self.index = index        # position among measured sources (style)
         self.link = link          # (generation, lanes) of the measured GPU, if known
+        # The lease of each run (a lease is one freshly started machine); the model: one.
+        self.run_leases = run_leases or ["model"] * len(runs)
+
+    @property
+    def leases(self):
+        return list(dict.fromkeys(self.run_leases))
+
+    def runs_by_lease(self):
+        """[(lease, [runs])] in lease order."""
+        return [(l, [r for r, rl in zip(self.runs, self.run_leases) if rl == l]) for l in self.leases]
 
     @property
     def marker(self):
@@ -167,22 +182,31 @@ class Source:
         return any(self.select(run, scenario, **kw) for run in self.runs)
 
     def series(self, scenario, strategy=None, direction=None, variant=""):
-        """{size: Agg} over the runs: time = median of the runs' medians, lo/hi = the lowest
-        p10 and the highest p90 of any run (the envelope of the spread)."""
+        """{size: Agg}: time = median over leases of each lease's median over its runs, lo/hi =
+        the lowest p10 and the highest p90 of any run (the envelope of the spread)."""
         per_size = {}
-        for run in self.runs:
+        for run, lease in zip(self.runs, self.run_leases):
             for r in self.select(run, scenario, strategy, direction, variant):
-                per_size.setdefault(r["size"], []).append(r)
+                per_size.setdefault(r["size"], []).append((lease, r))
         out = {}
-        for size, rows in per_size.items():
+        for size, pairs in per_size.items():
+            rows = [r for _, r in pairs]
             out[size] = {
-                "time": statistics.median(r["time"] for r in rows),
+                "time": cross_lease_median(pairs, lambda r: r["time"]),
                 "lo": min(r["p10"] for r in rows),
                 "hi": max(r["p90"] for r in rows),
                 "directions": rows[0]["directions"],
                 "runs": rows,
             }
         return dict(sorted(out.items()))
+
+
+def cross_lease_median(pairs, value):
+    """Median over leases of each lease's median of value(row); pairs: [(lease, row)]."""
+    by_lease = {}
+    for lease, r in pairs:
+        by_lease.setdefault(lease, []).append(value(r))
+    return statistics.median(statistics.median(v) for v in by_lease.values())
 
 
 def measured_label(folder, files):
@@ -220,18 +244,15 @@ def load_measured(specs):
         label = None
         if "=" in spec and not os.path.exists(spec):
             label, spec = spec.split("=", 1)
-        if os.path.isfile(spec):
-            files = [spec]
-        else:
-            files = sorted(glob.glob(os.path.join(spec, "run*", "measured.csv")))
-            if not files and os.path.isfile(os.path.join(spec, "measured.csv")):
-                files = [os.path.join(spec, "measured.csv")]
+        found = leases.find_leases(spec)
+        files = [f for _, _, fs in found for f in fs]
         if not files:
             print(f"note: no measured.csv under {spec}; ignored", file=sys.stderr)
             continue
         runs = [load_rows(f) for f in files]
+        run_leases = [name for name, _, fs in found for _ in fs]
         label = label or measured_label(spec, files)
-        sources.append(Source(label, runs, "hw", len(sources), measured_link(files)))
+        sources.append(Source(label, runs, "hw", len(sources), measured_link(files), run_leases))
     seen = {}
     for s in sources:  # keep labels unique
         seen[s.label] = seen.get(s.label, 0) + 1
@@ -502,16 +523,16 @@ def fig_overlap(sim, meas, out):
             if n is None or n in pts:
                 continue
             per_run = []
-            for run in src.runs:
+            for run, lease in zip(src.runs, src.run_leases):
                 ov = src.select(run, scen, "async_overlap", variant="")
                 se = src.select(run, scen, "async_overlap", variant="serial")
                 if ov and se:
-                    per_run.append((se[0]["time"], ov[0]))
+                    per_run.append((lease, (se[0]["time"], ov[0])))
             if not per_run:
                 continue
-            pts[n] = (statistics.median(s / o["time"] for s, o in per_run),
-                      min(s / o["p90"] for s, o in per_run),
-                      max(s / o["p10"] for s, o in per_run))
+            pts[n] = (cross_lease_median(per_run, lambda so: so[0] / so[1]["time"]),
+                      min(s / o["p90"] for _, (s, o) in per_run),
+                      max(s / o["p10"] for _, (s, o) in per_run))
         return dict(sorted(pts.items()))
 
     model = points(sim)
@@ -631,6 +652,24 @@ def periodic_summary(src, run, scen):
     return out
 
 
+def lease_periodic_summary(src, runs, scen):
+    """periodic_summary over a lease's runs: medians of the percentiles, the worst maximum, the
+    frames and misses of every run added up."""
+    summs = [s for s in (periodic_summary(src, run, scen) for run in runs) if s]
+    if not summs:
+        return None
+    out = dict(summs[0])
+    for k in ("p10", "p50", "p90"):
+        out[k] = statistics.median(s[k] for s in summs)
+    p99 = [s["p99"] for s in summs if s["p99"] is not None]
+    out["p99"] = statistics.median(p99) if p99 else None
+    out["max"] = max(s["max"] for s in summs)
+    if all(s["misses"] is not None for s in summs):
+        out["misses"] = sum(s["misses"] for s in summs)
+        out["frames"] = sum(s["frames"] for s in summs)
+    return out
+
+
 def draw_latency_rows(ax, rows, group_title_rows):
     """rows: (y, label, colour, summary). Draws the distribution glyphs."""
     for y, _label, colour, s in rows:
@@ -693,11 +732,18 @@ def fig_latency(sim, meas, out):
         first = y
         entries = [("model", BLACK, model)] if model else []
         for s in meas:
-            for i, run in enumerate(s.runs):
-                summ = periodic_summary(s, run, scen)
+            if len(s.leases) == 1:
+                # One lease: each run of it.
+                for i, run in enumerate(s.runs):
+                    summ = periodic_summary(s, run, scen)
+                    if summ:
+                        lab = f"{s.label} run {i + 1}" if len(s.runs) > 1 else s.label
+                        entries.append((lab, s.colour, summ))
+                continue
+            for lease, runs in s.runs_by_lease():  # several: one entry per lease
+                summ = lease_periodic_summary(s, runs, scen)
                 if summ:
-                    lab = f"{s.label} run {i + 1}" if len(s.runs) > 1 else s.label
-                    entries.append((lab, s.colour, summ))
+                    entries.append((f"{s.label} {lease}", s.colour, summ))
         for lab, colour, summ in entries:
             if summ["misses"]:
                 lab += f" ({summ['misses']}/{summ['frames']} late)"
@@ -908,8 +954,8 @@ def main(argv=None):
     ap.add_argument("--sim", default=os.path.join(ROOT, "results", "sim", "results.csv"),
                     help="simulator results.csv (default: results/sim/results.csv)")
     ap.add_argument("--measured", nargs="*", metavar="[LABEL=]DIR",
-                    help="measured folders (each run*/measured.csv below is a run) or CSV "
-                         "files; default: every results/*/measured/")
+                    help="machine folders (every lease below, each of its runs), lease folders "
+                         "or CSV files; default: every results/*/measured/")
     ap.add_argument("--out", default=os.path.join(ROOT, "results", "figures"),
                     help="output folder (default: results/figures)")
     ap.add_argument("--only", nargs="*", metavar="NAME", choices=[n for n, _ in FIGURES],

@@ -1,25 +1,21 @@
 #!/usr/bin/env python3
-"""Prints the headline numbers of a measured.csv (or results.csv) as a Markdown table.
+"""Prints the headline numbers of measured data (or a results.csv) as a Markdown table.
 
-Usage: scripts/headlines.py results/h100-sxm/measured/run1/measured.csv [more.csv ...]
-Standard library only. Each extra file adds a column (e.g. run2, or the model's results.csv).
+Usage: scripts/headlines.py results/h100-sxm/measured [more ...]
+Each argument is a column: a machine's measured folder (the median over its leases of each
+lease's median over its runs), a lease folder, or one CSV (a run's measured.csv, the model's
+results.csv). Periodic miss counts are those of the first lease's first run. Standard library only.
 """
-import csv
 import sys
+
+import leases
 
 GIB, MIB = 1 << 30, 1 << 20
 
 
 def load(path):
-    rows = {}
-    for r in csv.DictReader(open(path)):
-        if r["status"] != "ok":
-            continue
-        if r["strategy"] == "peer" and r["variant"] == "":
-            # Plans before the peer=on/off variant existed: the note says which mode it was.
-            r["variant"] = "peer=off" if "disabled" in r["note"] else "peer=on"
-        rows[(r["scenario"], r["strategy"], r["direction"], int(r["size_bytes"]), r["variant"])] = r
-    return rows
+    # Old peer rows carry their mode in the note only: the keys have the peer=on/off variant.
+    return leases.cross_lease(path)
 
 
 def pick(rows, scenario, strategy, direction, size, variant="", what="gbps"):

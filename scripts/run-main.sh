@@ -13,8 +13,9 @@ out=${OUT:-results/sim}
 # The committed H100 calibration applies to every scenario (it transfers to the H200 within 6 %).
 calibration=${CALIBRATION:-results/h100-sxm/calibration.yaml}
 "$BUILD"/model/dmasim run scenarios/*.yaml scenarios/*/*.yaml --calibration "$calibration" --out "$out" "$@"
-# Model vs measured on the lent H100, with its committed calibration.
-"$BUILD"/model/dmasim compare --measured results/h100-sxm/measured/run1/measured.csv \
+# Model vs measured on the lent H100, with its committed calibration: every lease of the machine
+# kind, each row's measured time the median across leases (docs/results.md).
+"$BUILD"/model/dmasim compare --measured results/h100-sxm/measured \
   --calibration "$calibration" --out "${COMPARE:-results/h100-sxm/compare}"
 # Figures from the results files only: the model's, and the measurements committed in results/.
 /usr/bin/python3 scripts/figures.py --sim "$out/results.csv" --out "${FIGURES:-results/figures}"

@@ -1,13 +1,16 @@
 // dmasim calibrate recovers known parameters from data the model itself generated.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <regex>
 #include <sstream>
 #include <unistd.h>
 
 #include "cli_helpers.h"
+#include "dmasim/core/results.h"
 #include "dmasim/core/units.h"
 
 namespace dmasim::app {
@@ -59,10 +62,67 @@ TEST(Calibrate, RecoversKnownParametersFromModelGeneratedData) {
     for (const char* key : {"bounds:", "fnv1a64:", "held_out:", "residuals:", "set: held_out"}) {
         EXPECT_NE(yaml.find(key), std::string::npos) << key;
     }
+    // One CSV is one lease: nothing to leave out.
+    EXPECT_NE(yaml.find("leave_one_lease_out: { skipped: \"needs at least two leases\" }"), std::string::npos);
     // compare reads the calibration back.
     const Outcome c = cli({"compare", "--measured", dir + "/measured.csv", "--scenarios", kScenarios, "--calibration",
                            dir + "/calibration.yaml", "--out", dir + "/compare"});
     EXPECT_EQ(c.code, 0) << c.err;
+}
+
+// Four leases of a tiny synthetic set (4 rows, one free parameter, few steps: seconds).
+// Leave-one-lease-out fits once per lease, to the other three, and reports each lease's error.
+TEST(Calibrate, LeaveOneLeaseOutReportsEveryLease) {
+    namespace fs = std::filesystem;
+    char tmpl[] = "/tmp/dmasim-calibrate-lolo-XXXXXX";
+    ASSERT_NE(::mkdtemp(tmpl), nullptr);
+    const fs::path dir = tmpl;
+    const std::string fixtures = std::string(DMASIM_SOURCE_DIR) + "/tests/app/fixtures/compare";
+    std::ifstream in(fixtures + "/measured.csv");
+    const auto base = core::read_results_csv(in, "measured.csv");
+    auto scaled = [&](const fs::path& file, double f) {
+        auto rows = base;
+        for (auto& r : rows) r.time_us *= f;
+        fs::create_directories(file.parent_path());
+        std::ofstream out(file);
+        core::write_results_csv(out, rows);
+    };
+    const fs::path machine = dir / "measured";
+    scaled(machine / "l1" / "run1" / "measured.csv", 1.0);
+    scaled(machine / "l1" / "run2" / "measured.csv", 1.04);
+    std::ofstream(machine / "l1" / "lease.json") << "{\"legacy\": true}\n";
+    scaled(machine / "l2" / "measured.csv", 0.97);
+    scaled(machine / "l3" / "measured.csv", 1.0);
+    // An outlier: the median of the other three (about 1.0) misses it by a third.
+    scaled(machine / "l4" / "measured.csv", 1.5);
+
+    const Outcome r = cli({"calibrate", "--measured", machine.string(), "--scenarios", fixtures + "/scenarios", "--out",
+                           (dir / "cal.yaml").string(), "--free", "runtime.call_overhead", "--max-evaluations", "6",
+                           "--quiet"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    const std::string yaml = slurp((dir / "cal.yaml").string());
+    EXPECT_NE(yaml.find("    - { lease: \"l1\", runs: 2, legacy: true }"), std::string::npos) << yaml;
+    EXPECT_NE(yaml.find("    - { lease: \"l3\", runs: 1, legacy: false }"), std::string::npos) << yaml;
+    const auto lolo = yaml.find("  leave_one_lease_out:\n    leases: [\"l1\", \"l2\", \"l3\", \"l4\"]\n    per_lease:\n");
+    ASSERT_NE(lolo, std::string::npos) << yaml;
+    const std::regex entry(
+        "      - \\{ lease: \"(l[1-4])\", train_rows: 4, rows: 4, median_abs_error_pct: ([0-9.]+), worst_abs_error_pct: ([0-9.]+) \\}\n");
+    std::vector<double> medians;
+    std::vector<std::string> names;
+    const std::string tail = yaml.substr(lolo);
+    for (auto it = std::sregex_iterator(tail.begin(), tail.end(), entry); it != std::sregex_iterator(); ++it) {
+        names.push_back((*it)[1]);
+        medians.push_back(std::stod((*it)[2]));
+        EXPECT_GE(std::stod((*it)[3]), medians.back());
+    }
+    ASSERT_EQ(names, (std::vector<std::string>{"l1", "l2", "l3", "l4"})) << tail.substr(0, 600);
+    // The outlying lease is the one a calibration from the others misses most.
+    EXPECT_GT(medians[3], 2 * std::max({medians[0], medians[1], medians[2]})) << tail.substr(0, 600);
+    std::sort(medians.begin(), medians.end());
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(tail, m, std::regex("\n    median_abs_error_pct: ([0-9.]+)\n")));
+    EXPECT_NEAR(std::stod(m[1]), (medians[1] + medians[2]) / 2, 0.006);
+    EXPECT_NE(r.out.find("leave-one-lease-out over 4 leases"), std::string::npos) << r.out;
 }
 
 TEST(Calibrate, RefusesAnUnknownFreeParameter) {

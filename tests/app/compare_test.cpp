@@ -2,12 +2,14 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <unistd.h>
 
 #include "cli_helpers.h"
 #include "dmasim/app/commands.h"
+#include "dmasim/core/results.h"
 
 namespace dmasim::app {
 namespace {
@@ -64,6 +66,88 @@ TEST(Compare, JoinsMeasuredRowsWithPredictionsAndSummarises) {
     EXPECT_EQ(bad.code, 2);
     EXPECT_NE(bad.err.find("calibration.yaml: key 'parameters.runtime.call_overheat'"), std::string::npos) << bad.err;
     EXPECT_NE(::access((dir + "/bad").c_str(), F_OK), 0) << "nothing written";
+}
+
+
+// A machine folder of two leases, from the fixture's times t: l1 has two runs (t and 1.02 t),
+// l2 one (1.1 t). Returns the machine folder.
+std::string two_lease_machine(const std::vector<core::ResultRow>& base) {
+    namespace fs = std::filesystem;
+    char tmpl[] = "/tmp/dmasim-compare-leases-XXXXXX";
+    EXPECT_NE(::mkdtemp(tmpl), nullptr);
+    auto scaled = [&](const fs::path& file, double f) {
+        auto rows = base;
+        for (auto& r : rows) {
+            r.time_us *= f;
+            r.p10_us *= f;
+            r.p90_us *= f;
+        }
+        fs::create_directories(file.parent_path());
+        std::ofstream out(file);
+        core::write_results_csv(out, rows);
+    };
+    const fs::path machine = fs::path(tmpl) / "measured";
+    scaled(machine / "l1" / "run1" / "measured.csv", 1.0);
+    scaled(machine / "l1" / "run2" / "measured.csv", 1.02);
+    std::ofstream(machine / "l1" / "lease.json") << "{\"legacy\": true, \"note\": \"older method\"}\n";
+    scaled(machine / "l2" / "measured.csv", 1.1);
+    return machine.string();
+}
+
+std::vector<core::ResultRow> fixture_rows() {
+    std::ifstream in(kFixtures + "/measured.csv");
+    return core::read_results_csv(in, "measured.csv");
+}
+
+// Measured values are the medians across leases (each lease's value the median over its runs),
+// and every row says how far the leases agree. (SystemC elaborates once per process: one
+// compare per test.)
+TEST(Compare, UsesCrossLeaseMediansOfAMachineFolder) {
+    const auto base = fixture_rows();
+    const std::string machine = two_lease_machine(base);
+    const std::string out = machine + "/../out";
+    const Outcome r = cli({"compare", "--measured", machine, "--scenarios", kFixtures + "/scenarios", "--out", out});
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto rows = read_csv(out + "/compare.csv");
+    ASSERT_EQ(rows.size(), 1U + 4U);
+    ASSERT_EQ(rows[0].size(), 15U);
+    EXPECT_EQ(rows[0][12], "leases");
+    EXPECT_EQ(rows[0][13], "spread_pct");
+    EXPECT_EQ(rows[0][14], "flagged");
+    for (std::size_t i = 1; i < rows.size(); ++i) {
+        ASSERT_EQ(rows[i].size(), 15U);
+        double t = 0;
+        for (const auto& b : base) {
+            if (b.scenario == rows[i][0] && b.direction == rows[i][2] && std::to_string(b.size_bytes) == rows[i][3] &&
+                b.variant.empty()) {
+                t = b.time_us;
+            }
+        }
+        ASSERT_GT(t, 0.0) << rows[i][0];
+        // l1 = median(t, 1.02 t) = 1.01 t, l2 = 1.1 t: the median of the two is their mean.
+        EXPECT_NEAR(std::stod(rows[i][5]), t * (1.01 + 1.1) / 2, 1e-3);
+        EXPECT_EQ(rows[i][12], "2");
+        EXPECT_NEAR(std::stod(rows[i][13]), (1.1 / 1.01 - 1) * 100, 0.01);
+        EXPECT_EQ(rows[i][14], "1") << "8.9 % apart is above 5 %";
+    }
+    EXPECT_NE(r.out.find("median over 2 leases: l1 (legacy), l2;"), std::string::npos) << r.out;
+    std::stringstream meta;
+    meta << std::ifstream(out + "/meta.json").rdbuf();
+    EXPECT_NE(meta.str().find("\"leases\": 2"), std::string::npos) << meta.str();
+}
+
+TEST(Compare, ALeaseFolderIsOneLease) {
+    const auto base = fixture_rows();
+    const std::string machine = two_lease_machine(base);
+    const std::string out = machine + "/../one";
+    const Outcome r = cli({"compare", "--measured", machine + "/l1", "--scenarios", kFixtures + "/scenarios", "--out", out});
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto rows = read_csv(out + "/compare.csv");
+    ASSERT_EQ(rows.size(), 5U);
+    EXPECT_EQ(rows[1][12], "1");
+    EXPECT_EQ(rows[1][13], "0.00");
+    EXPECT_EQ(rows[1][14], "0");
+    EXPECT_NE(r.out.find("median over 1 lease: l1 (legacy);"), std::string::npos) << r.out;
 }
 
 }  // namespace

@@ -182,11 +182,61 @@ class FiguresTest(unittest.TestCase):
         self.assertIn("skipped peer", p.stderr)
         self.assertIn("skipped stream_overlap", p.stderr)
 
+    def test_machine_folder_of_leases(self):
+        # A machine folder as the multi-lease method writes it: one folder per lease, each with
+        # its own measured.csv or run<N>/ folders.
+        machine = os.path.join(self.dir, "gpu-b", "measured")
+        write_csv(os.path.join(machine, "2026-01-01-legacy", "run1", "measured.csv"),
+                  rows_for("hw", 1.2, 0.05))
+        write_csv(os.path.join(machine, "2026-01-01-legacy", "run2", "measured.csv"),
+                  rows_for("hw", 1.3, 0.1))
+        write_csv(os.path.join(machine, "2026-02-01-a", "measured.csv"), rows_for("hw", 1.25, 0.05))
+        out = os.path.join(self.dir, "figs")
+        p = self.run_script("--sim", self.sim, "--measured", f"B={machine}", "--out", out,
+                            "--only", "throughput_vs_size", "stream_overlap", "frame_latency")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        for name in ("throughput_vs_size", "stream_overlap", "frame_latency"):
+            self.assertTrue(os.path.isfile(os.path.join(out, f"{name}.pdf")), p.stderr)
+        self.assertNotIn("no measured.csv", p.stderr)
+
     def test_missing_sim_file(self):
         p = self.run_script("--sim", os.path.join(self.dir, "nope.csv"), "--measured",
                             "--out", os.path.join(self.dir, "figs"))
         self.assertEqual(p.returncode, 2)
         self.assertIn("no such file", p.stderr)
+
+
+class LeasesTest(unittest.TestCase):
+    """scripts/leases.py: the cross-lease median the scripts share (standard library only)."""
+
+    def test_cross_lease_median_and_spread(self):
+        sys.path.insert(0, os.path.join(ROOT, "scripts"))
+        try:
+            import leases
+        finally:
+            sys.path.pop(0)
+        with tempfile.TemporaryDirectory() as d:
+            m = os.path.join(d, "measured")
+            x = lambda t: row("x", "pinned", "h2d", MIB, t, "hw")  # noqa: E731
+            write_csv(os.path.join(m, "a", "run1", "measured.csv"), [x(100.0)])
+            write_csv(os.path.join(m, "a", "run2", "measured.csv"), [x(110.0)])
+            write_csv(os.path.join(m, "b", "measured.csv"), [x(98.0)])
+            write_csv(os.path.join(m, "c", "run1", "measured.csv"),
+                      [x(120.0), row("z", "peer", "h2d", MIB, 1.0, "hw", status="skipped")])
+            os.makedirs(os.path.join(m, "notes"))
+            found = leases.find_leases(m)
+            self.assertEqual([name for name, _, _ in found], ["a", "b", "c"])
+            self.assertEqual(len(found[0][2]), 2)
+            rows = leases.cross_lease(m)
+            self.assertEqual(list(rows), [("x", "pinned", "h2d", MIB, "")])
+            r = rows[("x", "pinned", "h2d", MIB, "")]
+            self.assertAlmostEqual(float(r["time_us"]), 105.0)  # median(median(100, 110), 98, 120)
+            self.assertEqual(r["leases"], 3)
+            self.assertAlmostEqual(r["spread_pct"], (120 / 98 - 1) * 100)
+            # One lease folder, and one CSV, are one lease each.
+            self.assertEqual(len(leases.find_leases(os.path.join(m, "a"))), 1)
+            one = leases.cross_lease(os.path.join(m, "b", "measured.csv"))
+            self.assertAlmostEqual(float(one[("x", "pinned", "h2d", MIB, "")]["time_us"]), 98.0)
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@
 #include <sstream>
 
 #include "dmasim/app/commands.h"
+#include "dmasim/app/leases.h"
 #include "dmasim/config/param_io.h"
 #include "dmasim/core/error.h"
 #include "dmasim/core/units.h"
@@ -206,14 +207,111 @@ Stats stats_of(std::vector<double> abs_pct) {
     return s;
 }
 
+std::string yaml_quote(const std::string& text) {
+    std::string out = "\"";
+    for (const char c : text) {
+        if (c == '"' || c == '\\') out += '\\';
+        out += c;
+    }
+    return out + "\"";
+}
+
+std::vector<config::SetOverride> sets_of(const std::vector<FreeParam>& free, const std::vector<double>& x) {
+    std::vector<config::SetOverride> sets;
+    for (std::size_t i = 0; i < free.size(); ++i) sets.push_back({free[i].key, format_value(free[i], to_value(free[i], x[i]))});
+    return sets;
+}
+
+struct LeaseError {
+    std::string lease;
+    std::size_t train_rows = 0;
+    Stats stats;
+};
+
+struct LeaveOneLeaseOut {
+    std::vector<LeaseError> per_lease;
+    std::string skipped;  // why nothing (or not every lease) was evaluated
+};
+
+// For each lease: fit to the cross-lease medians of the other leases, then measure the error
+// against this lease's own values. That is the error to expect on a machine the calibration has
+// not seen, which neither the fixed split nor k-fold (both over rows of the same machines) shows.
+LeaveOneLeaseOut leave_one_lease_out(const std::vector<FreeParam>& free, const std::vector<Row>& rows,
+                                     const std::vector<Lease>& leases, const std::vector<CrossLeaseRow>& across,
+                                     const CalibrateOptions& o, std::ostream& err) {
+    LeaveOneLeaseOut res;
+    if (leases.size() < 2) {
+        res.skipped = "needs at least two leases";
+        return res;
+    }
+    std::map<std::string, const CrossLeaseRow*> by_key;
+    for (const auto& c : across) by_key[c.key] = &c;
+    std::vector<std::string> not_evaluated;
+    for (std::size_t li = 0; li < leases.size(); ++li) {
+        const std::string& name = leases[li].name;
+        // This lease's own values of the usable rows.
+        std::map<std::string, double> own;
+        for (const auto& r : rows) {
+            const auto it = by_key.find(r.key);
+            if (it == by_key.end()) continue;
+            for (const auto& v : it->second->per_lease) {
+                if (v.lease == name) own[r.key] = v.time_us;
+            }
+        }
+        if (own.empty()) {
+            not_evaluated.push_back(name + " (no usable row)");
+            continue;
+        }
+        std::vector<Lease> others;
+        for (std::size_t k = 0; k < leases.size(); ++k) {
+            if (k != li) others.push_back(leases[k]);
+        }
+        std::map<std::string, double> other_median;
+        for (const auto& c : cross_lease(others)) {
+            if (c.ok()) other_median[c.key] = c.median_us;
+        }
+        std::vector<Row> train_rows;
+        for (const auto& r : rows) {
+            const auto it = other_median.find(r.key);
+            if (it == other_median.end()) continue;
+            Row t = r;
+            t.measured.time_us = it->second;
+            train_rows.push_back(std::move(t));
+        }
+        if (train_rows.size() < free.size() + 1) {
+            not_evaluated.push_back(name + " (the other leases have too few rows)");
+            continue;
+        }
+        if (!o.quiet) err << fmt::format("lease {}: fitting to the other {} leases ({} rows)\n", name, others.size(), train_rows.size());
+        const Fit f = fit(free, train_rows, std::vector<bool>(train_rows.size(), true), o, err);
+        const auto p = predict(o.scenarios_dir, rows, sets_of(free, f.x));
+        std::vector<double> e;
+        for (const auto& [key, value] : own) {
+            const auto it = p.find(key);
+            if (it != p.end()) e.push_back(std::fabs((it->second / value - 1.0) * 100.0));
+        }
+        res.per_lease.push_back(LeaseError{name, train_rows.size(), stats_of(e)});
+    }
+    for (const auto& n : not_evaluated) res.skipped += (res.skipped.empty() ? "" : "; ") + n;
+    return res;
+}
+
 }  // namespace
 
 int cmd_calibrate(const CalibrateOptions& o, int argc, char** argv, std::ostream& out, std::ostream& err) {
-    std::string csv_path;
-    const auto measured = read_measured(o.measured, &csv_path);
-    std::ifstream raw(csv_path);
-    std::stringstream raw_text;
-    raw_text << raw.rdbuf();
+    // The fit is to cross-lease medians: what repeats across machines of the kind, not one
+    // machine's luck.
+    const MeasuredSet set = read_measured_set(o.measured);
+    const std::vector<CrossLeaseRow> across = cross_lease(set.leases);
+    const std::vector<core::ResultRow> measured = cross_lease_rows(across);
+    const std::string csv_path = set.files().size() == 1 ? set.files().front() : o.measured;
+    std::string raw_text;  // every file read, in order: the data's fingerprint
+    for (const auto& f : set.files()) {
+        std::ifstream raw(f);
+        std::stringstream ss;
+        ss << raw.rdbuf();
+        raw_text += ss.str();
+    }
 
     std::vector<FreeParam> free;
     for (const auto& p : free_params()) {
@@ -284,6 +382,9 @@ int cmd_calibrate(const CalibrateOptions& o, int argc, char** argv, std::ostream
         kfold_medians.push_back(stats_of(e).median);
     }
 
+    const LeaveOneLeaseOut lolo = o.leave_one_lease_out ? leave_one_lease_out(free, rows, set.leases, across, o, err)
+                                                        : LeaveOneLeaseOut{{}, "--no-lolo"};
+
     const Stats tr = stats_of(train_err);
     const Stats ho = stats_of(held_err);
     const Stats hb = stats_of(held_err_big);
@@ -298,7 +399,12 @@ int cmd_calibrate(const CalibrateOptions& o, int argc, char** argv, std::ostream
         y << "  " << p.key << ": [" << format_value(p, p.lower) << ", " << format_value(p, p.upper) << "]  # default "
           << format_value(p, current_value(p)) << "\n";
     }
-    y << "data:\n  measured: " << csv_path << "\n" << fmt::format("  fnv1a64: \"{:016x}\"\n", fnv1a(raw_text.str()));
+    y << "data:\n  measured: " << csv_path << "\n" << fmt::format("  fnv1a64: \"{:016x}\"\n", fnv1a(raw_text));
+    y << "  values: \"median over leases of each lease's median over its runs\"\n  leases:\n";
+    for (const auto& l : set.leases) {
+        y << fmt::format("    - {{ lease: {}, runs: {}, legacy: {} }}\n", yaml_quote(l.name), l.runs.size(),
+                         l.info.legacy ? "true" : "false");
+    }
     y << "  scenarios: " << o.scenarios_dir << "\n" << fmt::format("  max_size_bytes: {}\n", o.max_size);
     y << fmt::format("  rows: {}\n  split: \"held out: FNV-1a(row key) % {} == 0 ({} rows)\"\n", rows.size(), kSplit, ho.n);
     y << "summary:\n" << fmt::format("  evaluations: {}\n  objective_rms_log_error: {:.5f}\n", main.evaluations, std::sqrt(main.objective));
@@ -310,6 +416,22 @@ int cmd_calibrate(const CalibrateOptions& o, int argc, char** argv, std::ostream
         y << "  kfold_held_out_median_abs_error_pct: [";
         for (std::size_t i = 0; i < kfold_medians.size(); ++i) y << (i ? ", " : "") << fmt::format("{:.2f}", kfold_medians[i]);
         y << "]\n";
+    }
+    if (lolo.per_lease.empty()) {
+        y << "  leave_one_lease_out: { skipped: " << yaml_quote(lolo.skipped) << " }\n";
+    } else {
+        y << "  leave_one_lease_out:\n    leases: [";
+        for (std::size_t i = 0; i < lolo.per_lease.size(); ++i) y << (i ? ", " : "") << yaml_quote(lolo.per_lease[i].lease);
+        y << "]\n    per_lease:\n";
+        std::vector<double> medians;
+        for (const auto& r : lolo.per_lease) {
+            y << fmt::format("      - {{ lease: {}, train_rows: {}, rows: {}, median_abs_error_pct: {:.2f}, "
+                             "worst_abs_error_pct: {:.2f} }}\n",
+                             yaml_quote(r.lease), r.train_rows, r.stats.n, r.stats.median, r.stats.worst);
+            medians.push_back(r.stats.median);
+        }
+        y << fmt::format("    median_abs_error_pct: {:.2f}\n", core::percentile(medians, 0.5));
+        if (!lolo.skipped.empty()) y << "    not_evaluated: " << yaml_quote(lolo.skipped) << "\n";
     }
     y << "residuals:\n" << residuals.str();
 
@@ -326,6 +448,18 @@ int cmd_calibrate(const CalibrateOptions& o, int argc, char** argv, std::ostream
     out << fmt::format("\ntrain    {:3d} rows: median |error| {:.1f}%, worst {:.1f}%\n", tr.n, tr.median, tr.worst);
     out << fmt::format("held out {:3d} rows: median |error| {:.1f}%, worst {:.1f}% (>=64KiB: {:.1f}% / {:.1f}%, <64KiB: {:.1f}% / {:.1f}%)\n",
                        ho.n, ho.median, ho.worst, hb.median, hb.worst, hs.median, hs.worst);
+    if (lolo.per_lease.empty()) {
+        out << "leave-one-lease-out: skipped (" << lolo.skipped << ")\n";
+    } else {
+        std::vector<double> medians;
+        for (const auto& r : lolo.per_lease) {
+            out << fmt::format("lease {:<24} {:3d} rows: median |error| {:.1f}%, worst {:.1f}% (fitted to the other leases)\n",
+                               r.lease, r.stats.n, r.stats.median, r.stats.worst);
+            medians.push_back(r.stats.median);
+        }
+        out << fmt::format("leave-one-lease-out over {} leases: median of the per-lease medians {:.1f}%\n",
+                           lolo.per_lease.size(), core::percentile(medians, 0.5));
+    }
     out << "wrote " << o.out_file << "\n";
     return 0;
 }

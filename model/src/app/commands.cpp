@@ -1,4 +1,5 @@
 #include "dmasim/app/commands.h"
+#include "dmasim/app/leases.h"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -302,13 +303,17 @@ void simulate_group(const std::vector<const config::Scenario*>& group, const Opt
                         r.p90_us = rr.p90_ps * 1e-6;
                         r.min_us = rr.min_ps * 1e-6;
                         r.max_us = rr.max_ps * 1e-6;
-                        r.note = link_note + (rr.note.empty() ? "" : "; " + rr.note);
+                        r.status = rr.status;
+                        r.note = rr.status == "ok" ? link_note + (rr.note.empty() ? "" : "; " + rr.note) : rr.note;
                         rows.push_back(r);
                     }
                     const core::ResultRow& r = rows[rows.size() - res.rows.size()];
                     const std::string key = s.name + "/" + strategy + "/" + direction + "/" + std::to_string(size);
                     for (const auto& l : res.links) breakdown.push_back(Breakdown{key, l, res.time_ps});
-                    if (!o.quiet) {
+                    if (!o.quiet && r.status != "ok") {
+                        err << fmt::format("[{}/{}] {} {} {} {}: {}: {}\n", done, total, s.name, strategy, direction,
+                                           human_size(size), r.status, r.note);
+                    } else if (!o.quiet) {
                         err << fmt::format("[{}/{}] {} {} {} {}: {} = {:.2f} GB/s ({} TLPs, {:.2f} s)\n", done, total,
                                            s.name, strategy, direction, human_size(size), human_time(r.time_us),
                                            r.gbps(), res.tlps(), wall);
@@ -342,9 +347,18 @@ std::string row_key(const core::ResultRow& r) {
     return r.scenario + "|" + r.strategy + "|" + r.direction + "|" + std::to_string(r.size_bytes) + "|" + variant;
 }
 
+std::string lease_names(const MeasuredSet& set) {
+    std::string names;
+    for (const auto& l : set.leases) names += (names.empty() ? "" : ", ") + l.name + (l.info.legacy ? " (legacy)" : "");
+    return names;
+}
+
 int cmd_compare(const Options& o, int argc, char** argv, std::ostream& out, std::ostream& err) {
-    std::string csv_path;
-    const std::vector<core::ResultRow> hw = read_measured(o.measured, &csv_path);
+    // A machine's leases, or one lease, or one CSV: measured values are cross-lease medians.
+    const MeasuredSet set = read_measured_set(o.measured);
+    const std::vector<CrossLeaseRow> across = cross_lease(set.leases);
+    const std::vector<core::ResultRow> hw = cross_lease_rows(across);
+    const std::string csv_path = set.files().size() == 1 ? set.files().front() : o.measured;
     std::vector<config::SetOverride> sets;
     if (!o.calibration.empty()) sets = config::read_calibration(o.calibration);
     for (const auto& s : o.sets) sets.push_back(config::parse_set(s));
@@ -360,7 +374,7 @@ int cmd_compare(const Options& o, int argc, char** argv, std::ostream& out, std:
     for (const auto& r : sim) predicted[row_key(r)] = &r;
     std::ostringstream csv;
     csv << "scenario,strategy,direction,size_bytes,variant,measured_us,measured_p10_us,measured_p90_us,predicted_us,"
-           "error_pct,measured_gbps,predicted_gbps\n";
+           "error_pct,measured_gbps,predicted_gbps,leases,spread_pct,flagged\n";
     struct Acc {
         std::vector<double> err;
     };
@@ -368,16 +382,19 @@ int cmd_compare(const Options& o, int argc, char** argv, std::ostream& out, std:
     std::vector<double> all_big;
     std::vector<double> all_small;
     std::size_t joined = 0;
-    for (const auto& m : hw) {
+    std::size_t flagged = 0;
+    for (const auto& c : across) {
+        const core::ResultRow& m = c.row;
         if (m.status != "ok" || m.variant == "misses" || m.time_us <= 0) continue;
         const auto it = predicted.find(row_key(m));
         if (it == predicted.end()) continue;
         const core::ResultRow& p = *it->second;
         const double e = (p.time_us / m.time_us - 1.0) * 100.0;
         ++joined;
+        if (c.flagged) ++flagged;
         csv << m.scenario << ',' << m.strategy << ',' << m.direction << ',' << m.size_bytes << ',' << m.variant << ','
-            << fmt::format("{:.4f},{:.4f},{:.4f},{:.4f},{:.2f},{:.4f},{:.4f}", m.time_us, m.p10_us, m.p90_us, p.time_us, e,
-                           m.gbps(), p.gbps())
+            << fmt::format("{:.4f},{:.4f},{:.4f},{:.4f},{:.2f},{:.4f},{:.4f},{},{:.2f},{}", m.time_us, m.p10_us, m.p90_us,
+                           p.time_us, e, m.gbps(), p.gbps(), c.per_lease.size(), c.spread_pct, c.flagged ? 1 : 0)
             << '\n';
         const bool setup = m.variant.rfind("setup=", 0) == 0;
         const std::string kind = setup ? "setup" : m.size_bytes >= 65536 ? ">=64KiB" : "<64KiB";
@@ -399,6 +416,8 @@ int cmd_compare(const Options& o, int argc, char** argv, std::ostream& out, std:
     line("all transfers <64KiB", all_small);
     out << fmt::format("\n{} measured rows matched a prediction ({} measured, {} predicted){}\n", joined, hw.size(),
                        sim.size(), o.calibration.empty() ? ", default parameters" : ", calibration " + o.calibration);
+    out << fmt::format("measured values: median over {} lease{}: {}; {} matched rows spread more than {:.0f} % across leases\n",
+                       set.leases.size(), set.leases.size() == 1 ? "" : "s", lease_names(set), flagged, kSpreadFlagPct);
 
     core::OutputFiles files(o.out_dir);
     files.add("compare.csv", csv.str());
@@ -413,6 +432,11 @@ int cmd_compare(const Options& o, int argc, char** argv, std::ostream& out, std:
     meta.value("calibration", o.calibration.empty() ? std::string("none (default parameters)") : o.calibration);
     meta.value("command", command_line(argc, argv));
     meta.value("rows_matched", static_cast<std::uint64_t>(joined));
+    meta.value("leases", static_cast<std::uint64_t>(set.leases.size()));
+    meta.begin_array("lease_names");
+    for (const auto& l : set.leases) meta.value("", l.name);
+    meta.end_array();
+    meta.value("rows_flagged", static_cast<std::uint64_t>(flagged));
     meta.end_object();
     files.add("meta.json", meta.str());
     files.commit();
@@ -638,16 +662,9 @@ int cmd_run(const Options& o, int argc, char** argv, std::ostream& out, std::ost
 std::string result_key(const core::ResultRow& r) { return row_key(r); }
 
 std::vector<core::ResultRow> read_measured(const std::string& path, std::string* resolved) {
-    namespace fs = std::filesystem;
-    std::string csv_path = path;
-    if (fs::is_directory(csv_path)) {
-        csv_path = fs::exists(fs::path(path) / "measured.csv") ? (fs::path(path) / "measured.csv").string()
-                                                               : (fs::path(path) / "run1" / "measured.csv").string();
-    }
-    std::ifstream in(csv_path);
-    if (!in) throw core::InputError(csv_path, "", "cannot open measured results");
-    if (resolved != nullptr) *resolved = csv_path;
-    return core::read_results_csv(in, csv_path);
+    const MeasuredSet set = read_measured_set(path);
+    if (resolved != nullptr) *resolved = set.files().size() == 1 ? set.files().front() : path;
+    return cross_lease_rows(cross_lease(set.leases));
 }
 
 std::vector<config::Scenario> load_scenario_dir(const std::string& dir, const std::vector<config::SetOverride>& sets) {
@@ -731,7 +748,10 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
     plan->add_option("--set", o.sets, "override a key, as for run");
 
     auto* compare = app.add_subcommand("compare", "simulate what was measured and compare, row by row and per strategy");
-    compare->add_option("--measured", o.measured, "a measured.csv, or a folder with measured.csv or run1/measured.csv")->required();
+    compare->add_option("--measured", o.measured,
+                        "a machine's measured folder (one sub-folder per lease), a lease folder, or a measured.csv; "
+                        "measured values are medians across leases")
+        ->required();
     compare->add_option("--calibration", o.calibration, "a calibration file: its `parameters` override the defaults");
     compare->add_option("--scenarios", o.scenarios_dir, "folder of scenario files the measured rows name")->capture_default_str();
     compare->add_option("--set", o.sets, "override a key, as for run");
@@ -740,7 +760,10 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
 
     CalibrateOptions co;
     auto* calibrate = app.add_subcommand("calibrate", "fit the model's free parameters to measured rows (NLopt BOBYQA), with held-out error");
-    calibrate->add_option("--measured", co.measured, "a measured.csv, or a folder with measured.csv or run1/measured.csv")->required();
+    calibrate->add_option("--measured", co.measured,
+                          "a machine's measured folder (one sub-folder per lease), a lease folder, or a measured.csv; "
+                          "the fit is to medians across leases")
+        ->required();
     calibrate->add_option("--out,-o", co.out_file, "calibration file to write")->required();
     calibrate->add_option("--scenarios", co.scenarios_dir, "folder of scenario files the measured rows name")->capture_default_str();
     calibrate->add_option("--free", co.free, "fit only these free parameters (docs/calibration.md lists them)");
@@ -748,7 +771,18 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
     calibrate->add_option("--max-size", max_size, "fit rows up to this size (bigger ones are slow to simulate)")->capture_default_str();
     calibrate->add_option("--max-evaluations", co.max_evaluations, "optimiser steps at most")->capture_default_str();
     calibrate->add_option("--folds", co.folds, "also report K-fold held-out error (K more fits)")->capture_default_str();
+    bool no_lolo = false;
+    calibrate->add_flag("--no-lolo", no_lolo, "skip the leave-one-lease-out error (it costs one more fit per lease)");
     calibrate->add_flag("--quiet,-q", co.quiet, "no progress on stderr");
+
+    SpreadOptions so;
+    auto* spread = app.add_subcommand("spread", "how far a machine's leases agree, row by row (spread.csv, spread_summary.csv)");
+    spread->add_option("--measured", so.measured, "a machine's measured folder (one sub-folder per lease), or a lease folder")
+        ->required();
+    spread->add_option("--out,-o", so.out_dir,
+                       "folder for spread.csv and spread_summary.csv (the committed ones: --out results/<machine>)")
+        ->capture_default_str();
+    spread->add_flag("--quiet,-q", so.quiet, "no lease listing on stderr");
 
     auto* topo = app.add_subcommand("topo", "platforms: route classes, bottlenecks, Graphviz (docs/platforms.md)");
     topo->require_subcommand(1);
@@ -788,8 +822,10 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
             } catch (const core::UnitError& e) {
                 throw core::InputError("--max-size", max_size, e.what());
             }
+            co.leave_one_lease_out = !no_lolo;
             return cmd_calibrate(co, argc, argv, out, err);
         }
+        if (*spread) return cmd_spread(so, out, err);
         if (*compare) {
             o.out_dir = compare_out;
             return cmd_compare(o, argc, argv, out, err);

@@ -1,5 +1,5 @@
-// The dmasim command line: run, validate, plan, params. main() only forwards here so that
-// the commands can be tested in-process.
+// The dmasim command line: run, validate, plan, compare, calibrate, spread, topo, params.
+// main() only forwards here so that the commands can be tested in-process.
 #pragma once
 
 #include <cstdint>
@@ -26,7 +26,9 @@ std::vector<config::Scenario> restrict_to_measured(const std::vector<config::Sce
 std::vector<core::ResultRow> simulate_quietly(const std::vector<config::Scenario>& scenarios);
 // The key a measured and a simulated row share: scenario|strategy|direction|size|variant.
 std::string result_key(const core::ResultRow& r);
-// Reads a measured.csv, or the measured.csv (or run1/measured.csv) of a folder.
+// The measured rows of a measured.csv, a lease folder or a machine's measured folder
+// (dmasim/app/leases.h): each row's time is the median over leases of each lease's median over
+// its runs, which for a single CSV is the row itself. `resolved`: the path read.
 std::vector<core::ResultRow> read_measured(const std::string& path, std::string* resolved = nullptr);
 
 // `dmasim calibrate` (model/src/app/calibrate.cpp).
@@ -38,8 +40,18 @@ struct CalibrateOptions {
     std::uint64_t max_size = 16u << 20;
     int max_evaluations = 200;
     int folds = 0;  // k-fold cross-validation on top of the fixed split; 0: none
+    bool leave_one_lease_out = true;  // one more fit per lease; needs at least two leases
     bool quiet = false;
 };
 int cmd_calibrate(const CalibrateOptions& o, int argc, char** argv, std::ostream& out, std::ostream& err);
+
+// `dmasim spread` (model/src/app/spread.cpp): how far the leases of one machine kind agree.
+struct SpreadOptions {
+    std::string measured;
+    // Not results/: the committed spread.csv is only replaced when asked for by name.
+    std::string out_dir = "out/spread";
+    bool quiet = false;
+};
+int cmd_spread(const SpreadOptions& o, std::ostream& out, std::ostream& err);
 
 }  // namespace dmasim::app

@@ -1,0 +1,291 @@
+// Leases: reading a machine's measured folder, the cross-lease statistics, and `dmasim spread`.
+#include "dmasim/app/leases.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <unistd.h>
+
+#include "cli_helpers.h"
+#include "dmasim/core/error.h"
+#include "dmasim/core/results.h"
+
+namespace dmasim::app {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::cli;
+using testing::Outcome;
+
+std::string temp_dir() {
+    char tmpl[] = "/tmp/dmasim-leases-XXXXXX";
+    EXPECT_NE(::mkdtemp(tmpl), nullptr);
+    return tmpl;
+}
+
+core::ResultRow row(const std::string& scenario, const std::string& strategy, std::uint64_t size, double time_us,
+                    double p10_us, double p90_us, const std::string& variant = "", const std::string& status = "ok",
+                    const std::string& note = "") {
+    core::ResultRow r;
+    r.scenario = scenario;
+    r.strategy = strategy;
+    r.direction = "h2d";
+    r.size_bytes = size;
+    r.time_us = time_us;
+    r.source = "hw";
+    r.repetitions = 10;
+    r.p10_us = p10_us;
+    r.p90_us = p90_us;
+    r.min_us = p10_us * 0.99;
+    r.max_us = p90_us * 1.01;
+    r.variant = variant;
+    r.status = status;
+    r.note = note;
+    return r;
+}
+
+core::ResultRow skipped(const std::string& scenario) {
+    core::ResultRow r = row(scenario, "peer", 1 << 20, 0, 0, 0, "peer=on", "skipped", "peer needs two GPUs; this machine has 1");
+    r.repetitions = 0;
+    return r;
+}
+
+void write_csv(const fs::path& file, const std::vector<core::ResultRow>& rows) {
+    fs::create_directories(file.parent_path());
+    std::ofstream out(file);
+    core::write_results_csv(out, rows);
+}
+
+void write_text(const fs::path& file, const std::string& text) {
+    fs::create_directories(file.parent_path());
+    std::ofstream(file) << text;
+}
+
+// Three leases with known numbers (docs/results.md: a lease's value is the median over its
+// runs; across leases the median, min, max and spread of those values):
+//   x: a = median(100, 110) = 105, b = 98, c = 120  -> median 105, spread 120/98 - 1 = 22.45 %
+//   y: a = 50, b = 51                                -> spread 2 %, not flagged
+//   w: ok in a only, skipped in b                    -> one lease
+//   z: skipped everywhere                            -> reported skipped, with the reason
+std::string machine_fixture() {
+    const fs::path m = fs::path(temp_dir()) / "gpu" / "measured";
+    write_csv(m / "a" / "run1" / "measured.csv",
+              {row("x", "pinned", 1 << 20, 100, 95, 105), row("y", "pinned", 4096, 50, 49, 51),
+               row("w", "pageable", 1 << 20, 10, 9, 11), skipped("z")});
+    write_csv(m / "a" / "run2" / "measured.csv",
+              {row("x", "pinned", 1 << 20, 110, 104.5, 115.5), row("x", "pinned", 1 << 20, 999, 999, 999),
+               skipped("z")});
+    write_text(m / "a" / "lease.json", "{\"legacy\": true, \"note\": \"plan order, \\\"no\\\" pinning\", \"date\": \"2026-11-21\"}\n");
+    write_csv(m / "b" / "measured.csv",
+              {row("x", "pinned", 1 << 20, 98, 97, 99), row("y", "pinned", 4096, 51, 50, 52),
+               row("w", "pageable", 1 << 20, 0, 0, 0, "", "skipped", "not run"), skipped("z")});
+    write_csv(m / "c" / "run1" / "measured.csv", {row("x", "pinned", 1 << 20, 120, 108, 132), skipped("z")});
+    write_text(m / "notes" / "readme.txt", "not a lease\n");
+    write_text(m / "machine.txt", "nvidia-smi says\n");
+    return m.string();
+}
+
+const CrossLeaseRow& find(const std::vector<CrossLeaseRow>& rows, const std::string& scenario) {
+    for (const auto& r : rows) {
+        if (r.row.scenario == scenario) return r;
+    }
+    throw std::runtime_error("no row for " + scenario);
+}
+
+TEST(Leases, ReadsEveryLeaseItsRunsAndTheLegacyFlag) {
+    const std::string m = machine_fixture();
+    const MeasuredSet set = read_measured_set(m);
+    ASSERT_EQ(set.leases.size(), 3U) << "a, b, c; the folder without measured data is not a lease";
+    EXPECT_EQ(set.leases[0].name, "a");
+    ASSERT_EQ(set.leases[0].runs.size(), 2U);
+    EXPECT_EQ(set.leases[0].runs[1].name, "run2");
+    EXPECT_TRUE(set.leases[0].info.legacy);
+    EXPECT_EQ(set.leases[0].info.note, "plan order, \"no\" pinning");
+    EXPECT_EQ(set.leases[0].info.date, "2026-11-21");
+    EXPECT_EQ(set.leases[1].name, "b");
+    EXPECT_FALSE(set.leases[1].info.legacy);
+    EXPECT_EQ(set.leases[1].runs.size(), 1U);
+    EXPECT_EQ(set.files().size(), 4U);
+
+    // A lease folder on its own, and a CSV on its own, are one lease each.
+    const MeasuredSet one = read_measured_set(m + "/a");
+    ASSERT_EQ(one.leases.size(), 1U);
+    EXPECT_EQ(one.leases[0].runs.size(), 2U);
+    const MeasuredSet file = read_measured_set(m + "/b/measured.csv");
+    ASSERT_EQ(file.leases.size(), 1U);
+    EXPECT_EQ(file.leases[0].name, "b");
+    EXPECT_EQ(file.leases[0].runs.at(0).rows.size(), 4U);
+
+    EXPECT_THROW(read_measured_set(m + "/notes"), core::InputError);
+    EXPECT_THROW(read_measured_set(m + "/nothing-here"), core::InputError);
+}
+
+TEST(Leases, BadLeaseJsonNamesTheFileAndKey) {
+    const std::string m = machine_fixture();
+    const std::string file = m + "/b/lease.json";
+    struct Case {
+        std::string text;
+        std::string expect;
+    };
+    const Case cases[] = {
+        {"{\"legacy\": true,}", file + ": malformed JSON"},
+        {"{\"legacy\": true", file + ": malformed JSON"},
+        {"[true]", file + ": malformed JSON"},
+        {"{\"colour\": \"red\"}", file + ": key 'colour': unknown key"},
+        {"{\"legacy\": \"yes\"}", file + ": key 'legacy': expected true or false"},
+        {"{\"note\": 3}", file + ": key 'note': expected a string"},
+        {"{\"note\": \"a\", \"note\": \"b\"}", file + ": key 'note': given twice"},
+        {"{\"note\": {\"nested\": 1}}", file + ": key 'note': nested"},
+    };
+    for (const auto& c : cases) {
+        write_text(file, c.text);
+        try {
+            read_measured_set(m);
+            ADD_FAILURE() << "accepted: " << c.text;
+        } catch (const core::InputError& e) {
+            EXPECT_NE(std::string(e.what()).find(c.expect), std::string::npos) << e.what();
+        }
+    }
+    EXPECT_EQ(parse_lease_json(" { } ", "x").legacy, false);
+    EXPECT_EQ(parse_lease_json("{\"note\": \"caf\\u00e9 \\ud83d\\ude00\"}", "x").note, "caf\xc3\xa9 \xf0\x9f\x98\x80");
+}
+
+TEST(Leases, CrossLeaseMedianSpreadAndFlag) {
+    const MeasuredSet set = read_measured_set(machine_fixture());
+    const auto rows = cross_lease(set.leases);
+    ASSERT_EQ(rows.size(), 4U);
+
+    const CrossLeaseRow& x = find(rows, "x");
+    ASSERT_EQ(x.per_lease.size(), 3U);
+    EXPECT_DOUBLE_EQ(x.per_lease[0].time_us, 105.0) << "median of the runs; the repeated row in run2 does not count";
+    EXPECT_EQ(x.per_lease[0].runs, 2U);
+    EXPECT_DOUBLE_EQ(x.median_us, 105.0);
+    EXPECT_DOUBLE_EQ(x.min_us, 98.0);
+    EXPECT_DOUBLE_EQ(x.max_us, 120.0);
+    EXPECT_NEAR(x.spread_pct, (120.0 / 98.0 - 1.0) * 100.0, 1e-9);
+    EXPECT_TRUE(x.flagged);
+    // Widths: a 10 % (both runs), b 2/98, c 24/120 = 20 %: the median is 10 %.
+    EXPECT_NEAR(x.per_lease[1].width_pct, 2.0 / 98.0 * 100.0, 1e-9);
+    EXPECT_NEAR(x.within_p10_p90_pct, 10.0, 1e-9);
+    EXPECT_DOUBLE_EQ(x.row.time_us, 105.0);
+    EXPECT_DOUBLE_EQ(x.row.p10_us, 99.75) << "median over leases of (99.75, 97, 108)";
+
+    const CrossLeaseRow& y = find(rows, "y");
+    EXPECT_EQ(y.per_lease.size(), 2U);
+    EXPECT_NEAR(y.spread_pct, 2.0, 1e-9);
+    EXPECT_FALSE(y.flagged);
+    EXPECT_DOUBLE_EQ(y.median_us, 50.5);
+
+    const CrossLeaseRow& w = find(rows, "w");
+    ASSERT_EQ(w.per_lease.size(), 1U);
+    EXPECT_EQ(w.per_lease[0].lease, "a");
+    EXPECT_DOUBLE_EQ(w.spread_pct, 0.0);
+
+    const CrossLeaseRow& z = find(rows, "z");
+    EXPECT_FALSE(z.ok());
+    EXPECT_EQ(z.row.status, "skipped");
+    EXPECT_EQ(z.row.note, "peer needs two GPUs; this machine has 1");
+
+    // A single CSV passes through unchanged.
+    const auto single = cross_lease_rows(cross_lease(read_measured_set(set.leases[1].runs[0].csv_path).leases));
+    ASSERT_EQ(single.size(), 4U);
+    EXPECT_DOUBLE_EQ(single[0].time_us, 98.0);
+    EXPECT_DOUBLE_EQ(single[0].p90_us, 99.0);
+    EXPECT_EQ(single[2].status, "skipped");
+}
+
+TEST(Leases, Categories) {
+    EXPECT_EQ(spread_category(row("s", "pinned", 4096, 1, 1, 1)), "pinned <64KiB");
+    EXPECT_EQ(spread_category(row("s", "pinned", 65536, 1, 1, 1)), "pinned >=64KiB");
+    EXPECT_EQ(spread_category(row("s", "pinned", 4096, 1, 1, 1, "setup=mallochost")), "setup=mallochost");
+    EXPECT_EQ(spread_category(row("s", "periodic", 4 << 20, 1, 1, 1, "p99")), "periodic p99");
+    EXPECT_EQ(spread_category(row("s", "periodic", 4 << 20, 1, 1, 1)), "periodic p50");
+    EXPECT_EQ(spread_category(row("s", "peer", 1 << 20, 1, 1, 1, "peer=off")), "peer off");
+    EXPECT_EQ(spread_category(row("s", "zero_copy", 1 << 26, 1, 1, 1)), "zero_copy >=64KiB");
+}
+
+std::vector<std::vector<std::string>> read_csv(const std::string& path) {
+    std::ifstream in(path);
+    std::vector<std::vector<std::string>> rows;
+    std::string line;
+    while (std::getline(in, line)) {
+        std::vector<std::string> cells;
+        std::string cell;
+        bool quoted = false;
+        for (const char c : line) {
+            if (c == '"') quoted = !quoted;
+            else if (c == ',' && !quoted) {
+                cells.push_back(cell);
+                cell.clear();
+            } else {
+                cell += c;
+            }
+        }
+        cells.push_back(cell);
+        rows.push_back(cells);
+    }
+    return rows;
+}
+
+TEST(Spread, WritesOneLinePerRowWithLeaseColumnsAndASummary) {
+    const std::string m = machine_fixture();
+    const std::string out = temp_dir() + "/spread";
+    const Outcome r = cli({"spread", "--measured", m, "--out", out, "--quiet"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto csv = read_csv(out + "/spread.csv");
+    ASSERT_EQ(csv.size(), 1U + 4U);
+    const std::vector<std::string> head{"scenario", "strategy", "direction", "size_bytes", "variant", "leases",
+                                        "median_us", "min_us", "max_us", "spread_pct", "within_p10_p90_pct",
+                                        "flagged", "category", "status", "note", "a", "b", "c"};
+    EXPECT_EQ(csv[0], head);
+    std::map<std::string, std::vector<std::string>> by;
+    for (std::size_t i = 1; i < csv.size(); ++i) by[csv[i][0]] = csv[i];
+    EXPECT_EQ(by["x"][5], "3");
+    EXPECT_EQ(by["x"][6], "105.0000");
+    EXPECT_EQ(by["x"][9], "22.45");
+    EXPECT_EQ(by["x"][10], "10.00");
+    EXPECT_EQ(by["x"][11], "1");
+    EXPECT_EQ(by["x"][12], "pinned >=64KiB");
+    EXPECT_EQ(by["x"][15], "105.0000");
+    EXPECT_EQ(by["x"][16], "98.0000");
+    EXPECT_EQ(by["x"][17], "120.0000");
+    EXPECT_EQ(by["y"][11], "0");
+    EXPECT_EQ(by["y"][17], "") << "lease c has no y";
+    EXPECT_EQ(by["z"][13], "skipped");
+    EXPECT_EQ(by["z"][14], "peer needs two GPUs; this machine has 1");
+    EXPECT_EQ(by["z"][6], "");
+
+    const auto summary = read_csv(out + "/spread_summary.csv");
+    ASSERT_GE(summary.size(), 3U);
+    EXPECT_EQ(summary[0][0], "category");
+    const auto& all = summary.back();
+    EXPECT_EQ(all[0], "all");
+    EXPECT_EQ(all[1], "3") << "x, y, w measured";
+    EXPECT_EQ(all[2], "2") << "x and y in two leases or more";
+    EXPECT_EQ(all[3], "1") << "y within 5 %";
+    EXPECT_NE(r.out.find("3 leases"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("1 skipped in every lease"), std::string::npos) << r.out;
+
+    // Bad input: one line naming the file and key, exit status 2, nothing written.
+    write_text(m + "/c/lease.json", "{\"legacy\": 1}");
+    const std::string out2 = temp_dir() + "/never";
+    const Outcome bad = cli({"spread", "--measured", m, "--out", out2});
+    EXPECT_EQ(bad.code, 2);
+    EXPECT_NE(bad.err.find("c/lease.json: key 'legacy'"), std::string::npos) << bad.err;
+    EXPECT_EQ(std::count(bad.err.begin(), bad.err.end(), '\n'), 1) << bad.err;
+    EXPECT_FALSE(fs::exists(out2));
+}
+
+TEST(Spread, DefaultOutputIsNotTheCommittedFolder) {
+    const Outcome help = cli({"spread", "--help"});
+    EXPECT_EQ(help.code, 0);
+    EXPECT_NE(help.out.find("out/spread"), std::string::npos) << help.out;
+}
+
+}  // namespace
+}  // namespace dmasim::app
