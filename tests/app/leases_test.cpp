@@ -155,6 +155,21 @@ TEST(Leases, BadLeaseJsonNamesTheFileAndKey) {
     EXPECT_EQ(parse_lease_json("{\"note\": \"caf\\u00e9 \\ud83d\\ude00\"}", "x").note, "caf\xc3\xa9 \xf0\x9f\x98\x80");
 }
 
+TEST(Leases, ExcludedScenariosOfALeaseGiveNoValue) {
+    const std::string m = machine_fixture();
+    write_text(m + "/c/lease.json", "{\"note\": \"x measured with a method fixed since\", \"exclude_scenarios\": \"x,q\"}");
+    const MeasuredSet set = read_measured_set(m);
+    ASSERT_EQ(set.leases[2].info.exclude_scenarios, (std::vector<std::string>{"x", "q"}));
+    EXPECT_EQ(set.leases[2].runs[0].rows[0].status, "excluded");
+    EXPECT_NE(set.leases[2].runs[0].rows[0].note.find("fixed since"), std::string::npos);
+    // Without c's 120, x's leases are a = 105 and b = 98.
+    const CrossLeaseRow& x = find(cross_lease(set.leases), "x");
+    EXPECT_EQ(x.per_lease.size(), 2U);
+    EXPECT_DOUBLE_EQ(x.max_us, 105.0);
+    EXPECT_THROW(parse_lease_json("{\"exclude_scenarios\": \"x\"}", "l.json"), core::InputError);  // no note
+    EXPECT_THROW(parse_lease_json("{\"note\": \"n\", \"exclude_scenarios\": \"x,,y\"}", "l.json"), core::InputError);
+}
+
 TEST(Leases, CrossLeaseMedianSpreadAndFlag) {
     const MeasuredSet set = read_measured_set(machine_fixture());
     const auto rows = cross_lease(set.leases);

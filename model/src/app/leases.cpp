@@ -241,6 +241,14 @@ Lease read_lease(const fs::path& dir) {
     if (lease.runs.empty()) {
         throw core::InputError(info.string(), "", "a lease folder without measured.csv or run<N>/measured.csv");
     }
+    const auto& excluded = lease.info.exclude_scenarios;
+    for (auto& run : lease.runs) {
+        for (auto& r : run.rows) {
+            if (std::find(excluded.begin(), excluded.end(), r.scenario) == excluded.end()) continue;
+            r.status = "excluded";
+            r.note = "excluded by " + info.string() + ": " + lease.info.note;
+        }
+    }
     return lease;
 }
 
@@ -266,9 +274,20 @@ LeaseInfo parse_lease_json(const std::string& text, const std::string& origin) {
         } else if (key == "note" || key == "date" || key == "commit") {
             if (v.kind != Kind::kString) throw core::InputError(origin, key, "expected a string");
             (key == "note" ? info.note : key == "date" ? info.date : info.commit) = v.text;
+        } else if (key == "exclude_scenarios") {
+            if (v.kind != Kind::kString) throw core::InputError(origin, key, "expected a string of comma-separated scenario names");
+            std::stringstream names(v.text);
+            std::string name;
+            while (std::getline(names, name, ',')) {
+                if (name.empty()) throw core::InputError(origin, key, "an empty scenario name");
+                info.exclude_scenarios.push_back(name);
+            }
         } else {
-            throw core::InputError(origin, key, "unknown key (lease.json knows legacy, note, date, commit)");
+            throw core::InputError(origin, key, "unknown key (lease.json knows legacy, note, date, commit, exclude_scenarios)");
         }
+    }
+    if (!info.exclude_scenarios.empty() && info.note.empty()) {
+        throw core::InputError(origin, "note", "exclude_scenarios needs a note saying why");
     }
     return info;
 }

@@ -28,6 +28,10 @@ struct LeaseInfo {
     std::string note;
     std::string date;
     std::string commit;
+    // Scenarios whose rows in this lease were measured with a method fixed since: their rows
+    // are kept, with status "excluded", and give no value. lease.json spells it as one string,
+    // names separated by commas ("exclude_scenarios": "a,b"); `note` must say why.
+    std::vector<std::string> exclude_scenarios;
 };
 
 struct Lease {
