@@ -118,7 +118,10 @@ std::map<std::string, double> predict(const std::string& scenarios_dir, const st
     std::map<std::string, double> out;
     if (pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
         std::ifstream in(tmpl);
-        for (const auto& r : core::read_results_csv(in, tmpl)) out[result_key(r)] = r.time_us;
+        // A not_modelled row has no time to fit to.
+        for (const auto& r : core::read_results_csv(in, tmpl)) {
+            if (r.status == "ok" && r.time_us > 0.0) out[result_key(r)] = r.time_us;
+        }
     }
     std::remove(tmpl);
     if (out.empty()) throw std::runtime_error("a calibration step's simulation failed");
