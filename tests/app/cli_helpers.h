@@ -1,6 +1,7 @@
 // Runs the dmasim command line in-process for the CLI tests.
 #pragma once
 
+#include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -22,6 +23,30 @@ inline Outcome cli(std::vector<std::string> args) {
     std::ostringstream out, err;
     const int code = run_cli(static_cast<int>(argv.size()), argv.data(), out, err);
     return {code, out.str(), err.str()};
+}
+
+// The cells of every line of a CSV the CLI wrote; a comma inside double quotes stays in its cell.
+inline std::vector<std::vector<std::string>> read_csv(const std::string& path) {
+    std::ifstream in(path);
+    std::vector<std::vector<std::string>> rows;
+    std::string line;
+    while (std::getline(in, line)) {
+        std::vector<std::string> cells;
+        std::string cell;
+        bool quoted = false;
+        for (const char c : line) {
+            if (c == '"') quoted = !quoted;
+            else if (c == ',' && !quoted) {
+                cells.push_back(cell);
+                cell.clear();
+            } else {
+                cell += c;
+            }
+        }
+        cells.push_back(cell);
+        rows.push_back(cells);
+    }
+    return rows;
 }
 
 }  // namespace dmasim::app::testing

@@ -18,20 +18,8 @@ const std::string kFixtures = std::string(DMASIM_SOURCE_DIR) + "/tests/app/fixtu
 
 using testing::cli;
 using testing::Outcome;
+using testing::read_csv;
 
-std::vector<std::vector<std::string>> read_csv(const std::string& path) {
-    std::ifstream in(path);
-    std::vector<std::vector<std::string>> rows;
-    std::string line;
-    while (std::getline(in, line)) {
-        std::vector<std::string> cells;
-        std::stringstream ss(line);
-        std::string c;
-        while (std::getline(ss, c, ',')) cells.push_back(c);
-        rows.push_back(cells);
-    }
-    return rows;
-}
 
 TEST(Compare, JoinsMeasuredRowsWithPredictionsAndSummarises) {
     char tmpl[] = "/tmp/dmasim-compare-XXXXXX";

@@ -21,6 +21,7 @@ namespace {
 namespace fs = std::filesystem;
 using testing::cli;
 using testing::Outcome;
+using testing::read_csv;
 
 std::string temp_dir() {
     char tmpl[] = "/tmp/dmasim-leases-XXXXXX";
@@ -224,28 +225,6 @@ TEST(Leases, Categories) {
     EXPECT_EQ(spread_category(row("s", "zero_copy", 1 << 26, 1, 1, 1)), "zero_copy >=64KiB");
 }
 
-std::vector<std::vector<std::string>> read_csv(const std::string& path) {
-    std::ifstream in(path);
-    std::vector<std::vector<std::string>> rows;
-    std::string line;
-    while (std::getline(in, line)) {
-        std::vector<std::string> cells;
-        std::string cell;
-        bool quoted = false;
-        for (const char c : line) {
-            if (c == '"') quoted = !quoted;
-            else if (c == ',' && !quoted) {
-                cells.push_back(cell);
-                cell.clear();
-            } else {
-                cell += c;
-            }
-        }
-        cells.push_back(cell);
-        rows.push_back(cells);
-    }
-    return rows;
-}
 
 TEST(Spread, WritesOneLinePerRowWithLeaseColumnsAndASummary) {
     const std::string m = machine_fixture();
