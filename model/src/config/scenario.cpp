@@ -4,12 +4,15 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <set>
 #include <sstream>
 
 #include "dmasim/config/param_io.h"
 #include "dmasim/config/shipped_platforms.h"
+#include "dmasim/config/yaml_io.h"
+#include "dmasim/core/input_file.h"
 #include "dmasim/core/error.h"
 
 namespace dmasim::config {
@@ -507,12 +510,6 @@ std::vector<Scenario> read_all(std::vector<YAML::Node> docs, const std::string& 
     return out;
 }
 
-std::string yaml_error(const YAML::Exception& e) {
-    if (e.mark.is_null()) return "malformed YAML: " + e.msg;
-    return "malformed YAML at line " + std::to_string(e.mark.line + 1) + ", column " +
-           std::to_string(e.mark.column + 1) + ": " + e.msg;
-}
-
 }  // namespace
 
 const std::vector<std::string>& strategy_names() {
@@ -533,14 +530,17 @@ std::string resolve_platform(const std::string& ref, const std::string& scenario
     const auto slash = scenario_file.find_last_of('/');
     if (slash != std::string::npos && !ref.empty() && ref.front() != '/') {
         const std::string beside = scenario_file.substr(0, slash + 1) + ref;
-        if (std::ifstream(beside).good()) return beside;
+        if (core::is_regular_file(beside)) return beside;
     }
     return ref;
 }
 
 bool is_platform(const std::string& ref, const std::string& scenario_file) {
     if (shipped_platforms().count(ref)) return true;
-    return std::ifstream(resolve_platform(ref, scenario_file)).good();
+    // Exists at all: a directory or FIFO is refused with its own message when it is read, and
+    // opening a FIFO here would block.
+    std::error_code ec;
+    return std::filesystem::exists(resolve_platform(ref, scenario_file), ec);
 }
 
 bool is_strategy(const std::string& name) {
@@ -581,28 +581,16 @@ std::vector<std::uint64_t> expand_size_range(std::uint64_t from, std::uint64_t t
 
 std::vector<Scenario> parse_scenarios(const std::string& yaml_text, const std::string& origin,
                                       const std::vector<SetOverride>& sets) {
-    std::vector<YAML::Node> docs;
-    try {
-        docs = YAML::LoadAll(yaml_text);
-    } catch (const YAML::Exception& e) {
-        throw InputError(origin, "", yaml_error(e));
-    }
+    std::vector<YAML::Node> docs = load_yaml_all(yaml_text, origin);
     try {
         return read_all(std::move(docs), origin, sets);
     } catch (const YAML::Exception& e) {
-        throw InputError(origin, "", yaml_error(e));
+        throw InputError(origin, "", yaml_error_message(e));
     }
 }
 
 std::vector<SetOverride> read_calibration(const std::string& file) {
-    YAML::Node doc;
-    try {
-        doc = YAML::LoadFile(file);
-    } catch (const YAML::BadFile&) {
-        throw InputError(file, "", "cannot open calibration file (does it exist?)");
-    } catch (const YAML::Exception& e) {
-        throw InputError(file, "", yaml_error(e));
-    }
+    const YAML::Node doc = load_yaml(core::read_input_file(file, "calibration"), file);
     if (!doc.IsMap() || !doc["parameters"] || !doc["parameters"].IsMap()) {
         throw InputError(file, "parameters", "missing: a map of dotted parameter keys to values");
     }
@@ -622,11 +610,7 @@ std::vector<SetOverride> read_calibration(const std::string& file) {
 }
 
 std::vector<Scenario> load_scenarios(const std::string& file, const std::vector<SetOverride>& sets) {
-    std::ifstream in(file);
-    if (!in) throw InputError(file, "", "cannot open scenario file (does it exist?)");
-    std::stringstream buf;
-    buf << in.rdbuf();
-    return parse_scenarios(buf.str(), file, sets);
+    return parse_scenarios(core::read_input_file(file, "scenario"), file, sets);
 }
 
 }  // namespace dmasim::config

@@ -9,6 +9,8 @@
 
 #include "dmasim/config/param_io.h"
 #include "dmasim/config/shipped_platforms.h"
+#include "dmasim/config/yaml_io.h"
+#include "dmasim/core/input_file.h"
 #include "dmasim/core/error.h"
 #include "dmasim/core/results.h"
 #include "dmasim/pcie/wire.h"
@@ -79,12 +81,7 @@ bool is_bridge(NodeKind k) { return k == NodeKind::kRootComplex || k == NodeKind
 
 Platform parse_platform(const std::string& yaml, const std::string& origin, const config::ModelParams& params,
                         const std::vector<std::string>& explicit_keys) {
-    YAML::Node doc;
-    try {
-        doc = YAML::Load(yaml);
-    } catch (const YAML::Exception& e) {
-        throw InputError(origin, "", "malformed YAML at line " + std::to_string(e.mark.line + 1) + ": " + e.msg);
-    }
+    const YAML::Node doc = config::load_yaml(yaml, origin);
     if (!doc.IsMap()) throw InputError(origin, "", "a platform must be a YAML map");
     for (const auto& kv : doc) {
         const std::string k = kv.first.as<std::string>();
@@ -216,11 +213,7 @@ Platform load_platform(const std::string& ref, const config::ModelParams& params
     const auto& shipped = config::shipped_platforms();
     const auto it = shipped.find(ref);
     if (it != shipped.end()) return parse_platform(it->second, "platforms/" + ref + ".yaml", params, explicit_keys);
-    std::ifstream in(ref);
-    if (!in) throw InputError(ref, "", "cannot open platform file (does it exist?)");
-    std::stringstream buf;
-    buf << in.rdbuf();
-    return parse_platform(buf.str(), ref, params, explicit_keys);
+    return parse_platform(core::read_input_file(ref, "platform"), ref, params, explicit_keys);
 }
 
 Platform load_platform(const config::Scenario& s) {
