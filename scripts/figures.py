@@ -956,8 +956,10 @@ def main(argv=None):
     ap.add_argument("--measured", nargs="*", metavar="[LABEL=]DIR",
                     help="machine folders (every lease below, each of its runs), lease folders "
                          "or CSV files; default: every results/*/measured/")
-    ap.add_argument("--out", default=os.path.join(ROOT, "results", "figures"),
-                    help="output folder (default: results/figures)")
+    # Never the committed results/figures by default: regenerating those is asked for by name
+    # (--out results/figures, or scripts/run-main.sh --regenerate).
+    ap.add_argument("--out", default=os.path.join(ROOT, "out", "figures"),
+                    help="output folder (default: out/figures; the committed ones: --out results/figures)")
     ap.add_argument("--only", nargs="*", metavar="NAME", choices=[n for n, _ in FIGURES],
                     help="draw only these figures")
     args = ap.parse_args(argv)

@@ -3,12 +3,15 @@
 #include <sstream>
 
 #include "dmasim/core/error.h"
+#include "dmasim/core/limits.h"
 #include "dmasim/core/units.h"
 
 namespace dmaprobe {
 
 using dmasim::core::InputError;
 using dmasim::core::PlanCase;
+// The bounds `dmasim validate` applies to scenarios: a plan dmasim writes always passes here.
+namespace lim = dmasim::core::limits;
 
 namespace {
 
@@ -83,8 +86,7 @@ private:
     std::string where_;
 };
 
-constexpr std::int64_t kMaxInt = 2147483647;
-constexpr std::int64_t kMaxNs = 3600LL * 1000 * 1000 * 1000;  // one hour
+constexpr std::int64_t kMaxNs = lim::kMaxDurationNs;
 
 Direction parse_direction(const CaseReader& r) {
     const std::string d = r.str("direction", "every case has one");
@@ -126,17 +128,18 @@ std::string unsupported_reason(Strategy s) {
 }
 
 void parse_host_buffer(const CaseReader& r, MeasurementSpec& s) {
-    s.host_offset = static_cast<std::uint64_t>(r.integer_or("host_offset", 0, 0, std::int64_t{1} << 30));
+    s.host_offset = static_cast<std::uint64_t>(r.integer_or("host_offset", 0, 0, static_cast<std::int64_t>(lim::kMaxHostOffset)));
     s.host_fresh = r.integer_or("host_fresh", 0, 0, 1) == 1;
 }
 
 void parse_compute(const CaseReader& r, MeasurementSpec& s) {
     s.compute_ns = r.integer_or("compute_ns", 0, 0, kMaxNs);
     if (s.compute_ns == 0) return;
-    s.compute_blocks = static_cast<int>(r.integer("compute_blocks", 1, 1000000, "compute kernel: grid size"));
-    s.compute_threads = static_cast<int>(r.integer("compute_threads", 32, 1024, "compute kernel: threads per block"));
+    s.compute_blocks = static_cast<int>(r.integer("compute_blocks", 1, lim::kMaxComputeBlocks, "compute kernel: grid size"));
+    s.compute_threads = static_cast<int>(r.integer("compute_threads", 32, lim::kMaxThreadsPerBlock, "compute kernel: threads per block"));
     s.compute_bytes = static_cast<std::uint64_t>(
-        r.integer("compute_bytes", 4096, std::int64_t{1} << 40, "compute kernel: GPU memory it streams over"));
+        r.integer("compute_bytes", static_cast<std::int64_t>(lim::kMinComputeBytes),
+                  static_cast<std::int64_t>(lim::kMaxComputeBytes), "compute kernel: GPU memory it streams over"));
     if (s.chase) r.fail("compute_ns", "a compute kernel beside a pointer chase is not a case of the harness");
 }
 
@@ -155,7 +158,7 @@ void parse_strategy_keys(const CaseReader& r, MeasurementSpec& s, const Options&
         case Strategy::registered:
             require_direction(r, s, true, true, false,
                               "use h2d or d2h (both directions at once is strategy duplex)");
-            s.reuses = static_cast<int>(r.integer("reuses", 1, 1000000, "registered: K reuses of one registration"));
+            s.reuses = static_cast<int>(r.integer("reuses", 1, lim::kMaxReuses, "registered: K reuses of one registration"));
             s.setup_only = r.integer_or("setup_only", 0, 0, 1) == 1;
             parse_host_buffer(r, s);
             if (s.host_fresh) r.fail("host_fresh", "registration touches every page: use pageable");
@@ -169,7 +172,11 @@ void parse_strategy_keys(const CaseReader& r, MeasurementSpec& s, const Options&
             }
             break;
         case Strategy::async_overlap: {
-            s.streams = static_cast<int>(r.integer("streams", 1, 64, "async_overlap: number of streams N"));
+            s.streams = static_cast<int>(r.integer("streams", 1, lim::kMaxStreams, "async_overlap: number of streams N"));
+            if (s.size_bytes < static_cast<std::uint64_t>(s.streams)) {
+                r.fail("size_bytes", std::to_string(s.size_bytes) + " is below streams=" + std::to_string(s.streams) +
+                                         ": every stream needs a chunk of at least one byte");
+            }
             s.kernel_ns = r.integer_or("kernel_ns", 0, 0, kMaxNs);
             const std::string issue = r.has("issue") ? r.str("issue", "") : std::string("depth_first");
             if (issue != "depth_first" && issue != "breadth_first") {
@@ -184,9 +191,9 @@ void parse_strategy_keys(const CaseReader& r, MeasurementSpec& s, const Options&
                 s.access_bytes != 16) {
                 r.fail("access_bytes", std::to_string(s.access_bytes) + " is not 1, 2, 4, 8 or 16");
             }
-            s.stride = r.integer("stride", 1, 1 << 20, "zero_copy: elements between consecutive threads");
-            s.blocks = static_cast<int>(r.integer("blocks", 1, kMaxInt, "zero_copy: grid size"));
-            s.threads = static_cast<int>(r.integer("threads", 1, 1024, "zero_copy: threads per block"));
+            s.stride = r.integer("stride", 1, lim::kMaxStride, "zero_copy: elements between consecutive threads");
+            s.blocks = static_cast<int>(r.integer("blocks", 1, lim::kMaxGridBlocks, "zero_copy: grid size"));
+            s.threads = static_cast<int>(r.integer("threads", 1, lim::kMaxThreadsPerBlock, "zero_copy: threads per block"));
             if (s.size_bytes % static_cast<std::uint64_t>(s.access_bytes) != 0) {
                 r.fail("size_bytes", std::to_string(s.size_bytes) + " is not a multiple of access_bytes=" +
                                          std::to_string(s.access_bytes));
@@ -199,7 +206,7 @@ void parse_strategy_keys(const CaseReader& r, MeasurementSpec& s, const Options&
                 const std::string memory = r.str("memory", "zero_copy chase: host or device");
                 if (memory != "host" && memory != "device") r.fail("memory", "'" + memory + "' is not host or device");
                 s.chase_device = memory == "device";
-                s.hops = r.integer("hops", 1, 100000000, "zero_copy chase: dependent loads per run");
+                s.hops = r.integer("hops", 1, lim::kMaxHops, "zero_copy chase: dependent loads per run");
                 if (s.size_bytes < kChaseNodeBytes) {
                     r.fail("size_bytes", "a chase needs at least one " + std::to_string(kChaseNodeBytes) + "-byte node");
                 }
@@ -211,8 +218,8 @@ void parse_strategy_keys(const CaseReader& r, MeasurementSpec& s, const Options&
             require_direction(r, s, true, false, true, "use h2d (one way, src -> dst) or both (both ways at once)");
             const auto pa = r.integer("peer_access", 0, 1, "peer: 1 enabled, 0 disabled (staged through host)");
             s.peer_access = pa == 1;
-            const int plan_src = static_cast<int>(r.integer_or("src_device", 0, 0, 1023));
-            const int plan_dst = static_cast<int>(r.integer_or("dst_device", -1, 0, 1023));
+            const int plan_src = static_cast<int>(r.integer_or("src_device", 0, 0, lim::kMaxDeviceOrdinal));
+            const int plan_dst = static_cast<int>(r.integer_or("dst_device", -1, 0, lim::kMaxDeviceOrdinal));
             // A copy within one GPU (the plan's src = dst) stays on the measuring GPU.
             s.local_copy = plan_dst == plan_src;
             s.src_device = opt.device ? *opt.device : plan_src;
@@ -230,7 +237,16 @@ void parse_strategy_keys(const CaseReader& r, MeasurementSpec& s, const Options&
         case Strategy::periodic: {
             require_direction(r, s, true, true, false, "a frame goes one way: h2d or d2h");
             s.period_ns = r.integer("period_ns", 1, kMaxNs, "periodic: one frame every period_ns");
-            s.frames = static_cast<int>(r.integer("frames", 1, 10000000, "periodic: number of frames M"));
+            s.frames = static_cast<int>(r.integer("frames", 1, lim::kMaxFrames, "periodic: number of frames M"));
+            // Both products fit in 64 bits: frames <= 10^5, period <= 3.6e12 ns, size <= 2^36.
+            if (s.frames * s.period_ns > lim::kMaxStreamNs) {
+                r.fail("frames", std::to_string(s.frames) + " frames of " + std::to_string(s.period_ns) +
+                                     " ns last over " + std::to_string(lim::kMaxStreamNs) + " ns");
+            }
+            if (static_cast<std::uint64_t>(s.frames) * s.size_bytes > lim::kMaxCaseBytes) {
+                r.fail("frames", std::to_string(s.frames) + " frames of " + std::to_string(s.size_bytes) +
+                                     " bytes move over " + std::to_string(lim::kMaxCaseBytes) + " bytes");
+            }
             s.deadline_ns = r.integer_or("deadline_ns", s.period_ns, 1, kMaxNs);
             s.kernel_ns = r.integer_or("kernel_ns", 0, 0, kMaxNs);
             if (r.has("via")) {
@@ -322,7 +338,7 @@ CaseDecision decide_case(const PlanCase& c, std::size_t index, const std::string
     s.strategy = *st;
     s.direction = parse_direction(r);
     s.size_bytes = static_cast<std::uint64_t>(
-        r.integer("size_bytes", 1, std::int64_t{1} << 40, "every case has one"));
+        r.integer("size_bytes", 1, static_cast<std::int64_t>(lim::kMaxCopyBytes), "every case has one"));
     if (c.has("variant")) s.variant = c.str("variant");
     s.src_device = opt.measuring_device();
     s.link_generation = static_cast<int>(r.integer_or("link_generation", 0, 1, 7));
@@ -337,11 +353,11 @@ CaseDecision decide_case(const PlanCase& c, std::size_t index, const std::string
                 s.repetitions = *opt.repetitions;
                 s.repetitions_fixed = true;
             } else {
-                s.repetitions = static_cast<int>(r.integer("repetitions", 1, 1000000, "every case has one"));
+                s.repetitions = static_cast<int>(r.integer("repetitions", 1, lim::kMaxRepetitions, "every case has one"));
             }
         }
         s.warmup = opt.warmup ? *opt.warmup
-                              : static_cast<int>(r.integer("warmup", 0, 1000000, "every case has one"));
+                              : static_cast<int>(r.integer("warmup", 0, lim::kMaxWarmup, "every case has one"));
         parse_strategy_keys(r, s, opt);
     }
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "dmasim/core/limits.h"
 #include "dmasim/core/plan.h"
 #include "options.h"
 
@@ -30,8 +31,8 @@ enum class Strategy {
 enum class Direction { h2d, d2h, both };
 
 // A pointer chase puts one 8-byte pointer at the start of every 64-byte line of its buffer, so
-// no two hops share a 32-byte sector or a cache line.
-inline constexpr std::uint64_t kChaseNodeBytes = 64;
+// no two hops share a 32-byte sector or a cache line. dmasim refuses chases smaller than a node.
+inline constexpr std::uint64_t kChaseNodeBytes = dmasim::core::limits::kChaseNodeBytes;
 
 // How a host buffer is allocated (duplex, periodic's `via`).
 enum class HostMemory { pinned, pageable, zero_copy };

@@ -1,4 +1,5 @@
-// dmasim calibrate recovers known parameters from data the model itself generated.
+// dmasim calibrate recovers known parameters from data the model itself generated; and, since
+// this suite runs the real binary, a command's processes end with it.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -7,6 +8,11 @@
 #include <fstream>
 #include <regex>
 #include <sstream>
+#include <cerrno>
+#include <csignal>
+#include <fcntl.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cli_helpers.h"
@@ -130,6 +136,140 @@ TEST(Calibrate, RefusesAnUnknownFreeParameter) {
                            "--scenarios", kScenarios, "--out", "/tmp/never.yaml", "--free", "link.generation"});
     EXPECT_EQ(r.code, 2);
     EXPECT_NE(r.err.find("--free: key 'link.generation': not a free parameter"), std::string::npos) << r.err;
+}
+
+// A command's child processes and temporary files end with it. These run the real binary (this
+// suite is the one that has its path): a signal must reach a separate process tree.
+namespace fs = std::filesystem;
+
+class Processes : public ::testing::Test {
+protected:
+    void SetUp() override {
+        char tmpl[] = "/tmp/dmasim-signals-XXXXXX";
+        ASSERT_NE(::mkdtemp(tmpl), nullptr);
+        dir_ = tmpl;
+        tmp_ = dir_ + "/tmp";
+        fs::create_directories(tmp_);
+        // Orphans are re-parented to this process, which can then see whether they end.
+        ::prctl(PR_SET_CHILD_SUBREAPER, 1);
+    }
+    void TearDown() override {
+        if (pid_ > 0) {
+            ::kill(-pid_, SIGKILL);  // anything a failed test left running
+            while (::waitpid(-pid_, nullptr, 0) > 0) {
+            }
+        }
+        ::prctl(PR_SET_CHILD_SUBREAPER, 0);
+    }
+
+    // Starts dmasim in a process group of its own, temporary files in tmp_.
+    void start(const std::vector<std::string>& args) {
+        pid_ = ::fork();
+        ASSERT_GE(pid_, 0);
+        if (pid_ == 0) {
+            ::setpgid(0, 0);
+            ::setenv("TMPDIR", tmp_.c_str(), 1);
+            const int null = ::open("/dev/null", O_WRONLY);
+            ::dup2(null, 1);
+            ::dup2(null, 2);
+            std::vector<char*> argv{const_cast<char*>(DMASIM_BINARY)};
+            for (const auto& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+            argv.push_back(nullptr);
+            ::execv(DMASIM_BINARY, argv.data());
+            ::_exit(127);
+        }
+        ::setpgid(pid_, pid_);
+    }
+
+    // Waits until a temporary file whose name starts with `prefix` exists.
+    bool wait_for_temp(const std::string& prefix, double seconds) const {
+        for (double t = 0; t < seconds; t += 0.002) {
+            for (const auto& e : fs::directory_iterator(tmp_)) {
+                if (e.path().filename().string().rfind(prefix, 0) == 0) return true;
+            }
+            ::usleep(2000);
+        }
+        return false;
+    }
+
+    // The parent's wait status, once it has ended (-1 if it did not within `seconds`).
+    int wait_parent(double seconds) const {
+        int status = 0;
+        for (double t = 0; t < seconds; t += 0.01) {
+            if (::waitpid(pid_, &status, WNOHANG) == pid_) return status;
+            ::usleep(10000);
+        }
+        return -1;
+    }
+
+    // Whether every process of the group has ended within `seconds` (each is reaped here).
+    bool group_ended(double seconds) const {
+        for (double t = 0; t < seconds; t += 0.01) {
+            while (::waitpid(-pid_, nullptr, WNOHANG) > 0) {
+            }
+            if (::kill(-pid_, 0) != 0 && errno == ESRCH) return true;
+            ::usleep(10000);
+        }
+        return false;
+    }
+
+    std::vector<std::string> temp_files() const {
+        std::vector<std::string> out;
+        for (const auto& e : fs::directory_iterator(tmp_)) out.push_back(e.path().filename().string());
+        return out;
+    }
+
+    // Two platforms: the first is simulated in a child (a 1 GiB copy: seconds), the last here.
+    std::vector<std::string> two_platform_run() const {
+        std::ofstream(dir_ + "/slow.yaml") << "name: slow\nplatform: 2gpu-rootports\nstrategy: pinned\n"
+                                              "direction: h2d\nsizes: [1GiB]\nrepetitions: 1\n";
+        std::ofstream(dir_ + "/fast.yaml") << "name: fast\nstrategy: pinned\ndirection: h2d\nsizes: [4KiB]\n";
+        return {"run", dir_ + "/slow.yaml", dir_ + "/fast.yaml", "--quiet", "--out", dir_ + "/out"};
+    }
+
+    std::string dir_;
+    std::string tmp_;
+    pid_t pid_ = -1;
+};
+
+TEST_F(Processes, SigtermEndsTheChildrenRemovesTemporaryFilesAndExits143) {
+    start(two_platform_run());
+    ASSERT_TRUE(wait_for_temp("dmasim-rows-", 60)) << "the run never forked its child";
+    ::usleep(300000);  // the child is simulating
+    ASSERT_EQ(::kill(pid_, SIGTERM), 0);
+    const int status = wait_parent(20);
+    ASSERT_NE(status, -1) << "dmasim did not end on SIGTERM";
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 128 + SIGTERM) << status;
+    EXPECT_TRUE(group_ended(5)) << "a child outlived its parent";
+    EXPECT_EQ(temp_files(), std::vector<std::string>{});
+    EXPECT_FALSE(fs::exists(dir_ + "/out"));
+}
+
+TEST_F(Processes, AChildEndsWhenItsParentIsKilled) {
+    start(two_platform_run());
+    ASSERT_TRUE(wait_for_temp("dmasim-rows-", 60)) << "the run never forked its child";
+    ::usleep(300000);
+    ASSERT_EQ(::kill(pid_, SIGKILL), 0);  // no handler runs: the child must notice by itself
+    const int status = wait_parent(20);
+    ASSERT_NE(status, -1);
+    EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << status;
+    EXPECT_TRUE(group_ended(3)) << "the child kept simulating after its parent died";
+    // The child removes the files it was writing.
+    EXPECT_EQ(temp_files(), std::vector<std::string>{});
+}
+
+TEST_F(Processes, SigtermDuringACalibrationEndsItsStepAndRemovesItsFile) {
+    const std::string fixtures = std::string(DMASIM_SOURCE_DIR) + "/tests/app/fixtures/compare";
+    start({"calibrate", "--measured", fixtures + "/measured.csv", "--scenarios", fixtures + "/scenarios", "--out",
+           dir_ + "/cal.yaml", "--free", "runtime.call_overhead", "--max-evaluations", "100000", "--folds", "4", "--quiet"});
+    ASSERT_TRUE(wait_for_temp("dmasim-calibrate-", 60)) << "calibrate never forked a step";
+    ASSERT_EQ(::kill(pid_, SIGTERM), 0);
+    const int status = wait_parent(20);
+    ASSERT_NE(status, -1);
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 128 + SIGTERM) << status;
+    EXPECT_TRUE(group_ended(5));
+    EXPECT_EQ(temp_files(), std::vector<std::string>{});
+    EXPECT_FALSE(fs::exists(dir_ + "/cal.yaml"));
 }
 
 }  // namespace

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <sys/stat.h>
@@ -11,6 +13,7 @@
 
 #include "dmasim/core/plan.h"
 #include "dmasim/core/results.h"
+#include "dmasim/sim/trace.h"
 
 namespace dmasim::app {
 namespace {
@@ -148,6 +151,193 @@ TEST(Cli, PlatformNodeSettingsShowInTopologyConfigAndNotes) {
     EXPECT_NE(cfg.str().find("\"name\": \"a100-gen4\""), std::string::npos);
     EXPECT_NE(cfg.str().find("\"platform_effective\": {"), std::string::npos);
     EXPECT_NE(cfg.str().find("\"completion_size\": \"64B\""), std::string::npos);
+}
+
+std::string slurp(const std::string& path) {
+    std::stringstream ss;
+    ss << std::ifstream(path).rdbuf();
+    return ss.str();
+}
+
+std::size_t lines(const std::string& text) { return static_cast<std::size_t>(std::count(text.begin(), text.end(), '\n')); }
+
+// A bad output path is refused before the simulation: one line, exit 2, no progress line (so no
+// case was simulated), and nothing written anywhere.
+TEST(Cli, OutputThatCannotBeWrittenIsRefusedBeforeSimulating) {
+    const std::string dir = temp_dir();
+    const std::string file = write_file(dir, "afile", "x");
+    const std::string scenario = kScenarios + "pinned.yaml";
+    ASSERT_EQ(::mkdir((dir + "/tdir").c_str(), 0755), 0);
+    // A first run, to be left whole by the failing ones.
+    const std::string out = dir + "/out";
+    ASSERT_EQ(cli({"run", scenario, "--set", "sizes=4KiB", "--out", out, "--quiet"}).code, 0);
+    const std::string results = slurp(out + "/results.csv");
+    ASSERT_EQ(::unlink((out + "/links.csv").c_str()), 0);
+    ASSERT_EQ(::mkdir((out + "/links.csv").c_str(), 0755), 0);
+    struct Case {
+        std::vector<std::string> args;
+        std::string expect;
+    };
+    const Case cases[] = {
+        {{"run", scenario, "--out", file}, "afile: is a file, not a directory"},
+        {{"run", scenario, "--out", file + "/sub"}, "afile/sub: cannot create it"},
+        {{"run", scenario, "--out", out}, "out/links.csv: is a directory"},
+        {{"run", scenario, "--out", dir + "/new", "--trace", dir + "/tdir"}, "tdir: is a directory"},
+        {{"run", scenario, "--out", dir + "/new", "--trace", dir + "/new/results.csv"}, "results.csv: is named for two outputs"},
+        {{"run", scenario, "--out", dir + "/new", "--trace", file + "/t.json"}, "afile/t.json: cannot write it"},
+        {{"compare", "--measured", std::string(DMASIM_SOURCE_DIR) + "/tests/app/fixtures/compare/measured.csv",
+          "--scenarios", std::string(DMASIM_SOURCE_DIR) + "/tests/app/fixtures/compare/scenarios", "--out", file},
+         "afile: is a file"},
+        {{"calibrate", "--measured", std::string(DMASIM_SOURCE_DIR) + "/tests/app/fixtures/compare/measured.csv",
+          "--out", dir + "/tdir"},
+         "tdir: is a directory"},
+        {{"spread", "--measured", std::string(DMASIM_SOURCE_DIR) + "/tests/app/fixtures/compare/measured.csv", "--out",
+          file},
+         "afile: is a file"},
+        {{"plan", scenario, "--out", dir + "/tdir"}, "tdir: is a directory"},
+    };
+    for (const auto& c : cases) {
+        const Outcome r = cli(c.args);
+        EXPECT_EQ(r.code, 2) << c.expect << "\n" << r.err;
+        EXPECT_NE(r.err.find(c.expect), std::string::npos) << r.err;
+        EXPECT_EQ(lines(r.err), 1U) << r.err;
+    }
+    EXPECT_EQ(slurp(out + "/results.csv"), results);
+    EXPECT_EQ(slurp(file), "x");
+    EXPECT_FALSE(exists(dir + "/new"));
+}
+
+// The results and the timeline are one output: both or neither.
+TEST(Cli, TimelineIsWrittenWithTheResults) {
+    const std::string dir = temp_dir();
+    const Outcome r = cli({"run", kScenarios + "pinned.yaml", "--set", "sizes=64KiB", "--set", "direction=h2d", "--out",
+                           dir + "/out", "--trace", dir + "/tl/t.json", "--trace-resolution", "1ns", "--quiet"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    EXPECT_NE(slurp(dir + "/tl/t.json").find("\"traceEvents\""), std::string::npos);
+    EXPECT_TRUE(exists(dir + "/out/results.csv"));
+    EXPECT_EQ(r.err, "");  // a few thousand events: no truncation warning
+}
+
+TEST(Cli, TraceResolutionIsBoundedWithOrWithoutATrace) {
+    const std::string dir = temp_dir();
+    for (const char* res : {"1ps", "999ps", "-1us", "2s", "10parsecs"}) {
+        for (const bool trace : {false, true}) {
+            std::vector<std::string> args{"run", kScenarios + "pinned.yaml", "--out", dir + "/out", "--trace-resolution", res};
+            if (trace) args.insert(args.end(), {"--trace", dir + "/t.json"});
+            const Outcome r = cli(args);
+            EXPECT_EQ(r.code, 2) << res;
+            EXPECT_NE(r.err.find("--trace-resolution: key '" + std::string(res) + "'"), std::string::npos) << r.err;
+            EXPECT_EQ(lines(r.err), 1U) << r.err;
+        }
+    }
+    EXPECT_FALSE(exists(dir + "/out"));
+    EXPECT_FALSE(exists(dir + "/t.json"));
+}
+
+// The timeline stops recording link counters at a bound (the events of a 1 GiB copy at 1 ns
+// windows would take gigabytes), says so, and keeps every span.
+TEST(Cli, TimelineCountersStopAtABound) {
+    sim::Tracer tracer(1000.0);
+    const int track = tracer.track("cpu", "thread");
+    std::size_t before = 0;
+    double t = 0;
+    for (int i = 0; i < 50'000'000 && (i == 0 || tracer.events() > before); ++i) {
+        before = tracer.events();
+        tracer.counter("link", "busy", t += 1000.0, 50.0);
+    }
+    const std::size_t bound = tracer.events();
+    EXPECT_LT(bound, 10'000'000U) << "counters never stopped";
+    tracer.span(track, "late call", t, t + 1000.0);
+    EXPECT_EQ(tracer.events(), bound + 1) << "a span after the bound is still recorded";
+    const std::string json = tracer.json();
+    EXPECT_LT(json.find("timeline truncated"), 65536U);  // where dmasim run looks for it
+    EXPECT_NE(json.find("\"late call\""), std::string::npos);
+}
+
+TEST(Cli, NumericFlagsAreRangeChecked) {
+    const std::string dir = temp_dir();
+    const std::string measured = std::string(DMASIM_SOURCE_DIR) + "/tests/app/fixtures/compare/measured.csv";
+    const std::vector<std::vector<std::string>> cases = {
+        {"--max-evaluations", "-1"}, {"--max-evaluations", "0"}, {"--max-evaluations", "1e3x"},
+        {"--max-evaluations", "100001"}, {"--folds", "1"}, {"--folds", "-3"}, {"--folds", "101"},
+        {"--folds", "two"}, {"--max-size", "-1MiB"}, {"--max-size", "0B"}, {"--max-size", "65GiB"},
+    };
+    for (const auto& flag : cases) {
+        std::vector<std::string> args{"calibrate", "--measured", measured, "--out", dir + "/cal.yaml"};
+        args.insert(args.end(), flag.begin(), flag.end());
+        const Outcome r = cli(args);
+        EXPECT_EQ(r.code, 2) << flag[0] << " " << flag[1];
+        EXPECT_EQ(r.err.rfind("dmasim: error: " + flag[0] + ":", 0), 0U) << r.err;
+        EXPECT_EQ(lines(r.err), 1U) << r.err;
+    }
+    // More folds than usable rows (the fixture has four) cannot each hold a row out.
+    const Outcome folds = cli({"calibrate", "--measured", measured, "--scenarios",
+                               std::string(DMASIM_SOURCE_DIR) + "/tests/app/fixtures/compare/scenarios", "--out",
+                               dir + "/cal.yaml", "--free", "runtime.call_overhead", "--folds", "5", "--quiet"});
+    EXPECT_EQ(folds.code, 2);
+    EXPECT_NE(folds.err.find("--folds: key '5': more folds than the 4 usable rows"), std::string::npos) << folds.err;
+    EXPECT_FALSE(exists(dir + "/cal.yaml"));
+    // A usage error is one line too.
+    const Outcome usage = cli({"run"});
+    EXPECT_EQ(usage.code, 2);
+    EXPECT_EQ(lines(usage.err), 1U) << usage.err;
+}
+
+// No command writes into results/ (committed files) unless told to by name, and no example in
+// the README or docs tells it to: a reader who runs them as written must not rewrite the
+// committed results.
+TEST(Docs, NoDefaultAndNoExampleOverwritesCommittedFiles) {
+    for (const char* sub : {"run", "compare", "spread"}) {
+        const Outcome help = cli({sub, "--help"});
+        ASSERT_EQ(help.code, 0);
+        const auto at = help.out.find("--out");
+        ASSERT_NE(at, std::string::npos) << sub;
+        const std::string line = help.out.substr(at, help.out.find('\n', at) - at);
+        EXPECT_NE(line.find("=out/"), std::string::npos) << sub << ": " << line;
+    }
+    std::vector<std::string> docs{"README.md"};
+    for (const char* d : {"calibration", "figures", "harness", "model", "plan", "platforms", "results", "scenarios", "timeline"}) {
+        docs.push_back("docs/" + std::string(d) + ".md");
+    }
+    int examples = 0;
+    for (const auto& doc : docs) {
+        std::istringstream text(slurp(std::string(DMASIM_SOURCE_DIR) + "/" + doc));
+        ASSERT_TRUE(text.rdbuf()->in_avail() > 0) << doc;
+        bool fenced = false;
+        int lineno = 0;
+        for (std::string line; std::getline(text, line);) {
+            ++lineno;
+            if (line.rfind("```", 0) == 0) fenced = !fenced;
+            // Commands in code blocks, and `dmasim ...` or `./scripts/...` in running text.
+            std::vector<std::string> commands;
+            if (fenced) commands.push_back(line);
+            for (std::size_t a = line.find('`'); a != std::string::npos; a = line.find('`', a + 1)) {
+                const std::size_t b = line.find('`', a + 1);
+                if (b == std::string::npos) break;
+                commands.push_back(line.substr(a + 1, b - a - 1));
+                a = b;
+            }
+            for (std::string c : commands) {
+                c = c.substr(0, c.find('#'));
+                if (c.find("dmasim ") == std::string::npos && c.find("run-main.sh") == std::string::npos) continue;
+                ++examples;
+                const std::string where = doc + ":" + std::to_string(lineno) + ": " + c;
+                for (const char* flag : {"-o ", "--out ", "--trace ", "--out=", "--trace="}) {
+                    const auto f = c.find(flag);
+                    if (f == std::string::npos) continue;
+                    const std::string path = c.substr(f + std::strlen(flag));
+                    EXPECT_NE(path.rfind("results/", 0), 0U) << where;
+                    EXPECT_NE(path.rfind("docs/", 0), 0U) << where;
+                }
+                EXPECT_EQ(c.find("--regenerate"), std::string::npos) << where;
+            }
+        }
+    }
+    EXPECT_GT(examples, 20);
+    // The quick start's script writes out/ unless asked for the committed files.
+    const std::string script = slurp(std::string(DMASIM_SOURCE_DIR) + "/scripts/run-main.sh");
+    EXPECT_NE(script.find("out=${OUT:-out/sim}"), std::string::npos);
+    EXPECT_NE(script.find("--regenerate"), std::string::npos);
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 // dmasim compare on a small committed data set (tests/app/fixtures/compare).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -136,6 +137,43 @@ TEST(Compare, ALeaseFolderIsOneLease) {
     EXPECT_EQ(rows[1][13], "0.00");
     EXPECT_EQ(rows[1][14], "0");
     EXPECT_NE(r.out.find("median over 1 lease: l1 (legacy);"), std::string::npos) << r.out;
+}
+
+// A measured value out of range is refused where it is read, naming the file, the line and the
+// column, before anything is simulated or written. (These once hung compare, or reached
+// compare.csv as nan or a negative GB/s.)
+TEST(Compare, MeasuredValuesOutOfRangeAreRefusedNamingFileLineAndColumn) {
+    namespace fs = std::filesystem;
+    char tmpl[] = "/tmp/dmasim-compare-bad-XXXXXX";
+    ASSERT_NE(::mkdtemp(tmpl), nullptr);
+    const std::vector<std::string> header = read_csv(kFixtures + "/measured.csv").front();
+    const std::pair<const char*, const char*> cases[] = {
+        {"size_bytes", "-4096"}, {"size_bytes", "0"},     {"size_bytes", "1e400"}, {"time_us", "nan"},
+        {"time_us", "-3"},       {"time_us", "inf"},      {"directions", "1e20"},  {"directions", "0"},
+        {"repetitions", "-1"},   {"p90_us", "nan"},
+    };
+    for (const auto& [column, value] : cases) {
+        auto rows = read_csv(kFixtures + "/measured.csv");
+        const auto col = std::find(header.begin(), header.end(), column) - header.begin();
+        ASSERT_LT(static_cast<std::size_t>(col), header.size()) << column;
+        rows[2][static_cast<std::size_t>(col)] = value;
+        // The bad file is one run of a lease of a machine folder, as compare mostly reads them.
+        const fs::path csv = fs::path(tmpl) / "measured" / "l1" / "run1" / "measured.csv";
+        fs::create_directories(csv.parent_path());
+        std::ofstream f(csv);
+        for (const auto& row : rows) {
+            for (std::size_t i = 0; i < row.size(); ++i) f << (i ? "," : "") << row[i];
+            f << "\n";
+        }
+        f.close();
+        const std::string out = std::string(tmpl) + "/out";
+        const Outcome r = cli({"compare", "--measured", std::string(tmpl) + "/measured", "--scenarios",
+                               kFixtures + "/scenarios", "--out", out});
+        EXPECT_EQ(r.code, 2) << column << "=" << value;
+        EXPECT_NE(r.err.find("l1/run1/measured.csv:3: key '" + std::string(column) + "'"), std::string::npos) << r.err;
+        EXPECT_EQ(std::count(r.err.begin(), r.err.end(), '\n'), 1) << r.err;
+        EXPECT_FALSE(fs::exists(out)) << column << "=" << value;
+    }
 }
 
 }  // namespace

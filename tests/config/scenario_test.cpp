@@ -198,5 +198,166 @@ TEST(Scenario, IsolatingCaseOptionsAreChecked) {
               std::string::npos);
 }
 
+// Issue 11: values without an upper bound passed validation and then made `run` hang or grow
+// memory. Every scenario value now has a bound (core/limits.h, docs/scenarios.md "Limits").
+TEST(ScenarioLimits, SizesAboveTheLargestCopyAreRefused) {
+    EXPECT_EQ(error_of("strategy: pinned\nsizes: 64GiB\n"), "");
+    const std::string e = error_of("strategy: pinned\nsizes: 1TiB\n");
+    EXPECT_NE(e.find("key 'sizes'"), std::string::npos) << e;
+    EXPECT_NE(e.find("64GiB"), std::string::npos) << e;
+    EXPECT_NE(error_of("strategy: pinned\nsizes: 68719476737B\n").find("key 'sizes'"), std::string::npos);
+    EXPECT_NE(error_of("strategy: pinned\nsizes: {from: 1MiB, to: 1TiB}\n").find("key 'sizes.to'"), std::string::npos);
+    EXPECT_NE(error_of("strategy: pinned\nsizes: 4KiB\n", {parse_set("sizes=4KiB,2TiB")}).find("key 'sizes'"),
+              std::string::npos);
+}
+
+TEST(ScenarioLimits, RangesAreCountedBeforeTheyAreExpanded) {
+    // 2^36 sizes: expanding them first ran `validate` out of memory. The exact count in the
+    // message can only come from counting, since expansion stops at 10001 sizes.
+    const std::string e = error_of("strategy: pinned\nsizes: {from: 1B, to: 64GiB, step: 1B}\n");
+    EXPECT_NE(e.find("key 'sizes'"), std::string::npos) << e;
+    EXPECT_NE(e.find("68719476736 sizes"), std::string::npos) << e;
+    // A factor barely above 1: the count of steps, not the sizes that rounding leaves distinct.
+    EXPECT_NE(error_of("strategy: pinned\nsizes: {from: 1B, to: 64GiB, factor: 1.000001}\n").find("more than 10000 sizes"),
+              std::string::npos);
+    // The bound itself is allowed.
+    const auto v = parse_scenarios("strategy: pinned\nsizes: {from: 1B, to: 10000B, step: 1B}\n", "s.yaml");
+    EXPECT_EQ(v[0].sizes.size(), 10000U);
+    EXPECT_NE(error_of("strategy: pinned\nsizes: {from: 1B, to: 10001B, step: 1B}\n"), "");
+    // A direct call is capped too, and does not wrap past `to`.
+    EXPECT_EQ(expand_size_range(1, std::uint64_t{1} << 40, 0, 1).size(), 10001U);
+    EXPECT_EQ(expand_size_range(~std::uint64_t{0} - 10, ~std::uint64_t{0}, 0, 8).size(), 2U);
+}
+
+TEST(ScenarioLimits, EveryCountAndDurationHasAnUpperBound) {
+    struct Case {
+        std::string yaml;
+        std::string key;
+    };
+    const std::string pinned = "strategy: pinned\nsizes: 4KiB\n";
+    const Case cases[] = {
+        {pinned + "repetitions: 1000001\n", "repetitions"},
+        {pinned + "warmup: 1000001\n", "warmup"},
+        {"strategy: registered\nsizes: 4KiB\nregistered: {reuses: 1000001}\n", "registered.reuses"},
+        {"strategy: async_overlap\nsizes: 4KiB\nasync_overlap: {streams: 65}\n", "async_overlap.streams"},
+        {"strategy: async_overlap\nsizes: 4KiB\nasync_overlap: {kernel: 3601s}\n", "async_overlap.kernel"},
+        {"strategy: zero_copy\nsizes: 4KiB\nzero_copy: {stride: 1048577}\n", "zero_copy.stride"},
+        {"strategy: zero_copy\nsizes: 4KiB\nzero_copy: {blocks: 2147483648}\n", "zero_copy.blocks"},
+        {"strategy: zero_copy\nsizes: 4KiB\nzero_copy: {pattern: chase, hops: 100000001}\n", "zero_copy.hops"},
+        {"strategy: duplex\nsizes: 4KiB\ncompute: {duration: 3601s}\n", "compute.duration"},
+        {"strategy: duplex\nsizes: 4KiB\ncompute: {blocks: 1000001}\n", "compute.blocks"},
+        {"strategy: peer\nsizes: 4KiB\npeer: {src_device: 0, dst_device: 1024}\n", "peer.dst_device"},
+        {"strategy: peer\nsizes: 4KiB\npeer: {src_device: 1024}\n", "peer.src_device"},
+        {"strategy: periodic\nframe: {count: 1000000000}\n", "frame.count"},
+        {"strategy: periodic\nframe: {count: 100001, size: 1KiB, period: 1us}\n", "frame.count"},
+        {"strategy: periodic\nframe: {size: 65GiB, count: 1}\n", "frame.size"},
+        {"strategy: periodic\nframe: {period: 3601s, count: 1}\n", "frame.period"},
+        {"strategy: periodic\nframe: {period: 500ps}\n", "frame.period"},
+        {"strategy: periodic\nframe: {deadline: 500ps}\n", "frame.deadline"},
+        {"strategy: periodic\nframe: {kernel: 3601s}\n", "frame.kernel"},
+        // One hour of frames, and 128 GiB moved in one case, at most.
+        {"strategy: periodic\nframe: {count: 1000, period: 4s, size: 1KiB}\n", "frame.count"},
+        {"strategy: periodic\nframe: {count: 100000, period: 1ms, size: 4MiB}\n", "frame.count"},
+    };
+    for (const auto& c : cases) {
+        const std::string e = error_of(c.yaml);
+        EXPECT_NE(e.find("key '" + c.key + "'"), std::string::npos) << c.yaml << " -> " << e;
+    }
+}
+
+TEST(ScenarioLimits, ValuesAtTheirBoundsPass) {
+    const auto v = parse_scenarios(
+        "name: a\nstrategy: [pinned, registered]\ndirection: h2d\nsizes: [1B, 64GiB]\nrepetitions: 1000000\n"
+        "warmup: 1000000\nregistered: {reuses: 1000000}\nhost_buffer: {offset: 1GiB}\n---\n"
+        "name: b\nstrategy: async_overlap\nsizes: [64B, 64GiB]\nasync_overlap: {streams: 64, kernel: 3600s}\n---\n"
+        "name: c\nstrategy: periodic\nframe: {count: 100000, period: 36ms, size: 1MiB, deadline: 1ns, kernel: 3600s}\n---\n"
+        "name: d\nstrategy: zero_copy\nsizes: 64GiB\ndirection: h2d\nzero_copy: {access: 16B, stride: 2, blocks: 2147483647}\n"
+        "compute: {duration: 3600s, blocks: 1000000, bytes: 1TiB}\n---\n"
+        "name: e\nstrategy: peer\nsizes: 64GiB\npeer: {src_device: 1023, dst_device: 0}\n",
+        "s.yaml");
+    ASSERT_EQ(v.size(), 5U);
+    EXPECT_EQ(v[0].sizes.back(), std::uint64_t{64} << 30);
+    EXPECT_EQ(v[2].options.periodic.count, 100000);
+}
+
+TEST(ScenarioLimits, FlowsAreBounded) {
+    const std::string head = "platform: workstation-2gpu-switch\nflows:\n";
+    EXPECT_EQ(error_of(head + "  - {size: 64GiB}\n  - {size: 64GiB, device: 1}\n"), "");
+    EXPECT_NE(error_of(head + "  - {size: 65GiB}\n").find("key 'flows[0].size'"), std::string::npos);
+    EXPECT_NE(error_of(head + "  - {size: 64GiB}\n  - {size: 64GiB}\n  - {size: 1MiB}\n").find("key 'flows[2].size'"),
+              std::string::npos);
+    EXPECT_NE(error_of(head + "  - {size: 1MiB, start: 3601s}\n").find("key 'flows[0].start'"), std::string::npos);
+    EXPECT_NE(error_of(head + "  - {size: 1MiB, device: 1024}\n").find("key 'flows[0].device'"), std::string::npos);
+    std::string many = head;
+    for (int i = 0; i < 65; ++i) many += "  - {size: 1MiB}\n";
+    EXPECT_NE(error_of(many).find("key 'flows': 65 flows"), std::string::npos);
+}
+
+// Cases that used to pass validation and then deadlock or run for hours.
+TEST(ScenarioLimits, CasesTheModelCannotFinishAreRefused) {
+    // async_overlap below its stream count: an empty chunk deadlocked the whole run.
+    std::string e = error_of("strategy: async_overlap\nsizes: [1MiB, 3B]\nasync_overlap: {streams: 4}\n");
+    EXPECT_NE(e.find("key 'sizes': 3B is below async_overlap.streams (4)"), std::string::npos) << e;
+    EXPECT_EQ(error_of("strategy: async_overlap\nsizes: 4B\nasync_overlap: {streams: 4}\n"), "");
+    // A BAR window of 4 KiB cuts 64 GiB into 16M remaps.
+    e = error_of("platform: radar-switch\nstrategy: third_party_dma\nsizes: 64GiB\ngpu: {bar_aperture: 4KiB}\n");
+    EXPECT_NE(e.find("key 'gpu.bar_aperture'"), std::string::npos) << e;
+    EXPECT_EQ(error_of("platform: radar-switch\nstrategy: third_party_dma\nsizes: 64GiB\ngpu: {bar_aperture: 256MiB}\n"), "");
+    // The campaign's 1-byte window is refused, whichever check sees it first.
+    EXPECT_NE(error_of("platform: radar-switch\nstrategy: third_party_dma\nsizes: 1MiB\ngpu: {bar_aperture: 1B}\n")
+                  .find("key 'gpu.bar_aperture'"),
+              std::string::npos);
+    // Staging 64 GiB through 4 KiB bounce buffers: 16M chunks.
+    e = error_of("strategy: pageable\nsizes: 64GiB\npageable: {bounce_size: 4KiB}\n");
+    EXPECT_NE(e.find("key 'pageable.bounce_size'"), std::string::npos) << e;
+    e = error_of("strategy: periodic\nframe: {via: pageable, count: 100000, size: 1MiB, period: 10ms}\npageable: {bounce_size: 4KiB}\n");
+    EXPECT_NE(e.find("key 'frame.count'"), std::string::npos) << e;
+    // Strided 1-byte zero-copy accesses move a 32-byte sector each: 32x the work.
+    e = error_of("strategy: zero_copy\nsizes: 64GiB\ndirection: h2d\nzero_copy: {access: 1B, stride: 32}\n");
+    EXPECT_NE(e.find("key 'sizes'"), std::string::npos) << e;
+    EXPECT_EQ(error_of("strategy: zero_copy\nsizes: 4GiB\ndirection: h2d\nzero_copy: {access: 1B, stride: 32}\n"), "");
+    // Uncached 1-byte loads: a round trip per byte.
+    e = error_of("strategy: cpu_mapped\nsizes: 64GiB\ndirection: d2h\ncpu: {mmio_read_bytes: 1B}\n");
+    EXPECT_NE(e.find("key 'sizes'"), std::string::npos) << e;
+}
+
+// What `dmasim plan` writes must be what dmaprobe runs (gpu_validation/src/spec.cpp): these
+// cases used to expand into plan lines dmaprobe refused.
+TEST(ScenarioLimits, CasesDmaprobeRefusesAreRefusedHere) {
+    EXPECT_NE(error_of("strategy: zero_copy\nsizes: 4098B\nzero_copy: {access: 4B}\n").find("multiple of zero_copy.access"),
+              std::string::npos);
+    EXPECT_NE(error_of("strategy: zero_copy\nsizes: 32B\nzero_copy: {pattern: chase}\n").find("chase node"),
+              std::string::npos);
+    EXPECT_NE(error_of("strategy: zero_copy\nsizes: 4KiB\nzero_copy: {pattern: chase}\ncompute: {duration: 1ms}\n")
+                  .find("key 'compute.duration'"),
+              std::string::npos);
+    EXPECT_NE(error_of("strategy: duplex\nsizes: 4KiB\nduplex: {host_memory: pageable}\ncompute: {duration: 1ms}\n")
+                  .find("key 'compute.duration'"),
+              std::string::npos);
+    EXPECT_NE(error_of("strategy: [pinned, pageable]\nsizes: 4KiB\nhost_buffer: {fresh: true}\n").find("key 'host_buffer.fresh'"),
+              std::string::npos);
+    EXPECT_EQ(error_of("strategy: pageable\nsizes: 4KiB\nhost_buffer: {fresh: true}\n"), "");
+    EXPECT_NE(error_of("strategy: peer\ndirection: both\nsizes: 4KiB\npeer: {access: on, src_device: 0, dst_device: 0}\n")
+                  .find("key 'direction'"),
+              std::string::npos);
+    // Without a direction, a copy within one GPU is one-way only (peer's default adds 'both').
+    const auto v = parse_scenarios("strategy: peer\nsizes: 4KiB\npeer: {access: on, src_device: 0, dst_device: 0}\n", "s.yaml");
+    EXPECT_EQ(v[0].directions, (std::vector<std::string>{"h2d"}));
+    // dmaprobe measures peer one way (h2d) or both ways, and a chase as loads (h2d).
+    EXPECT_NE(error_of("strategy: peer\ndirection: d2h\nsizes: 4KiB\n").find("key 'direction'"), std::string::npos);
+    EXPECT_NE(error_of("strategy: zero_copy\ndirection: d2h\nsizes: 4KiB\nzero_copy: {pattern: chase}\n").find("key 'direction'"),
+              std::string::npos);
+    const auto chase = parse_scenarios("strategy: zero_copy\nsizes: 4KiB\nzero_copy: {pattern: chase}\n", "s.yaml");
+    EXPECT_EQ(chase[0].directions, (std::vector<std::string>{"h2d"}));
+    // The model runs cpu_mapped one direction at a time: 'both' failed only once simulated.
+    EXPECT_NE(error_of("strategy: cpu_mapped\ndirection: both\nsizes: 4KiB\n").find("key 'direction'"), std::string::npos);
+    // Pinned both ways is simulated; dmaprobe measures it as duplex, so the plan skips it.
+    const core::Plan plan = expand_plan(parse_scenarios("strategy: [pinned, pageable]\ndirection: [h2d, both]\nsizes: 4KiB\n", "s.yaml"));
+    ASSERT_EQ(plan.cases.size(), 4U);
+    EXPECT_FALSE(plan.cases[0].has("hw_skip"));
+    EXPECT_NE(plan.cases[1].str_or("hw_skip", "").find("duplex"), std::string::npos);
+    EXPECT_NE(plan.cases[3].str_or("hw_skip", "").find("duplex.host_memory: pageable"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace dmasim::config

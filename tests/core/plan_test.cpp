@@ -5,6 +5,7 @@
 #include <sstream>
 
 #include "dmasim/core/error.h"
+#include "dmasim/core/limits.h"
 
 namespace dmasim::core {
 namespace {
@@ -27,6 +28,31 @@ TEST(Plan, RoundTripKeepsEveryValueIncludingAwkwardCharacters) {
     EXPECT_EQ(back.cases[0].integer("period_ns"), 8000000);
     EXPECT_DOUBLE_EQ(back.cases[0].real("ratio"), 0.125);
     EXPECT_EQ(back.cases[0].items().size(), 5U);
+}
+
+// The limits dmasim and dmaprobe share (limits.h) travel through the plan as signed 64-bit
+// integers, in the units the plan uses (bytes, nanoseconds): each must survive the round trip.
+TEST(Plan, TheSharedLimitsRoundTripAsPlanIntegers) {
+    namespace lim = limits;
+    PlanCase c;
+    c.set("size_bytes", lim::kMaxCopyBytes);
+    c.set("compute_bytes", lim::kMaxComputeBytes);
+    c.set("kernel_ns", lim::kMaxDurationNs);
+    c.set("blocks", lim::kMaxGridBlocks);
+    Plan plan;
+    plan.cases.push_back(c);
+    std::stringstream ss;
+    write_plan(ss, plan);
+    const PlanCase back = read_plan(ss, "mem").cases.at(0);
+    EXPECT_EQ(static_cast<std::uint64_t>(back.integer("size_bytes")), lim::kMaxCopyBytes);
+    EXPECT_EQ(static_cast<std::uint64_t>(back.integer("compute_bytes")), lim::kMaxComputeBytes);
+    EXPECT_EQ(back.integer("kernel_ns"), lim::kMaxDurationNs);
+    EXPECT_EQ(back.integer("blocks"), lim::kMaxGridBlocks);
+    // dmaprobe multiplies frames by the period (ns) and by the size: neither product overflows.
+    EXPECT_LT(static_cast<double>(lim::kMaxFrames) * static_cast<double>(lim::kMaxDurationNs), 9.2e18);
+    EXPECT_LT(static_cast<double>(lim::kMaxFrames) * static_cast<double>(lim::kMaxCopyBytes), 1.8e19);
+    // One case moves both directions of the largest copy.
+    EXPECT_EQ(lim::kMaxCaseBytes, 2 * lim::kMaxCopyBytes);
 }
 
 TEST(Plan, RejectsMissingHeaderAndMalformedTokens) {

@@ -5,6 +5,9 @@
 #include <cstdio>
 #include <fstream>
 #include <sstream>
+#include <string>
+#include <vector>
+#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -131,23 +134,202 @@ TEST(Results, Percentiles) {
     EXPECT_DOUBLE_EQ(percentile({1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}, 0.1), 2.0);
 }
 
-TEST(Results, OutputFilesAppearOnlyOnCommit) {
+TEST(Results, ReaderRangeChecksEveryValueAndNamesLineAndColumn) {
+    const std::string header = results_csv_header() + "\n";
+    const std::string good = "s,pinned,h2d,1,4096,7.5,0.5,hw,20,7.4,7.6,7.3,7.9,,ok,,0.01\n";
+    // Each a field of the good row broken: (column, value, what the message must say).
+    struct Case {
+        int column;
+        const char* value;
+        const char* expect;
+    };
+    const Case cases[] = {
+        {4, "-4096", "key 'size_bytes': '-4096' is not a whole number of bytes"},
+        {4, "0", "key 'size_bytes'"},
+        {4, "1e400", "key 'size_bytes'"},
+        {4, "4096.5", "key 'size_bytes'"},
+        {4, "68719476737", "key 'size_bytes'"},  // one byte above the largest copy
+        {3, "1e20", "key 'directions': '1e20' is not 1 or 2"},
+        {3, "0", "key 'directions'"},
+        {3, "3", "key 'directions'"},
+        {5, "nan", "key 'time_us': 'nan' is not a finite number"},
+        {5, "inf", "key 'time_us'"},
+        {5, "-3", "key 'time_us': '-3' is negative"},
+        {5, "0", "key 'time_us': an ok row's time must be positive"},
+        {8, "-1", "key 'repetitions'"},
+        {8, "0", "key 'repetitions'"},
+        {9, "nan", "key 'p10_us'"},
+        {12, "-inf", "key 'max_us'"},
+        {16, "nan", "key 'cv'"},
+        {16, "-0.5", "key 'cv'"},
+    };
+    for (const auto& c : cases) {
+        std::vector<std::string> f;
+        std::stringstream fields(good.substr(0, good.size() - 1));
+        for (std::string cell; std::getline(fields, cell, ',');) f.push_back(cell);
+        f.resize(17);
+        f[static_cast<std::size_t>(c.column)] = c.value;
+        std::string row;
+        for (std::size_t i = 0; i < f.size(); ++i) row += (i ? "," : "") + f[i];
+        std::stringstream ss(header + good + row + "\n");
+        try {
+            read_results_csv(ss, "m.csv");
+            ADD_FAILURE() << "accepted " << c.value << " in column " << c.column;
+        } catch (const InputError& e) {
+            const std::string what = e.what();
+            EXPECT_EQ(what.rfind("m.csv:3: ", 0), 0U) << what;  // the line of the bad row
+            EXPECT_NE(what.find(c.expect), std::string::npos) << what;
+        }
+    }
+    // Rows that are not ok carry no time and may have run no repetition.
+    std::stringstream skipped(header + "s,peer,h2d,1,4096,0,0,hw,0,0,0,0,0,,skipped,needs two GPUs,0\n");
+    const auto rows = read_results_csv(skipped, "m.csv");
+    ASSERT_EQ(rows.size(), 1U);
+    EXPECT_EQ(rows[0].repetitions, 0);
+    EXPECT_EQ(rows[0].status, "skipped");
+}
+
+std::string temp_dir() {
     char tmpl[] = "/tmp/dmasim-out-XXXXXX";
-    ASSERT_NE(::mkdtemp(tmpl), nullptr);
-    const std::string dir = std::string(tmpl) + "/nested/out";
+    EXPECT_NE(::mkdtemp(tmpl), nullptr);
+    return tmpl;
+}
+
+std::string slurp(const std::string& path) {
+    std::stringstream ss;
+    ss << std::ifstream(path).rdbuf();
+    return ss.str();
+}
+
+// Entries of a directory whose name starts with '.': the writer's temporary files.
+std::vector<std::string> hidden_entries(const std::string& dir) {
+    std::vector<std::string> out;
+    DIR* d = ::opendir(dir.c_str());
+    if (d == nullptr) return out;
+    while (const dirent* e = ::readdir(d)) {
+        const std::string n = e->d_name;
+        if (n != "." && n != ".." && n[0] == '.') out.push_back(n);
+    }
+    ::closedir(d);
+    return out;
+}
+
+bool exists(const std::string& path) {
+    struct stat st {};
+    return ::stat(path.c_str(), &st) == 0;
+}
+
+TEST(Results, OutputFilesAppearOnlyOnCommit) {
+    const std::string dir = temp_dir() + "/nested/out";
     OutputFiles files(dir);
     files.add("a.csv", "x\n");
     files.add("b.json", "{}\n");
-    struct stat st {};
-    EXPECT_NE(::stat(dir.c_str(), &st), 0) << "nothing may exist before commit";
+    files.check();
+    EXPECT_FALSE(exists(dir)) << "nothing may exist before commit, not even the directory";
     const auto written = files.commit();
     ASSERT_EQ(written.size(), 2U);
-    std::ifstream in(dir + "/a.csv");
-    std::string line;
-    std::getline(in, line);
-    EXPECT_EQ(line, "x");
-    std::remove((dir + "/a.csv").c_str());
-    std::remove((dir + "/b.json").c_str());
+    EXPECT_EQ(slurp(dir + "/a.csv"), "x\n");
+    EXPECT_EQ(slurp(dir + "/b.json"), "{}\n");
+    EXPECT_TRUE(hidden_entries(dir).empty());
+    EXPECT_TRUE(hidden_entries(dir + "/..").empty());
+}
+
+TEST(Results, OutputFilesReplaceEveryFileOrNone) {
+    const std::string base = temp_dir();
+    const std::string dir = base + "/out";
+    auto run = [&](const std::string& tag) {
+        OutputFiles files(dir);
+        files.add("a.csv", tag + " a");
+        files.add("b.csv", tag + " b");
+        return files.commit();
+    };
+    run("first");
+    // A directory holding only this set's files is replaced as a whole (a new directory in one
+    // rename), so that no reader sees a.csv of one run beside b.csv of another.
+    struct stat first {}, second {};
+    ASSERT_EQ(::stat(dir.c_str(), &first), 0);
+    run("second");
+    ASSERT_EQ(::stat(dir.c_str(), &second), 0);
+    EXPECT_NE(first.st_ino, second.st_ino);
+    EXPECT_EQ(slurp(dir + "/a.csv"), "second a");
+    EXPECT_EQ(slurp(dir + "/b.csv"), "second b");
+    EXPECT_TRUE(hidden_entries(base).empty());
+
+    // One file that cannot be written (a name longer than any filesystem allows): the other
+    // is not replaced either, and no temporary file is left.
+    {
+        OutputFiles files(dir);
+        files.add("a.csv", "third a");
+        files.add(std::string(300, 'b'), "third b");
+        EXPECT_THROW(files.commit(), InputError);
+    }
+    EXPECT_EQ(slurp(dir + "/a.csv"), "second a");
+    EXPECT_TRUE(hidden_entries(base).empty());
+    EXPECT_TRUE(hidden_entries(dir).empty());
+
+    // A file of someone else's in the directory stays, and so does the directory.
+    std::ofstream(dir + "/notes.txt") << "mine";
+    struct stat before {}, after {};
+    ASSERT_EQ(::stat(dir.c_str(), &before), 0);
+    run("fourth");
+    ASSERT_EQ(::stat(dir.c_str(), &after), 0);
+    EXPECT_EQ(before.st_ino, after.st_ino);
+    EXPECT_EQ(slurp(dir + "/notes.txt"), "mine");
+    EXPECT_EQ(slurp(dir + "/b.csv"), "fourth b");
+    EXPECT_TRUE(hidden_entries(dir).empty());
+}
+
+TEST(Results, OutputFilesRefuseTargetsTheyCannotWriteBeforeWritingAny) {
+    const std::string base = temp_dir();
+    std::ofstream(base + "/afile") << "x";
+    ASSERT_EQ(::mkdir((base + "/out").c_str(), 0755), 0);
+    ASSERT_EQ(::mkdir((base + "/out/b.csv").c_str(), 0755), 0);
+    std::ofstream(base + "/out/a.csv") << "old";
+    struct Case {
+        std::string dir;
+        std::vector<std::string> names;
+        std::string extra;  // add_path
+        std::string expect;
+    };
+    const Case cases[] = {
+        {base + "/afile", {"a.csv"}, "", "afile: is a file, not a directory"},
+        {base + "/afile/sub", {"a.csv"}, "", "afile/sub: cannot create it: " + base + "/afile is a file"},
+        {base + "/out", {"a.csv", "b.csv"}, "", "out/b.csv: is a directory"},
+        {base + "/new", {"a.csv"}, base + "/new/a.csv", "new/a.csv: is named for two outputs"},
+        {base + "/new", {"a.csv"}, base + "/afile/t.json", "afile/t.json: cannot write it: "},
+        {base + "/new", {"a.csv"}, base + "/out", "out: is a directory"},
+    };
+    for (const auto& c : cases) {
+        OutputFiles files(c.dir);
+        for (const auto& n : c.names) files.add(n, "new");
+        if (!c.extra.empty()) files.add_path(c.extra, "new");
+        for (int pass = 0; pass < 2; ++pass) {
+            try {
+                pass == 0 ? files.check() : (void)files.commit();
+                ADD_FAILURE() << c.expect;
+            } catch (const InputError& e) {
+                EXPECT_NE(std::string(e.what()).find(c.expect), std::string::npos) << e.what();
+            }
+        }
+    }
+    EXPECT_EQ(slurp(base + "/out/a.csv"), "old");
+    EXPECT_FALSE(exists(base + "/new"));
+    EXPECT_TRUE(hidden_entries(base).empty());
+    EXPECT_TRUE(hidden_entries(base + "/out").empty());
+}
+
+TEST(Results, OutputFilesAreReadableAsAnyNewFile) {
+    const mode_t old = ::umask(022);
+    const std::string dir = temp_dir() + "/out";
+    OutputFiles files(dir);
+    files.add("a.csv", "x");
+    files.commit();
+    ::umask(old);
+    struct stat st {};
+    ASSERT_EQ(::stat((dir + "/a.csv").c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 0777, 0644U);
+    ASSERT_EQ(::stat(dir.c_str(), &st), 0);
+    EXPECT_EQ(st.st_mode & 0777, 0755U);
 }
 
 }  // namespace

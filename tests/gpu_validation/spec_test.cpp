@@ -9,6 +9,7 @@
 
 #include "chase.h"
 #include "dmasim/core/error.h"
+#include "dmasim/core/limits.h"
 #include "test_util.h"
 
 namespace dmaprobe {
@@ -135,6 +136,36 @@ TEST(DmaprobeSpec, BadValuesAreClearErrors) {
     EXPECT_NE(error_of("case scenario=s strategy=peer direction=both size_bytes=64 peer_access=1 src_device=1 dst_device=1" + kCommon).find("within one GPU"), std::string::npos);
     EXPECT_NE(error_of("case scenario=s strategy=periodic direction=both size_bytes=64 period_ns=10 frames=2 via=pinned" + kCommon).find("h2d or d2h"), std::string::npos);
     EXPECT_NE(error_of("case scenario=s strategy=pinned direction=h2d size_bytes=64 link_generation=9" + kCommon).find("key 'link_generation'"), std::string::npos);
+}
+
+// dmaprobe's limits are the ones dmasim validates scenarios against (dmasim/core/limits.h):
+// `dmasim plan` used to write sizes and counts dmaprobe refused (issue 11). At a limit a case
+// runs; one step past it is refused with the key named.
+TEST(DmaprobeSpec, LimitsAreTheScenarioLimits) {
+    namespace lim = dmasim::core::limits;
+    const std::string pinned = "case scenario=s strategy=pinned direction=h2d size_bytes=";
+    EXPECT_EQ(error_of(pinned + std::to_string(lim::kMaxCopyBytes) + kCommon), "");
+    EXPECT_NE(error_of(pinned + std::to_string(lim::kMaxCopyBytes + 1) + kCommon).find("key 'size_bytes'"), std::string::npos);
+    EXPECT_EQ(error_of(pinned + "64 repetitions=1000000 warmup=1000000"), "");
+    EXPECT_NE(error_of(pinned + "64 repetitions=1000001 warmup=0").find("key 'repetitions'"), std::string::npos);
+    EXPECT_NE(error_of(pinned + "64 repetitions=1 warmup=1000001").find("key 'warmup'"), std::string::npos);
+
+    const std::string async = "case scenario=s strategy=async_overlap direction=both";
+    EXPECT_EQ(error_of(async + " size_bytes=64 streams=64" + kCommon), "");
+    EXPECT_NE(error_of(async + " size_bytes=4096 streams=65" + kCommon).find("key 'streams'"), std::string::npos);
+    // A stream without a byte of its own: dmasim refuses the scenario, and so does dmaprobe.
+    EXPECT_NE(error_of(async + " size_bytes=63 streams=64" + kCommon).find("key 'size_bytes'"), std::string::npos);
+
+    const std::string frames = "case scenario=s strategy=periodic direction=h2d via=pinned";
+    EXPECT_EQ(error_of(frames + " size_bytes=1024 period_ns=36000000 frames=100000" + kCommon), "");
+    EXPECT_NE(error_of(frames + " size_bytes=1024 period_ns=1000 frames=100001" + kCommon).find("key 'frames'"), std::string::npos);
+    // An hour of frames, and 128 GiB in one case, at most.
+    EXPECT_NE(error_of(frames + " size_bytes=1024 period_ns=36000001 frames=100000" + kCommon).find("key 'frames'"), std::string::npos);
+    EXPECT_NE(error_of(frames + " size_bytes=67108864 period_ns=1000 frames=2049" + kCommon).find("key 'frames'"), std::string::npos);
+
+    EXPECT_NE(error_of("case scenario=s strategy=registered direction=h2d size_bytes=64 reuses=1000001" + kCommon).find("key 'reuses'"),
+              std::string::npos);
+    EXPECT_EQ(kChaseNodeBytes, lim::kChaseNodeBytes);
 }
 
 TEST(DmaprobeSpec, UnknownKeysAreIgnored) {

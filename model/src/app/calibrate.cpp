@@ -17,6 +17,7 @@
 
 #include "dmasim/app/commands.h"
 #include "dmasim/app/leases.h"
+#include "dmasim/app/processes.h"
 #include "dmasim/config/param_io.h"
 #include "dmasim/core/error.h"
 #include "dmasim/core/units.h"
@@ -97,33 +98,33 @@ std::map<std::string, double> predict(const std::string& scenarios_dir, const st
     std::vector<core::ResultRow> measured;
     for (const auto& r : rows) measured.push_back(r.measured);
     const auto scenarios = restrict_to_measured(load_scenario_dir(scenarios_dir, sets), measured);
-    char tmpl[] = "/tmp/dmasim-calibrate-XXXXXX";
-    const int fd = ::mkstemp(tmpl);
-    if (fd < 0) throw std::runtime_error("cannot create a temporary file in /tmp");
-    ::close(fd);
-    const pid_t pid = ::fork();
+    const TempFile rows_file("dmasim-calibrate-");
+    const pid_t pid = fork_child({rows_file.path()});
     if (pid == 0) {
         int status = 0;
         try {
-            std::ofstream f(tmpl);
+            std::ofstream f(rows_file.path());
             core::write_results_csv(f, simulate_quietly(scenarios));
+            f.close();
+            if (!f) throw std::runtime_error("cannot write " + rows_file.path());
         } catch (const std::exception& e) {
             std::fprintf(stderr, "dmasim calibrate: simulation failed: %s\n", e.what());
+            status = 1;
+        } catch (...) {
+            // Unwinding further would run the parent's code in this process.
             status = 1;
         }
         std::_Exit(status);
     }
-    int status = 0;
-    ::waitpid(pid, &status, 0);
+    const int status = wait_child(pid);
     std::map<std::string, double> out;
-    if (pid > 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
-        std::ifstream in(tmpl);
+    if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+        std::ifstream in(rows_file.path());
         // A not_modelled row has no time to fit to.
-        for (const auto& r : core::read_results_csv(in, tmpl)) {
+        for (const auto& r : core::read_results_csv(in, rows_file.path())) {
             if (r.status == "ok" && r.time_us > 0.0) out[result_key(r)] = r.time_us;
         }
     }
-    std::remove(tmpl);
     if (out.empty()) throw std::runtime_error("a calibration step's simulation failed");
     return out;
 }
@@ -304,6 +305,10 @@ LeaveOneLeaseOut leave_one_lease_out(const std::vector<FreeParam>& free, const s
 int cmd_calibrate(const CalibrateOptions& o, int argc, char** argv, std::ostream& out, std::ostream& err) {
     // The fit is to cross-lease medians: what repeats across machines of the kind, not one
     // machine's luck.
+    // The fit takes minutes: a file that could not be written is refused first.
+    core::OutputFiles planned;
+    planned.add_path(o.out_file, {});
+    planned.check();
     const MeasuredSet set = read_measured_set(o.measured);
     const std::vector<CrossLeaseRow> across = cross_lease(set.leases);
     const std::vector<core::ResultRow> measured = cross_lease_rows(across);
@@ -342,6 +347,10 @@ int cmd_calibrate(const CalibrateOptions& o, int argc, char** argv, std::ostream
     if (rows.size() < free.size() + 1) {
         throw core::InputError(csv_path, "", "only " + std::to_string(rows.size()) + " usable rows for " +
                                                  std::to_string(free.size()) + " free parameters");
+    }
+    if (o.folds > 0 && static_cast<std::size_t>(o.folds) > rows.size()) {
+        throw core::InputError("--folds", std::to_string(o.folds),
+                               "more folds than the " + std::to_string(rows.size()) + " usable rows");
     }
     // Fixed split: a fifth of the rows, chosen by a hash of their key, is held out.
     constexpr int kSplit = 5;
@@ -438,9 +447,8 @@ int cmd_calibrate(const CalibrateOptions& o, int argc, char** argv, std::ostream
     }
     y << "residuals:\n" << residuals.str();
 
-    const auto slash = o.out_file.find_last_of('/');
-    core::OutputFiles files(slash == std::string::npos ? std::string(".") : o.out_file.substr(0, slash));
-    files.add(slash == std::string::npos ? o.out_file : o.out_file.substr(slash + 1), y.str());
+    core::OutputFiles files;
+    files.add_path(o.out_file, y.str());
     files.commit();
 
     out << fmt::format("{:<36} {:>16} {:>16}\n", "parameter", "default", "fitted");

@@ -1,5 +1,6 @@
 #include "dmasim/app/commands.h"
 #include "dmasim/app/leases.h"
+#include "dmasim/app/processes.h"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -13,12 +14,18 @@
 #include <iostream>
 #include <memory>
 #include <sstream>
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <pthread.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <iterator>
 
 #include "dmasim/config/param_io.h"
 #include "dmasim/config/plan_expand.h"
@@ -44,7 +51,8 @@ constexpr int kExitBadInput = 2;
 struct Options {
     std::vector<std::string> files;
     std::vector<std::string> sets;
-    std::string out_dir = "results/sim";
+    // Not results/: the committed predictions are replaced only when asked for by name.
+    std::string out_dir = "out/sim";
     std::string plan_out;
     bool explain = false;
     bool quiet = false;
@@ -214,9 +222,8 @@ int cmd_plan(const Options& o, std::ostream& out) {
         out << text.str();
         return kExitOk;
     }
-    const auto slash = o.plan_out.find_last_of('/');
-    core::OutputFiles files(slash == std::string::npos ? std::string(".") : o.plan_out.substr(0, slash));
-    files.add(slash == std::string::npos ? o.plan_out : o.plan_out.substr(slash + 1), text.str());
+    core::OutputFiles files;
+    files.add_path(o.plan_out, text.str());
     files.commit();
     out << fmt::format("wrote {} cases to {}\n", plan.cases.size(), o.plan_out);
     return kExitOk;
@@ -244,7 +251,7 @@ void simulate_group(const std::vector<const config::Scenario*>& group, const Opt
         const topology::Platform links = topology::load_platform(s);  // this scenario's link settings
         if (!s.flows.empty()) {
             // Contention: all flows in one simulation, a row each.
-            const sim::CaseResult res = simulator.run_flows(s.params, s.flows, &links, s.name + ": flows");
+            const sim::CaseResult res = simulator.run_flows(s.params, s.flows, &links, s.name + ": flows", s.file);
             done += s.flows.size();
             for (std::size_t i = 0; i < s.flows.size(); ++i) {
                 core::ResultRow r;
@@ -292,7 +299,7 @@ void simulate_group(const std::vector<const config::Scenario*>& group, const Opt
                     const sim::CaseResult res = simulator.run(
                         s.params, sim::CaseSpec{strategy, direction, size, s.options,
                                                 s.name + ": " + strategy + " " + direction + " " + human_size(size),
-                                                &links});
+                                                &links, s.file});
                     const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
                     for (const auto& rr : res.rows) {
                         core::ResultRow r = base;
@@ -353,6 +360,8 @@ std::string lease_names(const MeasuredSet& set) {
     return names;
 }
 
+const char* const kCompareFiles[] = {"compare.csv", "summary.csv", "meta.json"};
+
 int cmd_compare(const Options& o, int argc, char** argv, std::ostream& out, std::ostream& err) {
     // A machine's leases, or one lease, or one CSV: measured values are cross-lease medians.
     const MeasuredSet set = read_measured_set(o.measured);
@@ -364,6 +373,10 @@ int cmd_compare(const Options& o, int argc, char** argv, std::ostream& out, std:
     for (const auto& s : o.sets) sets.push_back(config::parse_set(s));
     const std::vector<config::Scenario> selected = restrict_to_measured(load_scenario_dir(o.scenarios_dir, sets), hw);
     if (selected.empty()) throw core::InputError(csv_path, "scenario", "no measured row names a scenario in " + o.scenarios_dir);
+    // Where the files go is checked before the simulation.
+    core::OutputFiles planned(o.out_dir);
+    for (const char* name : kCompareFiles) planned.add(name, {});
+    planned.check();
     Options quiet = o;
     quiet.quiet = true;
     std::vector<core::ResultRow> sim;
@@ -429,8 +442,8 @@ int cmd_compare(const Options& o, int argc, char** argv, std::ostream& out, std:
                        set.leases.size(), set.leases.size() == 1 ? "" : "s", lease_names(set), flagged, kSpreadFlagPct);
 
     core::OutputFiles files(o.out_dir);
-    files.add("compare.csv", csv.str());
-    files.add("summary.csv", summary.str());
+    files.add(kCompareFiles[0], csv.str());
+    files.add(kCompareFiles[1], summary.str());
     core::JsonWriter meta;
     meta.begin_object();
     meta.value("tool", "dmasim compare");
@@ -448,7 +461,7 @@ int cmd_compare(const Options& o, int argc, char** argv, std::ostream& out, std:
     meta.end_array();
     meta.value("rows_flagged", static_cast<std::uint64_t>(flagged));
     meta.end_object();
-    files.add("meta.json", meta.str());
+    files.add(kCompareFiles[2], meta.str());
     files.commit();
     out << "wrote " << o.out_dir << "/compare.csv, summary.csv, meta.json\n";
     return kExitOk;
@@ -510,9 +523,8 @@ int cmd_topo_import(const std::string& sysfs_root, bool use_sysfs, const std::st
         out << yaml;
         return kExitOk;
     }
-    const auto slash = file.find_last_of('/');
-    core::OutputFiles files(slash == std::string::npos ? std::string(".") : file.substr(0, slash));
-    files.add(slash == std::string::npos ? file : file.substr(slash + 1), yaml);
+    core::OutputFiles files;
+    files.add_path(file, yaml);
     files.commit();
     out << "wrote " << file << "\n";
     return kExitOk;
@@ -524,9 +536,8 @@ int cmd_topo_dot(const std::string& ref, const std::string& file, std::ostream& 
         out << topology::to_dot(p);
         return kExitOk;
     }
-    const auto slash = file.find_last_of('/');
-    core::OutputFiles files(slash == std::string::npos ? std::string(".") : file.substr(0, slash));
-    files.add(slash == std::string::npos ? file : file.substr(slash + 1), topology::to_dot(p));
+    core::OutputFiles files;
+    files.add_path(file, topology::to_dot(p));
     files.commit();
     out << "wrote " << file << " (render: dot -Tpdf " << file << ")\n";
     return kExitOk;
@@ -566,49 +577,71 @@ void simulate_all(const std::vector<config::Scenario>& all, const Options& o, st
             simulate_group(group, o, done, total, group_rows, group_breakdown, out, err);
             links_body += links_csv_body(group_breakdown);
         } else {
-            char rows_tmpl[] = "/tmp/dmasim-rows-XXXXXX";
-            char links_tmpl[] = "/tmp/dmasim-links-XXXXXX";
-            const int rfd = ::mkstemp(rows_tmpl);
-            const int lfd = ::mkstemp(links_tmpl);
-            if (rfd < 0 || lfd < 0) throw std::runtime_error("cannot create temporary files in /tmp");
-            ::close(rfd);
-            ::close(lfd);
+            const TempFile rows_file("dmasim-rows-");
+            const TempFile links_file("dmasim-links-");
             out.flush();
             err.flush();
-            const pid_t pid = ::fork();
+            const pid_t pid = fork_child({rows_file.path(), links_file.path()});
             if (pid == 0) {
                 int status = 0;
                 try {
                     simulate_group(group, o, done, total, group_rows, group_breakdown, out, err);
-                    std::ofstream r(rows_tmpl);
+                    std::ofstream r(rows_file.path());
                     core::write_results_csv(r, group_rows);
-                    std::ofstream l(links_tmpl);
+                    std::ofstream l(links_file.path());
                     l << links_csv_body(group_breakdown);
+                    r.close();
+                    l.close();
+                    // A short file would read back as fewer rows, not as a failure.
+                    if (!r || !l) throw std::runtime_error("cannot write temporary files in " + rows_file.path());
                 } catch (const std::exception& e) {
                     err << "dmasim: failed: " << e.what() << "\n";
+                    status = 1;
+                } catch (...) {
+                    // Unwinding further would run the parent's code in this process.
                     status = 1;
                 }
                 out.flush();
                 err.flush();
                 std::_Exit(status);
             }
-            int status = 0;
-            ::waitpid(pid, &status, 0);
-            if (pid < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-                std::remove(rows_tmpl);
-                std::remove(links_tmpl);
+            const int status = wait_child(pid);
+            if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
                 throw std::runtime_error("simulating platform " + platforms[gi] + " failed");
             }
-            std::ifstream r(rows_tmpl);
-            group_rows = core::read_results_csv(r, rows_tmpl);
-            links_body += slurp(links_tmpl);
-            std::remove(rows_tmpl);
-            std::remove(links_tmpl);
+            std::ifstream r(rows_file.path());
+            group_rows = core::read_results_csv(r, rows_file.path());
+            links_body += slurp(links_file.path());
             done += group_cases;
         }
         rows.insert(rows.end(), group_rows.begin(), group_rows.end());
     }
 }
+
+// Windows of the link-occupancy counters. Below 1 ns a window is shorter than any TLP on any
+// link and adds only events; above 1 s one window covers any run.
+core::Duration trace_resolution(const std::string& text) {
+    core::Duration res{};
+    try {
+        res = core::parse_duration(text);
+    } catch (const core::UnitError& e) {
+        throw core::InputError("--trace-resolution", text, e.what());
+    }
+    if (res.ps < 1'000 || res.ps > 1'000'000'000'000) {
+        throw core::InputError("--trace-resolution", text, "must be from 1ns to 1s");
+    }
+    return res;
+}
+
+// Tracer::active() must not outlive the tracer, whichever way cmd_run leaves.
+struct ActiveTracer {
+    explicit ActiveTracer(sim::Tracer* t) { sim::Tracer::set_active(t); }
+    ~ActiveTracer() { sim::Tracer::set_active(nullptr); }
+    ActiveTracer(const ActiveTracer&) = delete;
+    ActiveTracer& operator=(const ActiveTracer&) = delete;
+};
+
+const char* const kRunFiles[] = {"results.csv", "links.csv", "config.json", "meta.json"};
 
 int cmd_run(const Options& o, int argc, char** argv, std::ostream& out, std::ostream& err) {
     const auto all = load_all(o);  // every file checked before anything runs
@@ -621,16 +654,15 @@ int cmd_run(const Options& o, int argc, char** argv, std::ostream& out, std::ost
                                    "a timeline covers one platform; these scenarios use " +
                                        std::to_string(platforms.size()) + " (run them separately)");
         }
-        core::Duration res{};
-        try {
-            res = core::parse_duration(o.trace_resolution);
-        } catch (const core::UnitError& e) {
-            throw core::InputError("--trace-resolution", o.trace_resolution, e.what());
-        }
-        if (res.ps <= 0) throw core::InputError("--trace-resolution", o.trace_resolution, "must be positive");
-        tracer = std::make_unique<sim::Tracer>(static_cast<double>(res.ps));
-        sim::Tracer::set_active(tracer.get());
+        tracer = std::make_unique<sim::Tracer>(static_cast<double>(trace_resolution(o.trace_resolution).ps));
     }
+    // Where the files go is checked before the simulation, which can take minutes.
+    core::OutputFiles planned(o.out_dir);
+    for (const char* name : kRunFiles) planned.add(name, {});
+    if (tracer) planned.add_path(o.trace_file, {});
+    planned.check();
+
+    const ActiveTracer active(tracer.get());
     std::vector<core::ResultRow> rows;
     std::string links_body;
     simulate_all(all, o, out, err, rows, links_body);
@@ -639,31 +671,38 @@ int cmd_run(const Options& o, int argc, char** argv, std::ostream& out, std::ost
     core::OutputFiles files(o.out_dir);
     std::ostringstream csv;
     core::write_results_csv(csv, rows);
-    files.add("results.csv", csv.str());
-    files.add("links.csv", links_csv_header() + links_body);
+    files.add(kRunFiles[0], csv.str());
+    files.add(kRunFiles[1], links_csv_header() + links_body);
     core::JsonWriter cfg;
     cfg.begin_array();
     for (const auto& s : all) config::write_config_json(cfg, s, topology::effective_json(topology::load_platform(s)));
     cfg.end_array();
-    files.add("config.json", cfg.str());
+    files.add(kRunFiles[2], cfg.str());
     core::JsonWriter meta;
     write_meta(meta, command_line(argc, argv), rows.size(), wall_s);
-    files.add("meta.json", meta.str());
-    const auto written = files.commit();
+    files.add(kRunFiles[3], meta.str());
+    bool truncated = false;
     if (tracer) {
-        sim::Tracer::set_active(nullptr);
-        const auto slash = o.trace_file.find_last_of('/');
-        core::OutputFiles trace(slash == std::string::npos ? std::string(".") : o.trace_file.substr(0, slash));
-        trace.add(slash == std::string::npos ? o.trace_file : o.trace_file.substr(slash + 1), tracer->json());
-        trace.commit();
+        std::string json = tracer->json();
+        // Tracer names a process after the point where it stopped recording link counters;
+        // process names come first in the file.
+        truncated = json.find("timeline truncated") < 65536;
+        files.add_path(o.trace_file, std::move(json));
+    }
+    files.commit();  // the timeline with the results: both or neither
+    if (tracer) {
         out << fmt::format("wrote a timeline of {} events to {} (open it in ui.perfetto.dev or chrome://tracing)\n",
                            tracer->events(), o.trace_file);
+        if (truncated) {
+            err << fmt::format("dmasim: warning: {}: too many events at --trace-resolution {}; link counters stop "
+                               "part-way (a coarser resolution keeps them all)\n",
+                               o.trace_file, o.trace_resolution);
+        }
     }
 
     print_table(out, rows);
     out << fmt::format("\nwrote {} rows to {}/results.csv (configuration in config.json, per-link breakdown in links.csv)\n",
                        rows.size(), o.out_dir);
-    (void)written;
     return kExitOk;
 }
 
@@ -734,7 +773,9 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
 
     auto* run = app.add_subcommand("run", "simulate scenarios and write results (CSV + config.json + meta.json)");
     run->add_option("files", o.files, "scenario files (YAML)")->required();
-    run->add_option("--out,-o", o.out_dir, "directory for results.csv, links.csv, config.json, meta.json")
+    run->add_option("--out,-o", o.out_dir,
+                    "directory for results.csv, links.csv, config.json, meta.json (the committed predictions: "
+                    "--out results/sim)")
         ->capture_default_str();
     run->add_option("--set", o.sets,
                     "override a scenario key by dotted path, e.g. --set link.generation=4 --set sizes=4KiB,1GiB "
@@ -745,7 +786,8 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
     run->add_option("--trace", o.trace_file,
                     "write a timeline of the simulated run (Chrome trace JSON: CPU calls, streams, copy engines, "
                     "kernels, CPU copies, link occupancy) for ui.perfetto.dev");
-    run->add_option("--trace-resolution", o.trace_resolution, "window of the link-occupancy counters in the timeline")
+    run->add_option("--trace-resolution", o.trace_resolution,
+                    "window of the link-occupancy counters in the timeline, 1ns to 1s")
         ->capture_default_str();
 
     auto* validate = app.add_subcommand("validate", "check scenario files without running them");
@@ -765,8 +807,12 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
     compare->add_option("--calibration", o.calibration, "a calibration file: its `parameters` override the defaults");
     compare->add_option("--scenarios", o.scenarios_dir, "folder of scenario files the measured rows name")->capture_default_str();
     compare->add_option("--set", o.sets, "override a key, as for run");
-    std::string compare_out = "results/compare";
-    compare->add_option("--out,-o", compare_out, "folder for compare.csv, summary.csv, meta.json")->capture_default_str();
+    // Not results/: a committed comparison is replaced only when asked for by name.
+    std::string compare_out = "out/compare";
+    compare->add_option("--out,-o", compare_out,
+                        "folder for compare.csv, summary.csv, meta.json (the committed ones: --out "
+                        "results/<machine>/compare)")
+        ->capture_default_str();
 
     CalibrateOptions co;
     auto* calibrate = app.add_subcommand("calibrate", "fit the model's free parameters to measured rows (NLopt BOBYQA), with held-out error");
@@ -779,8 +825,20 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
     calibrate->add_option("--free", co.free, "fit only these free parameters (docs/calibration.md lists them)");
     std::string max_size = "16MiB";
     calibrate->add_option("--max-size", max_size, "fit rows up to this size (bigger ones are slow to simulate)")->capture_default_str();
-    calibrate->add_option("--max-evaluations", co.max_evaluations, "optimiser steps at most")->capture_default_str();
-    calibrate->add_option("--folds", co.folds, "also report K-fold held-out error (K more fits)")->capture_default_str();
+    calibrate->add_option("--max-evaluations", co.max_evaluations, "optimiser steps at most, per fit (1 to 100000)")
+        ->check(CLI::Range(1, 100000))
+        ->capture_default_str();
+    calibrate->add_option("--folds", co.folds, "also report K-fold held-out error (K more fits; 0: none, else 2 to 100)")
+        ->check(CLI::Validator(
+            [](std::string& v) -> std::string {
+                // One fold would hold every row out of its own fit.
+                int k = -1;
+                return CLI::detail::lexical_cast(v, k) && (k == 0 || (k >= 2 && k <= 100))
+                           ? std::string()
+                           : "must be 0 (none) or from 2 to 100, not " + v;
+            },
+            "0 or 2..100"))
+        ->capture_default_str();
     bool no_lolo = false;
     calibrate->add_flag("--no-lolo", no_lolo, "skip the leave-one-lease-out error (it costs one more fit per lease)");
     calibrate->add_flag("--quiet,-q", co.quiet, "no progress on stderr");
@@ -817,6 +875,10 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
     bool markdown = false;
     params->add_flag("--markdown", markdown, "as a Markdown table (docs/scenarios.md includes it)");
 
+    // A usage error is one line, as every other error is.
+    app.failure_message([](const CLI::App*, const CLI::Error& e) {
+        return std::string("dmasim: error: ") + e.what() + " (--help lists the options)\n";
+    });
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError& e) {
@@ -824,13 +886,22 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
         return app.exit(e, out, err) == 0 ? kExitOk : kExitBadInput;
     }
 
+    // Children and temporary files end with the command, however it ends.
+    const TerminationHandler handler;
     try {
-        if (*run) return cmd_run(o, argc, argv, out, err);
+        if (*run) {
+            (void)trace_resolution(o.trace_resolution);  // checked with or without --trace
+            return cmd_run(o, argc, argv, out, err);
+        }
         if (*calibrate) {
             try {
                 co.max_size = core::parse_bytes(max_size).value;
             } catch (const core::UnitError& e) {
                 throw core::InputError("--max-size", max_size, e.what());
+            }
+            if (co.max_size == 0 || co.max_size > core::kMaxResultSize) {
+                throw core::InputError("--max-size", max_size,
+                                       "must be from 1B to " + core::to_string(core::Bytes{core::kMaxResultSize}));
             }
             co.leave_one_lease_out = !no_lolo;
             return cmd_calibrate(co, argc, argv, out, err);
@@ -854,6 +925,155 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
         return kExitFailure;
     }
     return kExitFailure;
+}
+
+// Children and temporary files (dmasim/app/processes.h). The termination handler reads these
+// tables, so they are plain arrays, changed only while the termination signals are held back.
+namespace {
+
+constexpr int kTerminationSignals[] = {SIGINT, SIGTERM, SIGHUP};
+constexpr std::size_t kSlots = 64;  // children run one at a time; temporary files two per child
+pid_t g_children[kSlots];
+char g_temps[kSlots][4096];
+struct sigaction g_previous[std::size(kTerminationSignals)];
+int g_handlers = 0;
+
+class HoldSignals {
+public:
+    HoldSignals() {
+        sigset_t set;
+        sigemptyset(&set);
+        for (const int sig : kTerminationSignals) sigaddset(&set, sig);
+        ::pthread_sigmask(SIG_BLOCK, &set, &old_);
+    }
+    ~HoldSignals() { ::pthread_sigmask(SIG_SETMASK, &old_, nullptr); }
+    HoldSignals(const HoldSignals&) = delete;
+    HoldSignals& operator=(const HoldSignals&) = delete;
+
+private:
+    sigset_t old_;
+};
+
+void pause_ms(long ms) {
+    timespec ts{0, ms * 1'000'000L};
+    while (::nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+    }
+}
+
+// Async-signal-safe only: kill, waitpid, nanosleep, unlink, _exit.
+void on_termination(int sig) {
+    for (const pid_t p : g_children) {
+        if (p > 0) ::kill(p, SIGTERM);
+    }
+    for (const pid_t p : g_children) {
+        if (p <= 0) continue;
+        // A child ends within milliseconds (its own handler removes its files); one that does not
+        // is not left running.
+        pid_t r = 0;
+        for (int i = 0; i < 300 && (r = ::waitpid(p, nullptr, WNOHANG)) == 0; ++i) pause_ms(10);
+        if (r == 0) {
+            ::kill(p, SIGKILL);
+            ::waitpid(p, nullptr, 0);
+        }
+    }
+    for (const auto& t : g_temps) {
+        if (t[0] != '\0') ::unlink(t);
+    }
+    ::_exit(128 + sig);
+}
+
+int register_temp(const std::string& path) {
+    if (path.size() >= sizeof g_temps[0]) throw std::runtime_error("temporary file path too long: " + path);
+    for (std::size_t i = 0; i < kSlots; ++i) {
+        if (g_temps[i][0] != '\0') continue;
+        std::memcpy(g_temps[i], path.c_str(), path.size() + 1);
+        return static_cast<int>(i);
+    }
+    throw std::runtime_error("too many temporary files");
+}
+
+}  // namespace
+
+TerminationHandler::TerminationHandler() {
+    if (g_handlers++ > 0) return;
+    struct sigaction sa {};
+    sa.sa_handler = on_termination;
+    sigemptyset(&sa.sa_mask);
+    for (const int sig : kTerminationSignals) sigaddset(&sa.sa_mask, sig);
+    for (std::size_t i = 0; i < std::size(kTerminationSignals); ++i) {
+        ::sigaction(kTerminationSignals[i], nullptr, &g_previous[i]);
+        // A signal ignored by whoever started us (nohup, a background job) stays ignored.
+        if (g_previous[i].sa_handler != SIG_IGN) ::sigaction(kTerminationSignals[i], &sa, nullptr);
+    }
+}
+
+TerminationHandler::~TerminationHandler() {
+    if (--g_handlers > 0) return;
+    for (std::size_t i = 0; i < std::size(kTerminationSignals); ++i) ::sigaction(kTerminationSignals[i], &g_previous[i], nullptr);
+}
+
+TempFile::TempFile(const std::string& prefix) : owner_(::getpid()) {
+    const char* env = std::getenv("TMPDIR");
+    const std::string dir = env != nullptr && *env != '\0' ? env : "/tmp";
+    std::string tmpl = dir + "/" + prefix + "XXXXXX";
+    // Created and registered in one step: a signal in between would leave it behind.
+    const HoldSignals hold;
+    const int fd = ::mkstemp(tmpl.data());
+    if (fd < 0) throw std::runtime_error("cannot create a temporary file in " + dir + ": " + std::strerror(errno));
+    ::close(fd);
+    try {
+        register_temp(tmpl);
+    } catch (...) {
+        ::unlink(tmpl.c_str());
+        throw;
+    }
+    path_ = tmpl;
+}
+
+TempFile::~TempFile() {
+    if (::getpid() != owner_) return;
+    const HoldSignals hold;
+    ::unlink(path_.c_str());
+    for (auto& t : g_temps) {
+        if (path_ == t) t[0] = '\0';
+    }
+}
+
+pid_t fork_child(const std::vector<std::string>& own) {
+    const pid_t parent = ::getpid();
+    // Forked and registered in one step, so that the handler never misses a child.
+    const HoldSignals hold;
+    const auto slot = std::find(std::begin(g_children), std::end(g_children), 0);
+    if (slot == std::end(g_children)) throw std::runtime_error("too many child processes");
+    const pid_t pid = ::fork();
+    if (pid < 0) throw std::runtime_error(std::string("cannot start a child process: ") + std::strerror(errno));
+    if (pid > 0) {
+        *slot = pid;
+        return pid;
+    }
+    // The parent's children and files are the parent's to end and remove.
+    std::fill(std::begin(g_children), std::end(g_children), 0);
+    for (auto& t : g_temps) t[0] = '\0';
+    for (const auto& path : own) register_temp(path);
+    ::prctl(PR_SET_PDEATHSIG, SIGTERM);
+    // The parent may have died before prctl: then nothing would ever signal this process.
+    if (::getppid() != parent) std::_Exit(128 + SIGTERM);
+    return 0;
+}
+
+int wait_child(pid_t pid) {
+    // Waited for without reaping: until it is unregistered, the pid cannot go to another process
+    // that the handler would then signal.
+    siginfo_t info{};
+    while (::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOWAIT) != 0 && errno == EINTR) {
+    }
+    const HoldSignals hold;
+    std::replace(std::begin(g_children), std::end(g_children), pid, 0);
+    int status = 0;
+    while (::waitpid(pid, &status, 0) < 0) {
+        if (errno != EINTR) return -1;
+    }
+    return status;
 }
 
 }  // namespace dmasim::app

@@ -52,6 +52,11 @@ std::string shown(const std::string& pct) { return pct.empty() ? std::string("-"
 }  // namespace
 
 int cmd_spread(const SpreadOptions& o, std::ostream& out, std::ostream& err) {
+    // Refused before a machine's leases are read, as every command refuses an unwritable output.
+    core::OutputFiles planned(o.out_dir);
+    planned.add("spread.csv", {});
+    planned.add("spread_summary.csv", {});
+    planned.check();
     const MeasuredSet set = read_measured_set(o.measured);
     for (const auto& l : set.leases) {
         if (std::find(fixed_columns().begin(), fixed_columns().end(), l.name) != fixed_columns().end()) {

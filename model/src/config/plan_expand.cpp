@@ -66,6 +66,12 @@ void add_strategy_keys(core::PlanCase& c, const Scenario& s, const std::string& 
         c.set("hw_skip", std::string("needs a third-party PCIe endpoint (FPGA capture card) doing DMA; "
                                      "GPU machines here have none"));
     }
+    // dmaprobe times pinned, pageable and registered copies one way; both ways at once is its
+    // duplex (with pinned or pageable host memory).
+    if ((strategy == "pinned" || strategy == "pageable" || strategy == "registered") && c.str("direction") == "both") {
+        c.set("hw_skip", std::string("both directions at once is measured as strategy duplex (duplex.host_memory: ") +
+                             (strategy == "pageable" ? "pageable" : "pinned") + ")");
+    }
     if (strategy == "cpu_mapped") {
         c.set("hw_skip", std::string("needs GPU memory mapped into user space through the BAR (gdrcopy's "
                                      "kernel driver); not available on the GPU machines here"));

@@ -9,11 +9,13 @@
 #include <set>
 #include <sstream>
 
+#include "dmasim/config/param_checks.h"
 #include "dmasim/config/param_io.h"
 #include "dmasim/config/shipped_platforms.h"
 #include "dmasim/config/yaml_io.h"
 #include "dmasim/core/input_file.h"
 #include "dmasim/core/error.h"
+#include "dmasim/core/limits.h"
 
 namespace dmasim::config {
 
@@ -118,11 +120,28 @@ std::vector<std::string> string_list(const YAML::Node& node, const std::string& 
     return out;
 }
 
+std::string over_max_copy(std::uint64_t bytes) {
+    return core::to_string(Bytes{bytes}) + " is over the largest copy, " +
+           core::to_string(Bytes{core::limits::kMaxCopyBytes}) + " (docs/scenarios.md, Limits)";
+}
+
+// How many sizes a range holds, worked out without expanding it: a range of 10^12 sizes must be
+// refused before it is built, not after.
+std::uint64_t range_count(std::uint64_t from, std::uint64_t to, double factor, std::uint64_t step) {
+    if (step > 0) return (to - from) / step + 1;
+    // Geometric: from * factor^k <= to. The count of k bounds the sizes from above (rounding
+    // may merge neighbours); a factor so close to 1 that log() cannot tell is "too many".
+    const double steps = std::log(static_cast<double>(to) / static_cast<double>(from)) / std::log(factor);
+    if (!std::isfinite(steps) || steps > static_cast<double>(core::limits::kMaxSizes)) return core::limits::kMaxSizes + 1;
+    return static_cast<std::uint64_t>(steps + 1e-9) + 1;
+}
+
 std::uint64_t size_value(const YAML::Node& node, const std::string& file, const std::string& key) {
     if (!node.IsScalar()) throw InputError(file, key, "expected a size such as 4KiB");
     try {
         const auto b = core::parse_bytes(node.Scalar());
         if (b.value == 0) throw InputError(file, key, "a size must be positive");
+        if (b.value > core::limits::kMaxCopyBytes) throw InputError(file, key, over_max_copy(b.value));
         return b.value;
     } catch (const core::UnitError& e) {
         throw InputError(file, key, e.what());
@@ -133,6 +152,10 @@ std::vector<std::uint64_t> read_sizes(const YAML::Node& node, const std::string&
     if (node.IsScalar()) return {size_value(node, file, "sizes")};
     if (node.IsSequence()) {
         std::vector<std::uint64_t> out;
+        if (node.size() > core::limits::kMaxSizes) {
+            throw InputError(file, "sizes", "a list of " + std::to_string(node.size()) + " sizes; at most " +
+                                                std::to_string(core::limits::kMaxSizes));
+        }
         for (const auto& item : node) out.push_back(size_value(item, file, "sizes"));
         if (out.empty()) throw InputError(file, "sizes", "must not be empty");
         return out;
@@ -164,9 +187,13 @@ std::vector<std::uint64_t> read_sizes(const YAML::Node& node, const std::string&
             if (!(factor > 1.0)) throw InputError(file, "sizes.factor", "must be greater than 1");
         }
     }
-    auto sizes = expand_size_range(from, to, factor, step);
-    if (sizes.size() > 10000) throw InputError(file, "sizes", "the range expands to more than 10000 sizes");
-    return sizes;
+    const std::uint64_t count = range_count(from, to, factor, step);
+    if (count > core::limits::kMaxSizes) {
+        const std::string held = step > 0 ? std::to_string(count) : "more than " + std::to_string(core::limits::kMaxSizes);
+        throw InputError(file, "sizes", "the range holds " + held + " sizes; at most " +
+                                            std::to_string(core::limits::kMaxSizes) + " (use a larger step or factor)");
+    }
+    return expand_size_range(from, to, factor, step);
 }
 
 std::int64_t int_value(const YAML::Node& node, const std::string& file, const std::string& key) {
@@ -180,8 +207,6 @@ std::int64_t int_value(const YAML::Node& node, const std::string& file, const st
     return v;
 }
 
-bool is_power_of_two(std::uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
-
 std::vector<std::string> default_directions(const std::string& strategy) {
     if (strategy == "duplex" || strategy == "async_overlap") return {"both"};
     if (strategy == "periodic" || strategy == "third_party_dma") return {"h2d"};
@@ -189,80 +214,122 @@ std::vector<std::string> default_directions(const std::string& strategy) {
     return {"h2d", "d2h"};
 }
 
+// Checks that involve the cases a scenario expands to: a size against a strategy's options, and
+// what one case costs to simulate. Each is a case `dmasim run` would otherwise deadlock on, run
+// for hours, or one dmaprobe would refuse (gpu_validation/src/spec.cpp).
+template <class Fail>
+void check_cases(const Scenario& s, const Fail& fail) {
+    namespace lim = core::limits;
+    const StrategyOptions& o = s.options;
+    const auto has = [&](const char* st) { return std::find(s.strategies.begin(), s.strategies.end(), st) != s.strategies.end(); };
+    const auto size_text = [](std::uint64_t b) { return core::to_string(Bytes{b}); };
+    const auto pieces = [](std::uint64_t bytes, std::uint64_t piece) { return (bytes + piece - 1) / std::max<std::uint64_t>(piece, 1); };
+    const std::string max_pieces = std::to_string(lim::kMaxCasePieces);
+
+    if (has("async_overlap")) {
+        // A stream whose chunk is empty never finishes: the whole run used to hang on it.
+        const auto n = static_cast<std::uint64_t>(o.async_overlap.streams);
+        for (const auto size : s.sizes) {
+            if (size < n) {
+                fail("sizes", size_text(size) + " is below async_overlap.streams (" + std::to_string(n) +
+                                  "): every stream needs a chunk of at least one byte");
+            }
+        }
+    }
+    if (has("zero_copy")) {
+        const auto& z = o.zero_copy;
+        for (const auto size : s.sizes) {
+            if (size % z.access.value != 0) {
+                fail("sizes", size_text(size) + " is not a multiple of zero_copy.access (" + core::to_string(z.access) +
+                                  "): every thread moves whole accesses");
+            }
+            if (z.pattern == "chase" && size < lim::kChaseNodeBytes) {
+                fail("sizes", size_text(size) + " holds no chase node: a pointer chase needs at least " +
+                                  size_text(lim::kChaseNodeBytes));
+            }
+        }
+        if (z.pattern == "chase" && o.compute.duration.ps > 0) {
+            fail("compute.duration", "a compute kernel beside a pointer chase is not a case the harness runs");
+        }
+        // Strided or narrow accesses move whole 32-byte sectors for fewer useful bytes: the
+        // simulated work is the sectors, up to 32 times the size.
+        const auto waste = static_cast<std::uint64_t>(
+            std::min<std::int64_t>(z.stride, std::max<std::int64_t>(1, 32 / static_cast<std::int64_t>(z.access.value))));
+        for (const auto& dir : s.directions) {
+            const std::uint64_t ways = dir == "both" ? 2 : 1;
+            for (const auto size : s.sizes) {
+                if (z.pattern == "stream" && size * waste * ways > lim::kMaxCaseBytes) {
+                    fail("sizes", size_text(size) + " " + dir + " with zero_copy.access " + core::to_string(z.access) +
+                                      " and stride " + std::to_string(z.stride) + " moves " +
+                                      size_text(size * waste * ways) + " in 32-byte sectors; one case may move " +
+                                      size_text(lim::kMaxCaseBytes));
+                }
+            }
+        }
+    }
+    if (has("cpu_mapped")) {
+        // Every uncached load is a round trip of its own, however few bytes it reads.
+        const std::uint64_t load = s.params.cpu.mmio_read_bytes.value;
+        for (const auto size : s.sizes) {
+            const std::uint64_t work = pieces(size, load) * 64;
+            if (std::find(s.directions.begin(), s.directions.end(), "d2h") != s.directions.end() && work > lim::kMaxCaseBytes) {
+                fail("sizes", size_text(size) + " d2h in " + core::to_string(Bytes{load}) + " loads is " +
+                                  std::to_string(pieces(size, load)) + " round trips, as much work as moving " +
+                                  size_text(work) + "; one case may move " + size_text(lim::kMaxCaseBytes));
+            }
+        }
+    }
+    if (has("duplex") && o.compute.duration.ps > 0 && o.duplex.host_memory == "pageable") {
+        fail("compute.duration", "a compute kernel beside duplex needs duplex.host_memory: pinned (the harness times "
+                                 "the copies with CUDA events)");
+    }
+    if (o.host_buffer.fresh) {
+        for (const char* st : {"pinned", "registered"}) {
+            if (has(st)) {
+                fail("host_buffer.fresh", std::string("never-touched memory is a pageable case: ") + st +
+                                              " memory is touched when it is pinned");
+            }
+        }
+    }
+    if (has("peer") && o.peer.src_device == o.peer.dst_device) {
+        for (const auto& dir : s.directions) {
+            if (dir != "h2d") {
+                fail("direction", "a copy within one GPU (peer.src_device = peer.dst_device) goes one way: h2d, not " + dir);
+            }
+        }
+    }
+
+    // Pieces of a case: each becomes an operation (or a staging job) of its program.
+    const std::uint64_t bounce = s.params.pageable.bounce_size.value;
+    const bool staged = has("pageable") || has("peer") || (has("duplex") && o.duplex.host_memory == "pageable");
+    for (const auto size : s.sizes) {
+        if (staged && pieces(size, bounce) > lim::kMaxCasePieces) {
+            fail("pageable.bounce_size", size_text(size) + " staged through " + core::to_string(Bytes{bounce}) +
+                                             " buffers is " + std::to_string(pieces(size, bounce)) +
+                                             " chunks; at most " + max_pieces);
+        }
+        const std::uint64_t aperture = s.params.gpu.bar_aperture.value;
+        if (has("third_party_dma") && aperture > 0 && pieces(size, aperture) > lim::kMaxCasePieces) {
+            fail("gpu.bar_aperture", size_text(size) + " through a BAR window of " + core::to_string(Bytes{aperture}) +
+                                         " is " + std::to_string(pieces(size, aperture)) + " windows; at most " +
+                                         max_pieces);
+        }
+    }
+    if (has("periodic") && o.periodic.via == "pageable") {
+        const std::uint64_t chunks = pieces(o.periodic.size.value, bounce) * static_cast<std::uint64_t>(o.periodic.count);
+        if (chunks > lim::kMaxCasePieces) {
+            fail("frame.count", std::to_string(o.periodic.count) + " pageable frames of " + core::to_string(o.periodic.size) +
+                                    " in " + core::to_string(Bytes{bounce}) + " chunks are " + std::to_string(chunks) +
+                                    " chunks; at most " + max_pieces);
+        }
+    }
+}
+
 void validate(Scenario& s) {
     const std::string& f = s.file;
     auto fail = [&](const std::string& key, const std::string& msg) { throw InputError(f, key, msg); };
-    const LinkParams& l = s.params.link;
-    if (l.generation < 1 || l.generation > 6) fail("link.generation", "must be 1..6");
-    if (l.lanes != 1 && l.lanes != 2 && l.lanes != 4 && l.lanes != 8 && l.lanes != 16) {
-        fail("link.lanes", std::to_string(l.lanes) + " lanes is not a PCIe width (1, 2, 4, 8 or 16)");
-    }
-    if (l.rate.gt_per_s != 0.0 && std::fabs(l.rate.gt_per_s - generation_rate_gt(l.generation)) > 1e-9) {
-        fail("link.rate", core::to_string(l.rate) + " does not match generation " + std::to_string(l.generation) +
-                              " (" + core::to_string(TransferRate{generation_rate_gt(l.generation)}) + ")");
-    }
-    auto check_pow2 = [&](const char* key, Bytes v) {
-        if (!is_power_of_two(v.value) || v.value < 128 || v.value > 4096) {
-            fail(key, core::to_string(v) + " is not valid: a power of two from 128B to 4096B");
-        }
-    };
-    check_pow2("link.mps", l.mps);
-    check_pow2("link.mrrs", l.mrrs);
-    if (l.rcb.value != 64 && l.rcb.value != 128) fail("link.rcb", "must be 64B or 128B");
-    if (l.latency.ps < 0) fail("link.latency", "must not be negative");
-    if (l.ack_coalesce < 1) fail("link.ack_coalesce", "must be at least 1");
-    if (l.updatefc_coalesce < 1) fail("link.updatefc_coalesce", "must be at least 1");
-    const std::pair<const char*, std::int64_t> credits[] = {
-        {"link.credits_posted_header", l.credits_posted_header},
-        {"link.credits_posted_data", l.credits_posted_data},
-        {"link.credits_nonposted_header", l.credits_nonposted_header},
-        {"link.credits_completion_header", l.credits_completion_header},
-        {"link.credits_completion_data", l.credits_completion_data}};
-    for (const auto& [key, v] : credits) {
-        if (v < 0) fail(key, "must not be negative (0 means infinite)");
-    }
-    if (l.credits_posted_data != 0 && l.credits_posted_data * 16 < static_cast<std::int64_t>(l.mps.value)) {
-        fail("link.credits_posted_data", "too few for one MPS-sized write (" + core::to_string(l.mps) + ")");
-    }
-    const auto& rc = s.params.root_complex;
-    if (rc.completion_size.value == 0 || rc.completion_size.value % l.rcb.value != 0) {
-        fail("root_complex.completion_size", "must be a positive multiple of link.rcb");
-    }
-    for (const char* sec : {"host_memory", "gpu_memory"}) {
-        const MemoryParams& m = std::string(sec) == "host_memory" ? s.params.host_memory : s.params.gpu_memory;
-        if (!(m.bandwidth.bytes_per_s > 0)) fail(std::string(sec) + ".bandwidth", "must be positive");
-    }
-    const auto& d = s.params.dma;
-    if (d.engines < 1 || d.engines > 16) fail("dma.engines", "must be 1..16");
-    if (d.max_read_requests < 1 || d.max_read_requests > 16384) fail("dma.max_read_requests", "must be 1..16384");
-    if (d.read_ahead.value < 64 * 1024) fail("dma.read_ahead", "must be at least 64KiB");
-    if (d.semaphore_size.value == 0 || d.semaphore_size.value > l.mps.value) {
-        fail("dma.semaphore_size", "must be 1 byte up to link.mps");
-    }
-    const auto& cpu = s.params.cpu;
-    if (!(cpu.memcpy_bandwidth.bytes_per_s > 0)) fail("cpu.memcpy_bandwidth", "must be positive");
-    if (!(cpu.memcpy_bandwidth_cached.bytes_per_s > 0)) fail("cpu.memcpy_bandwidth_cached", "must be positive");
-    if (!is_power_of_two(cpu.page_size.value)) fail("cpu.page_size", "must be a power of two");
-    if (!(cpu.wc_bandwidth.bytes_per_s > 0)) fail("cpu.wc_bandwidth", "must be positive");
-    if (cpu.wc_buffers < 1) fail("cpu.wc_buffers", "must be at least 1");
-    if (cpu.mmio_read_bytes.value < 1 || cpu.mmio_read_bytes.value > 64) fail("cpu.mmio_read_bytes", "must be 1B..64B");
-    if (cpu.mmio_reads_in_flight < 1 || cpu.mmio_reads_in_flight > 64) fail("cpu.mmio_reads_in_flight", "must be 1..64");
-    if (s.params.pageable.bounce_size.value < 4096) fail("pageable.bounce_size", "must be at least 4KiB");
-    if (s.params.pageable.bounce_buffers < 1 || s.params.pageable.bounce_buffers > 64) {
-        fail("pageable.bounce_buffers", "must be 1..64");
-    }
-    const auto& g = s.params.gpu;
-    if (g.sms < 1) fail("gpu.sms", "must be at least 1");
-    if (g.max_warps_per_sm < 1) fail("gpu.max_warps_per_sm", "must be at least 1");
-    if (g.max_blocks_per_sm < 1) fail("gpu.max_blocks_per_sm", "must be at least 1");
-    if (g.loads_in_flight < 1) fail("gpu.loads_in_flight", "must be at least 1");
-    if (g.sysmem_max_outstanding_reads < 1 || g.sysmem_max_outstanding_reads > 16384) {
-        fail("gpu.sysmem_max_outstanding_reads", "must be 1..16384");
-    }
-    const auto& nv = s.params.nvlink;
-    if (nv.links < 1 || nv.links > 64) fail("nvlink.links", "must be 1..64");
-    if (!(nv.link_rate.bytes_per_s > 0)) fail("nvlink.link_rate", "must be positive");
-    if (nv.max_payload.value < 16 || nv.max_payload.value > 4096) fail("nvlink.max_payload", "must be 16B..4KiB");
+    // Model parameters: the same checks as a platform file's nodes and links get (param_checks.h).
+    check_model_params(s.params, fail);
     const auto& z = s.options.zero_copy;
     if (z.access.value != 1 && z.access.value != 2 && z.access.value != 4 && z.access.value != 8 && z.access.value != 16) {
         fail("zero_copy.access", "must be 1B, 2B, 4B, 8B or 16B");
@@ -272,47 +339,77 @@ void validate(Scenario& s) {
     if (z.memory == "device" && z.pattern != "chase") {
         fail("zero_copy.memory", "device memory is a reference for the chase only (pattern: chase)");
     }
-    if (z.hops < 1 || z.hops > 100'000'000) fail("zero_copy.hops", "must be 1..100000000");
+    namespace lim = core::limits;
+    auto in_range = [&](const char* key, std::int64_t v, std::int64_t lo, std::int64_t hi) {
+        if (v < lo || v > hi) fail(key, "must be " + std::to_string(lo) + ".." + std::to_string(hi));
+    };
+    // Durations go to the harness in whole nanoseconds (docs/plan.md).
+    const Duration max_duration{lim::kMaxDurationNs * 1000};
+    auto duration_at_most = [&](const char* key, Duration d) {
+        if (d.ps < 0) fail(key, "must not be negative");
+        if (d.ps > max_duration.ps) fail(key, core::to_string(d) + " is over " + core::to_string(max_duration));
+    };
+    in_range("zero_copy.hops", z.hops, 1, lim::kMaxHops);
     const auto& c = s.options.compute;
-    if (c.duration.ps < 0) fail("compute.duration", "must not be negative");
-    if (c.blocks < 1 || c.blocks > 1'000'000) fail("compute.blocks", "must be 1..1000000");
+    duration_at_most("compute.duration", c.duration);
+    in_range("compute.blocks", c.blocks, 1, lim::kMaxComputeBlocks);
     if (c.threads < 32 || c.threads > 1024 || c.threads % 32 != 0) {
         fail("compute.threads", "must be a multiple of 32 from 32 to 1024");
     }
-    if (c.bytes.value < 4096 || c.bytes.value > (std::uint64_t{1} << 40)) fail("compute.bytes", "must be 4KiB..1TiB");
+    if (c.bytes.value < lim::kMinComputeBytes || c.bytes.value > lim::kMaxComputeBytes) {
+        fail("compute.bytes", "must be " + core::to_string(Bytes{lim::kMinComputeBytes}) + ".." +
+                                  core::to_string(Bytes{lim::kMaxComputeBytes}));
+    }
     const auto& hb = s.options.host_buffer;
-    if (hb.offset.value > (std::uint64_t{1} << 30)) fail("host_buffer.offset", "must be at most 1GiB");
+    if (hb.offset.value > lim::kMaxHostOffset) {
+        fail("host_buffer.offset", "must be at most " + core::to_string(Bytes{lim::kMaxHostOffset}));
+    }
     const auto& ai = s.options.async_overlap.issue;
     if (ai != "depth_first" && ai != "breadth_first") fail("async_overlap.issue", "must be depth_first or breadth_first");
-    if (z.stride < 1) fail("zero_copy.stride", "must be at least 1");
-    if (z.blocks < 1) fail("zero_copy.blocks", "must be at least 1");
+    in_range("zero_copy.stride", z.stride, 1, lim::kMaxStride);
+    in_range("zero_copy.blocks", z.blocks, 1, lim::kMaxGridBlocks);
     if (z.threads < 32 || z.threads > 1024 || z.threads % 32 != 0) {
         fail("zero_copy.threads", "must be a multiple of 32 from 32 to 1024");
     }
-    if (s.options.async_overlap.streams < 1 || s.options.async_overlap.streams > 1024) {
-        fail("async_overlap.streams", "must be 1..1024");
-    }
+    in_range("async_overlap.streams", s.options.async_overlap.streams, 1, lim::kMaxStreams);
+    duration_at_most("async_overlap.kernel", s.options.async_overlap.kernel);
     const auto& fr = s.options.periodic;
     if (fr.size.value == 0) fail("frame.size", "must be positive");
-    if (fr.period.ps <= 0) fail("frame.period", "must be positive");
-    if (fr.count < 1) fail("frame.count", "must be at least 1");
+    if (fr.size.value > lim::kMaxCopyBytes) fail("frame.size", over_max_copy(fr.size.value));
+    // The harness takes periods and deadlines in whole nanoseconds, and 0 means none.
+    if (fr.period.ps < 1000) fail("frame.period", "must be at least 1ns");
+    duration_at_most("frame.period", fr.period);
+    if (fr.deadline.ps != 0 && fr.deadline.ps < 1000) fail("frame.deadline", "must be 0s (the period) or at least 1ns");
+    duration_at_most("frame.deadline", fr.deadline);
+    duration_at_most("frame.kernel", fr.kernel);
+    in_range("frame.count", fr.count, 1, lim::kMaxFrames);
+    // count x period would overflow 64 bits (10^5 x 3.6e15 ps); count x size cannot (10^5 x 2^36).
+    if (fr.count > lim::kMaxStreamNs * 1000 / fr.period.ps) {
+        fail("frame.count", std::to_string(fr.count) + " frames of " + core::to_string(fr.period) + " last over " +
+                                core::to_string(Duration{lim::kMaxStreamNs * 1000}));
+    }
+    if (static_cast<std::uint64_t>(fr.count) * fr.size.value > lim::kMaxCaseBytes) {
+        fail("frame.count", std::to_string(fr.count) + " frames of " + core::to_string(fr.size) + " move over " +
+                                core::to_string(Bytes{lim::kMaxCaseBytes}) + ", the most one case may move");
+    }
     if (fr.via != "pinned" && fr.via != "pageable" && fr.via != "zero_copy" && fr.via != "fpga_direct" &&
         fr.via != "fpga_via_host") {
         fail("frame.via", "'" + fr.via + "' is not one of: pinned, pageable, zero_copy, fpga_direct, fpga_via_host");
     }
     const auto& p = s.options.peer;
     if (p.access != "on" && p.access != "off" && p.access != "both") fail("peer.access", "must be on, off or both");
-    if (p.src_device < 0 || p.dst_device < 0) fail("peer.dst_device", "device ordinals must not be negative");
+    in_range("peer.src_device", p.src_device, 0, lim::kMaxDeviceOrdinal);
+    in_range("peer.dst_device", p.dst_device, 0, lim::kMaxDeviceOrdinal);
     if (p.src_device == p.dst_device && p.access != "on") {
         fail("peer.access", "a copy within one GPU (src_device = dst_device) has no peer access to turn off: use on");
     }
     if (p.refused != "staged" && p.refused != "error") fail("peer.refused", "must be staged or error");
-    if (s.options.registered.reuses < 1) fail("registered.reuses", "must be at least 1");
+    in_range("registered.reuses", s.options.registered.reuses, 1, lim::kMaxReuses);
     const auto& du = s.options.duplex.host_memory;
     if (du != "pinned" && du != "pageable") fail("duplex.host_memory", "must be pinned or pageable");
 
-    if (s.repetitions < 1) fail("repetitions", "must be at least 1");
-    if (s.warmup < 0) fail("warmup", "must not be negative");
+    in_range("repetitions", s.repetitions, 1, lim::kMaxRepetitions);
+    in_range("warmup", s.warmup, 0, lim::kMaxWarmup);
     for (const auto& st : s.strategies) {
         if (!is_strategy(st)) fail("strategy", "'" + st + "' is not a strategy; known: " + join(strategy_names()));
     }
@@ -327,8 +424,20 @@ void validate(Scenario& s) {
             if ((st == "periodic" || st == "third_party_dma") && dir != "h2d") {
                 fail("direction", st + " moves data towards the GPU: its direction is 'h2d'");
             }
+            // dmaprobe measures these one way only (docs/plan.md): d2h is no peer direction, and a
+            // chase is a chain of loads.
+            if (st == "peer" && dir == "d2h") {
+                fail("direction", "peer goes one way (h2d: src_device to dst_device) or both ways (both), not 'd2h'");
+            }
+            if (st == "cpu_mapped" && dir == "both") {
+                fail("direction", "cpu_mapped is the CPU storing (h2d) or loading (d2h), one at a time, not 'both'");
+            }
+            if (st == "zero_copy" && s.options.zero_copy.pattern == "chase" && dir != "h2d") {
+                fail("direction", "a pointer chase is a chain of loads: its direction is 'h2d', not '" + dir + "'");
+            }
         }
     }
+    check_cases(s, fail);
 }
 
 // Applies "--set a.b.c=v" to a document before it is read, so that overrides go through
@@ -422,7 +531,10 @@ Scenario read_document(const YAML::Node& doc, const std::string& file, std::size
         s.directions = string_list(doc["direction"], file, "direction");
     } else {
         for (const auto& st : s.strategies) {
-            for (const auto& d : default_directions(st)) {
+            // A copy within one GPU goes one way only, and a pointer chase loads.
+            const bool one_way = (st == "peer" && s.options.peer.src_device == s.options.peer.dst_device) ||
+                                 (st == "zero_copy" && s.options.zero_copy.pattern == "chase");
+            for (const auto& d : one_way ? std::vector<std::string>{"h2d"} : default_directions(st)) {
                 if (std::find(s.directions.begin(), s.directions.end(), d) == s.directions.end()) {
                     s.directions.push_back(d);
                 }
@@ -444,6 +556,11 @@ Scenario read_document(const YAML::Node& doc, const std::string& file, std::size
 
 void read_flows(const YAML::Node& node, const std::string& file, Scenario& s) {
     if (!node.IsSequence() || node.size() == 0) throw InputError(file, "flows", "expected a non-empty list of flows");
+    if (node.size() > static_cast<std::size_t>(core::limits::kMaxFlows)) {
+        throw InputError(file, "flows", std::to_string(node.size()) + " flows; at most " +
+                                            std::to_string(core::limits::kMaxFlows) + " run together");
+    }
+    std::uint64_t total_bytes = 0;
     for (std::size_t i = 0; i < node.size(); ++i) {
         const YAML::Node f = node[i];
         const std::string where = "flows[" + std::to_string(i) + "]";
@@ -483,7 +600,21 @@ void read_flows(const YAML::Node& node, const std::string& file, Scenario& s) {
         }
         if (flow.direction != "h2d" && flow.direction != "d2h") throw InputError(file, where + ".direction", "must be h2d or d2h");
         if (flow.size == 0) throw InputError(file, where + ".size", "missing or zero");
-        if (flow.device < 0 || flow.peer_device < 0) throw InputError(file, where + ".device", "must not be negative");
+        if (flow.size > core::limits::kMaxCopyBytes) throw InputError(file, where + ".size", over_max_copy(flow.size));
+        total_bytes += flow.size;
+        if (total_bytes > core::limits::kMaxCaseBytes) {
+            throw InputError(file, where + ".size", "the flows move over " + core::to_string(Bytes{core::limits::kMaxCaseBytes}) +
+                                                        " together, the most one case may move");
+        }
+        const Duration max_start{core::limits::kMaxDurationNs * 1000};
+        if (flow.start.ps < 0 || flow.start.ps > max_start.ps) {
+            throw InputError(file, where + ".start", "must be 0s.." + core::to_string(max_start));
+        }
+        for (const auto& [key, v] : {std::pair<const char*, std::int64_t>{".device", flow.device}, {".peer_device", flow.peer_device}}) {
+            if (v < 0 || v > core::limits::kMaxDeviceOrdinal) {
+                throw InputError(file, where + key, "must be 0.." + std::to_string(core::limits::kMaxDeviceOrdinal));
+            }
+        }
         if (flow.strategy == "peer" && flow.device == flow.peer_device) {
             throw InputError(file, where + ".peer_device", "a peer flow needs two different GPUs");
         }
@@ -563,18 +694,25 @@ SetOverride parse_set(const std::string& text) {
 
 std::vector<std::uint64_t> expand_size_range(std::uint64_t from, std::uint64_t to, double factor,
                                              std::uint64_t step) {
+    // Scenarios count a range before expanding it; the caps here keep a direct call from
+    // exhausting memory or wrapping `v` past `to` all the same.
     std::vector<std::uint64_t> out;
+    if (from > to) return out;
     if (step > 0) {
-        for (std::uint64_t v = from; v <= to; v += step) out.push_back(v);
+        for (std::uint64_t v = from;; v += step) {
+            out.push_back(v);
+            if (to - v < step || out.size() > core::limits::kMaxSizes) break;
+        }
         return out;
     }
+    if (!(factor > 1.0)) return {from};
     // Geometric: from * factor^k, rounded to whole bytes, while within `to`.
-    for (int k = 0;; ++k) {
-        const double v = std::round(static_cast<double>(from) * std::pow(factor, k));
+    for (std::uint64_t k = 0; k <= core::limits::kMaxSizes; ++k) {
+        const double v = std::round(static_cast<double>(from) * std::pow(factor, static_cast<double>(k)));
         if (v > static_cast<double>(to) * (1.0 + 1e-12)) break;
         const auto b = static_cast<std::uint64_t>(v);
         if (out.empty() || out.back() != b) out.push_back(b);
-        if (out.size() > 10001) break;
+        if (out.size() > core::limits::kMaxSizes) break;
     }
     return out;
 }

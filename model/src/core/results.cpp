@@ -6,12 +6,20 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <stdexcept>
+#include <climits>
+#include <csignal>
+#include <cstring>
+#include <dirent.h>
+#include <fcntl.h>
+#include <pthread.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "dmasim/core/error.h"
+#include "dmasim/core/units.h"
 
 namespace dmasim::core {
 
@@ -80,6 +88,32 @@ double parse_double(const std::string& s, const std::string& where, const std::s
     return v;
 }
 
+// A time or a ratio: strtod reads "nan" and "inf" as numbers, and either would travel through
+// medians into compare.csv or the optimiser.
+double parse_finite(const std::string& s, const std::string& where, const std::string& col) {
+    const double v = parse_double(s, where, col);
+    if (!std::isfinite(v)) throw InputError(where, col, "'" + s + "' is not a finite number");
+    if (v < 0) throw InputError(where, col, "'" + s + "' is negative");
+    return v;
+}
+
+// A count: digits only. Through a double, "-4096" or "1e20" would wrap or overflow the integer.
+// `what` says what the column holds, for the message.
+std::uint64_t parse_whole(const std::string& s, const std::string& where, const std::string& col, std::uint64_t lo,
+                          std::uint64_t hi, const std::string& what) {
+    std::uint64_t v = 0;
+    bool ok = !s.empty() && s.size() <= 19;
+    for (const char c : s) {
+        if (c < '0' || c > '9') {
+            ok = false;
+            break;
+        }
+        v = v * 10 + static_cast<std::uint64_t>(c - '0');
+    }
+    if (!ok || v < lo || v > hi) throw InputError(where, col, "'" + s + "' is not " + what);
+    return v;
+}
+
 }  // namespace
 
 double ResultRow::gbps() const {
@@ -141,28 +175,37 @@ std::vector<ResultRow> read_results_csv(std::istream& in, const std::string& ori
             const int i = col(name);
             return i < 0 ? std::string() : f[static_cast<std::size_t>(i)];
         };
-        auto num = [&](const char* name, double fallback) {
+        auto time = [&](const char* name, double fallback) {
             const std::string v = get(name);
-            return v.empty() ? fallback : parse_double(v, where, name);
+            return v.empty() ? fallback : parse_finite(v, where, name);
         };
         ResultRow r;
         r.scenario = get("scenario");
         r.strategy = get("strategy");
         r.direction = get("direction");
-        r.directions = static_cast<int>(num("directions", 1));
-        r.size_bytes = static_cast<std::uint64_t>(num("size_bytes", 0));
-        r.time_us = num("time_us", 0);
-        r.source = get("source");
-        r.repetitions = static_cast<int>(num("repetitions", 1));
-        r.p10_us = num("p10_us", r.time_us);
-        r.p90_us = num("p90_us", r.time_us);
-        r.min_us = num("min_us", r.time_us);
-        r.max_us = num("max_us", r.time_us);
-        r.variant = get("variant");
         const std::string status = get("status");
         r.status = status.empty() ? "ok" : status;
+        const bool ok = r.status == "ok";
+        r.directions = static_cast<int>(
+            parse_whole(get("directions"), where, "directions", 1, 2, "1 or 2 (how many directions moved size_bytes)"));
+        r.size_bytes = parse_whole(get("size_bytes"), where, "size_bytes", 1, kMaxResultSize,
+                                   "a whole number of bytes from 1 to " + std::to_string(kMaxResultSize) + " (" +
+                                       to_string(Bytes{kMaxResultSize}) + ")");
+        r.time_us = time("time_us", 0);
+        if (ok && !(r.time_us > 0)) throw InputError(where, "time_us", "an ok row's time must be positive");
+        r.source = get("source");
+        const std::string reps = get("repetitions");
+        r.repetitions = reps.empty() ? 1
+                                     : static_cast<int>(parse_whole(reps, where, "repetitions", ok ? 1 : 0, 1u << 30,
+                                                                    ok ? "a whole number of repetitions, at least 1 in an ok row"
+                                                                       : "a whole number of repetitions"));
+        r.p10_us = time("p10_us", r.time_us);
+        r.p90_us = time("p90_us", r.time_us);
+        r.min_us = time("min_us", r.time_us);
+        r.max_us = time("max_us", r.time_us);
+        r.variant = get("variant");
         r.note = get("note");
-        r.cv = num("cv", 0);
+        r.cv = time("cv", 0);
         rows.push_back(std::move(r));
     }
     return rows;
@@ -296,57 +339,275 @@ std::string JsonWriter::str() const { return out_ + '\n'; }
 OutputFiles::OutputFiles(std::string dir) : dir_(std::move(dir)) {}
 
 void OutputFiles::add(const std::string& name, std::string content) {
-    files_.emplace_back(name, std::move(content));
+    files_.push_back(File{(dir_.empty() ? std::string(".") : dir_) + "/" + name, std::move(content), true});
+}
+
+void OutputFiles::add_path(const std::string& path, std::string content) {
+    files_.push_back(File{path, std::move(content), false});
 }
 
 namespace {
-void make_dirs(const std::string& dir) {
-    if (dir.empty()) return;
-    std::string partial;
-    std::size_t pos = 0;
-    while (pos != std::string::npos) {
-        pos = dir.find('/', pos + 1);
-        partial = dir.substr(0, pos);
-        if (partial.empty()) continue;
-        if (::mkdir(partial.c_str(), 0755) != 0 && errno != EEXIST) {
-            throw std::runtime_error(dir + ": cannot create directory '" + partial + "'");
-        }
-    }
+
+std::string error_text(int e) { return std::strerror(e); }
+
+// "a/b" -> ("a", "b"); "b" -> (".", "b"); "a/b/" -> ("a/b", ""): the caller refuses the empty name.
+std::pair<std::string, std::string> split_path(const std::string& path) {
+    const auto slash = path.find_last_of('/');
+    if (slash == std::string::npos) return {".", path};
+    std::string dir = path.substr(0, slash);
+    while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+    return {dir.empty() ? std::string("/") : dir, path.substr(slash + 1)};
+}
+
+bool exists(const std::string& path, struct stat& st) { return ::lstat(path.c_str(), &st) == 0; }
+
+// The directory `dir` is, or would be once created, writable: checked before a command's work so
+// that a bad -o costs nothing.
+void check_dir(const std::string& dir) {
     struct stat st {};
-    if (::stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
-        throw std::runtime_error(dir + ": is not a directory");
+    if (::stat(dir.c_str(), &st) == 0) {
+        if (!S_ISDIR(st.st_mode)) throw InputError(dir, "", "is a file, not a directory");
+        if (::access(dir.c_str(), W_OK | X_OK) != 0) throw InputError(dir, "", "cannot write here: " + error_text(errno));
+        return;
+    }
+    if (errno != ENOENT && errno != ENOTDIR) throw InputError(dir, "", error_text(errno));
+    // The nearest ancestor that exists is where the directory would be created.
+    std::string up = dir;
+    for (;;) {
+        up = split_path(up).first;
+        if (::stat(up.c_str(), &st) == 0) break;
+        if (errno != ENOENT && errno != ENOTDIR) throw InputError(dir, "", "cannot create it: " + up + ": " + error_text(errno));
+        if (up == "." || up == "/") throw InputError(dir, "", "cannot create it");
+    }
+    if (!S_ISDIR(st.st_mode)) throw InputError(dir, "", "cannot create it: " + up + " is a file, not a directory");
+    if (::access(up.c_str(), W_OK | X_OK) != 0) {
+        throw InputError(dir, "", "cannot create it in " + up + ": " + error_text(errno));
     }
 }
+
+void make_dirs(const std::string& dir) {
+    struct stat st {};
+    if (::stat(dir.c_str(), &st) == 0) {
+        if (!S_ISDIR(st.st_mode)) throw InputError(dir, "", "is a file, not a directory");
+        return;
+    }
+    const std::string parent = split_path(dir).first;
+    if (parent != dir) make_dirs(parent);
+    if (::mkdir(dir.c_str(), 0777) != 0 && errno != EEXIST) {
+        throw InputError(dir, "", "cannot create the directory: " + error_text(errno));
+    }
+}
+
+// What an ordinary open() or mkdir() would give: mkstemp's and mkdtemp's 0600 and 0700 would
+// hide the results from other users.
+mode_t creation_mask() {
+    const mode_t mask = ::umask(0);
+    ::umask(mask);
+    return mask;
+}
+
+void write_fd(int fd, const std::string& content, const std::string& final_path) {
+    const char* p = content.data();
+    std::size_t left = content.size();
+    while (left > 0) {
+        const ssize_t n = ::write(fd, p, left);
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) {
+            const int e = errno;
+            ::close(fd);
+            throw InputError(final_path, "", "cannot write: " + error_text(e));
+        }
+        p += n;
+        left -= static_cast<std::size_t>(n);
+    }
+    if (::close(fd) != 0) throw InputError(final_path, "", "cannot write: " + error_text(errno));
+}
+
+// Holds back the signals that end a command while files are written and moved: the command's
+// handler (model/src/app) would otherwise exit between a temporary file and its rename.
+class HoldTerminationSignals {
+public:
+    HoldTerminationSignals() {
+        sigset_t set;
+        sigemptyset(&set);
+        for (const int sig : {SIGINT, SIGTERM, SIGHUP}) sigaddset(&set, sig);
+        ::pthread_sigmask(SIG_BLOCK, &set, &old_);
+    }
+    ~HoldTerminationSignals() { ::pthread_sigmask(SIG_SETMASK, &old_, nullptr); }
+    HoldTerminationSignals(const HoldTerminationSignals&) = delete;
+    HoldTerminationSignals& operator=(const HoldTerminationSignals&) = delete;
+
+private:
+    sigset_t old_;
+};
+
+struct Target {
+    std::string name;
+    const std::string* content;
+    std::string temp;  // once written
+};
+
+// The files of one directory and how they get there.
+struct Group {
+    std::string dir;
+    std::vector<Target> files;
+    std::string staging;  // a directory beside `dir` holding the new files, or empty: temps in `dir`
+    bool exists = false;  // `dir` existed when staged
+    bool swap = false;    // `dir` holds nothing but these files: exchange it with `staging`
+
+    ~Group() {
+        // Whatever was not moved into place.
+        for (const auto& f : files) {
+            if (!f.temp.empty()) ::unlink(f.temp.c_str());
+        }
+        if (!staging.empty()) ::rmdir(staging.c_str());
+    }
+};
+
+// A real directory (not a symlink, not a mount point) whose entries are all among `files`.
+bool only_these_files(const std::string& dir, const std::vector<Target>& files) {
+    struct stat st {}, up {};
+    const auto [parent, base] = split_path(dir);
+    if (base.empty() || base == "." || base == "..") return false;
+    if (!exists(dir, st) || !S_ISDIR(st.st_mode) || ::stat(parent.c_str(), &up) != 0 || up.st_dev != st.st_dev) return false;
+    if (::access(parent.c_str(), W_OK | X_OK) != 0) return false;
+    DIR* d = ::opendir(dir.c_str());
+    if (d == nullptr) return false;
+    bool only = true;
+    while (const dirent* e = ::readdir(d)) {
+        const std::string n = e->d_name;
+        if (n == "." || n == "..") continue;
+        struct stat fs {};
+        const bool ours = std::any_of(files.begin(), files.end(), [&](const Target& t) { return t.name == n; });
+        if (!ours || !exists(dir + "/" + n, fs) || !S_ISREG(fs.st_mode)) {
+            only = false;
+            break;
+        }
+    }
+    ::closedir(d);
+    return only;
+}
+
+void stage(Group& g) {
+    make_dirs(g.dir == "/" ? g.dir : split_path(g.dir).first);
+    struct stat st {};
+    g.exists = ::stat(g.dir.c_str(), &st) == 0;
+    if (g.exists && !S_ISDIR(st.st_mode)) throw InputError(g.dir, "", "is a file, not a directory");
+    g.swap = g.exists && only_these_files(g.dir, g.files);
+    const mode_t mask = creation_mask();
+    const mode_t mode = 0666 & ~mask;
+    if (!g.exists || g.swap) {
+        const auto [parent, base] = split_path(g.dir);
+        std::string tmpl = parent + "/." + base + ".tmp-XXXXXX";
+        if (::mkdtemp(tmpl.data()) == nullptr) throw InputError(g.dir, "", "cannot write beside it: " + error_text(errno));
+        g.staging = tmpl;
+        ::chmod(g.staging.c_str(), 0777 & ~mask);
+    }
+    for (auto& f : g.files) {
+        const std::string final_path = g.dir + "/" + f.name;
+        int fd = -1;
+        if (!g.staging.empty()) {
+            f.temp = g.staging + "/" + f.name;
+            fd = ::open(f.temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+        } else {
+            std::string tmpl = g.dir + "/." + f.name + ".tmp-XXXXXX";
+            fd = ::mkstemp(tmpl.data());
+            if (fd >= 0) {
+                f.temp = tmpl;
+                ::fchmod(fd, mode);
+            }
+        }
+        if (fd < 0) {
+            f.temp.clear();
+            throw InputError(final_path, "", "cannot write: " + error_text(errno));
+        }
+        write_fd(fd, *f.content, final_path);
+    }
+}
+
+void move_each(Group& g) {
+    for (auto& f : g.files) {
+        const std::string final_path = g.dir + "/" + f.name;
+        if (::rename(f.temp.c_str(), final_path.c_str()) != 0) {
+            throw InputError(final_path, "", "cannot move into place: " + error_text(errno));
+        }
+        f.temp.clear();
+    }
+}
+
+void publish(Group& g) {
+    if (!g.staging.empty() && !g.exists && ::rename(g.staging.c_str(), g.dir.c_str()) == 0) {
+        for (auto& f : g.files) f.temp.clear();
+        g.staging.clear();
+        return;
+    }
+#ifdef RENAME_EXCHANGE
+    if (!g.staging.empty() && g.swap &&
+        ::renameat2(AT_FDCWD, g.staging.c_str(), AT_FDCWD, g.dir.c_str(), RENAME_EXCHANGE) == 0) {
+        // The staging path now holds the previous run's files (only these names, as checked).
+        for (auto& f : g.files) {
+            ::unlink(f.temp.c_str());
+            f.temp.clear();
+        }
+        ::rmdir(g.staging.c_str());
+        g.staging.clear();
+        return;
+    }
+#endif
+    // The directory appeared meanwhile, or the filesystem cannot exchange: file by file.
+    move_each(g);
+}
+
 }  // namespace
 
+void OutputFiles::check() const {
+    std::vector<std::string> dirs;
+    std::vector<std::string> seen;
+    for (const auto& [path, content, in_dir] : files_) {
+        const auto [dir, name] = split_path(path);
+        if (name.empty() || name == "." || name == "..") throw InputError(path, "", "names a directory, not a file");
+        if (std::find(dirs.begin(), dirs.end(), dir) == dirs.end()) {
+            try {
+                check_dir(dir);
+            } catch (const InputError& e) {
+                // A single output file is what the user named: the error names it.
+                if (in_dir) throw;
+                throw InputError(path, "", std::string("cannot write it: ") + e.what());
+            }
+            dirs.push_back(dir);
+        }
+        // The same file by two spellings ("out/a" and "./out/a") is caught by its real path.
+        char real[PATH_MAX];
+        const std::string id = ::realpath(dir.c_str(), real) != nullptr ? std::string(real) + "/" + name : path;
+        if (std::find(seen.begin(), seen.end(), id) != seen.end()) throw InputError(path, "", "is named for two outputs");
+        seen.push_back(id);
+        struct stat st {};
+        if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
+            throw InputError(path, "", "is a directory; it cannot be replaced by a file");
+        }
+    }
+}
+
 std::vector<std::string> OutputFiles::commit() const {
-    make_dirs(dir_);
-    std::vector<std::string> temps;
-    std::vector<std::string> finals;
-    const std::string base = dir_.empty() ? std::string(".") : dir_;
-    auto cleanup = [&] {
-        for (const auto& t : temps) std::remove(t.c_str());
-    };
-    for (const auto& [name, content] : files_) {
-        const std::string final_path = base + "/" + name;
-        const std::string temp_path = base + "/." + name + ".tmp" + std::to_string(::getpid());
-        temps.push_back(temp_path);
-        std::ofstream out(temp_path, std::ios::binary | std::ios::trunc);
-        out << content;
-        out.close();
-        if (!out) {
-            cleanup();
-            throw std::runtime_error(final_path + ": cannot write");
+    check();
+    std::vector<std::unique_ptr<Group>> groups;
+    for (const auto& [path, content, in_dir] : files_) {
+        const auto [dir, name] = split_path(path);
+        auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g->dir == dir; });
+        if (it == groups.end()) {
+            groups.push_back(std::make_unique<Group>());
+            groups.back()->dir = dir;
+            it = groups.end() - 1;
         }
-        finals.push_back(final_path);
+        (*it)->files.push_back(Target{name, &content, {}});
     }
-    for (std::size_t i = 0; i < temps.size(); ++i) {
-        if (std::rename(temps[i].c_str(), finals[i].c_str()) != 0) {
-            cleanup();
-            throw std::runtime_error(finals[i] + ": cannot rename into place");
-        }
-    }
-    return finals;
+    const HoldTerminationSignals hold;
+    // Every file is written before any is moved: a failure leaves the previous output whole.
+    for (auto& g : groups) stage(*g);
+    for (auto& g : groups) publish(*g);
+    std::vector<std::string> written;
+    for (const auto& f : files_) written.push_back(f.path);
+    return written;
 }
 
 double percentile(std::vector<double> sample, double q) {

@@ -22,6 +22,34 @@ HostRuntime::HostRuntime(sc_core::sc_module_name name, const Params& params, std
 
 void HostRuntime::configure(const Params& params) { params_ = params; }
 
+std::string HostRuntime::unfinished() const {
+    std::size_t left = 0;
+    std::size_t first = finished_.size();
+    for (std::size_t i = 0; i < finished_.size(); ++i) {
+        if (finished_[i]) continue;
+        if (left++ == 0) first = i;
+    }
+    std::string out = std::to_string(left) + " of " + std::to_string(finished_.size()) + " operations unfinished";
+    if (first == finished_.size()) return out;
+    const Op& op = program_.ops[first];
+    const char* dir = op.direction == CopyDirection::kHostToDevice ? "h2d" : "d2h";
+    std::string what;
+    switch (op.kind) {
+        case Op::Kind::kCopy: what = std::string("copy ") + dir + " of " + core::to_string(core::Bytes{op.bytes}); break;
+        case Op::Kind::kStagedCopy: what = std::string("pageable copy ") + dir + " of " + core::to_string(core::Bytes{op.bytes}); break;
+        case Op::Kind::kKernel: what = "kernel of " + core::to_string(op.duration); break;
+        case Op::Kind::kCpuWork: what = "CPU work of " + core::to_string(op.duration); break;
+        case Op::Kind::kReleaseAt: what = "release at " + core::to_string(op.duration); break;
+        case Op::Kind::kSynchronize: what = "synchronize"; break;
+        case Op::Kind::kMappedKernel:
+            what = "mapped-memory kernel reading " + core::to_string(core::Bytes{op.mapped.read_bytes}) + " and writing " +
+                   core::to_string(core::Bytes{op.mapped.write_bytes});
+            break;
+        case Op::Kind::kCpuMapped: what = std::string("CPU access through the BAR ") + dir + " of " + core::to_string(core::Bytes{op.bytes}); break;
+    }
+    return out + ", the first op " + std::to_string(first) + ": " + what + " on stream " + std::to_string(op.stream);
+}
+
 void HostRuntime::submit(const Program& program) {
     program_ = program;
     has_program_ = true;

@@ -15,7 +15,8 @@ MemoryController::MemoryController(sc_core::sc_module_name name, const Params& p
 void MemoryController::configure(const Params& params) {
     params_ = params;
     ps_per_byte_ = 1e12 / params_.bandwidth.bytes_per_s;
-    busy_until_ps_ = std::max(busy_until_ps_, now_ps());
+    // Configured between cases, with the model at rest and the case clock at zero.
+    busy_until_ps_ = 0.0;
     stats_ = MemoryStats{};
 }
 

@@ -1,10 +1,13 @@
 #include "dmasim/sim/simulator.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <functional>
+#include <optional>
 #include <stdexcept>
 
+#include "dmasim/core/limits.h"
 #include "dmasim/core/results.h"
 #include "dmasim/gpu/coalescing.h"
 #include "dmasim/sim/host_runtime.h"
@@ -147,6 +150,103 @@ Op mapped_kernel_op(const std::vector<CopyDirection>& dirs, std::uint64_t bytes,
     return op;
 }
 
+// The watchdog's yardstick (simulator.h, Watchdog): about how long `prog` takes, from the
+// parameters alone, as if no two operations overlapped. Bytes move at half the slowest rate on
+// the platform; requests are limited by their window (read tags, flow-control credits, loads in
+// flight) to one window per round trip; a round trip crosses every link and bridge of the
+// platform twice. Over the shipped scenarios the simulated time is 0.008 to 1.04 times it, so
+// a budget of 100 times it stops runaways only.
+double estimate_ps(const Program& prog, const config::ModelParams& p, const topology::Platform& links) {
+    double rtt_ps = static_cast<double>(p.host_memory.latency.ps + p.gpu_memory.latency.ps);
+    double dma_bps = std::min(p.host_memory.bandwidth.bytes_per_s, p.gpu_memory.bandwidth.bytes_per_s);
+    double mps = 4096, mrrs = 4096, read_window = static_cast<double>(p.dma.max_read_requests), write_window = 1e9;
+    auto window = [](double& w, std::int64_t credits, double per) {
+        if (credits > 0) w = std::min(w, std::max(1.0, static_cast<double>(credits) / per));
+    };
+    for (auto [e, end] = boost::edges(links.graph()); e != end; ++e) {
+        const topology::LinkProps& l = links.link(*e);
+        if (l.kind == topology::LinkKind::kPcie) {
+            rtt_ps += 2.0 * static_cast<double>(l.pcie.latency.ps);
+            // Half the raw rate: headers, framing and DLLPs cost at most that much.
+            dma_bps = std::min(dma_bps, 0.5 * pcie::link_physics(l.pcie).stream_bytes_per_s);
+            mps = std::min(mps, static_cast<double>(l.pcie.mps.value));
+            mrrs = std::min(mrrs, static_cast<double>(l.pcie.mrrs.value));
+            window(read_window, l.pcie.credits_nonposted_header, 1.0);
+            window(write_window, l.pcie.credits_posted_header, 1.0);
+            window(write_window, l.pcie.credits_posted_data, static_cast<double>(l.pcie.mps.value) / pcie::kCreditBytes);
+            window(read_window, l.pcie.credits_completion_header, 1.0);
+        } else if (l.kind == topology::LinkKind::kNvlink || l.kind == topology::LinkKind::kSocket) {
+            rtt_ps += 2.0 * static_cast<double>(l.nvlink.latency.ps);
+            dma_bps = std::min(dma_bps, 0.5 * l.nvlink.link_rate.bytes_per_s);
+        }
+    }
+    for (auto [v, end] = boost::vertices(links.graph()); v != end; ++v) {
+        const topology::NodeProps& n = links.node(*v);
+        if (n.kind == topology::NodeKind::kRootComplex || n.kind == topology::NodeKind::kSwitch ||
+            n.kind == topology::NodeKind::kNvSwitch) {
+            rtt_ps += 2.0 * static_cast<double>(n.bridge.forward_latency.ps + n.bridge.switch_latency.ps);
+        }
+    }
+    const config::RuntimeParams& rt = p.runtime;
+    const double fixed_ps = static_cast<double>(rt.call_overhead.ps + rt.sync_latency.ps + rt.stream_wait_latency.ps +
+                                                rt.kernel_launch_latency.ps + p.dma.launch_latency.ps) +
+                            2.0 * rtt_ps;
+    auto ceil_div = [](double a, double b) { return std::ceil(a / std::max(b, 1.0)); };
+    // Reads and writes of `bytes` by a DMA engine: rate, and a round trip per window of requests.
+    auto dma_ps = [&](double bytes) {
+        return bytes / dma_bps * 1e12 + (ceil_div(bytes, mrrs) / read_window + ceil_div(bytes, mps) / write_window) * rtt_ps;
+    };
+    double release_ps = 0.0;
+    double total_ps = 0.0;
+    for (const Op& op : prog.ops) {
+        const auto bytes = static_cast<double>(op.bytes);
+        const auto duration = static_cast<double>(op.duration.ps);
+        switch (op.kind) {
+            case Op::Kind::kCopy:
+                total_ps += fixed_ps + dma_ps(bytes);
+                break;
+            case Op::Kind::kStagedCopy: {
+                const double cpu_bps = std::min({p.cpu.memcpy_bandwidth.bytes_per_s, p.cpu.memcpy_bandwidth_cached.bytes_per_s,
+                                                 p.host_memory.bandwidth.bytes_per_s});
+                total_ps += ceil_div(bytes, static_cast<double>(p.pageable.bounce_size.value)) * fixed_ps + dma_ps(bytes) +
+                            2.0 * bytes / cpu_bps * 1e12;
+                break;
+            }
+            case Op::Kind::kKernel:
+                total_ps += fixed_ps + duration;
+                break;
+            case Op::Kind::kCpuWork:
+                total_ps += duration;
+                break;
+            case Op::Kind::kReleaseAt:
+                release_ps = std::max(release_ps, duration);
+                break;
+            case Op::Kind::kSynchronize:
+                total_ps += fixed_ps;
+                break;
+            case Op::Kind::kMappedKernel: {
+                const auto rd = static_cast<double>(op.mapped.read_bytes);
+                const auto wr = static_cast<double>(op.mapped.write_bytes);
+                const auto req = static_cast<double>(std::max<std::uint32_t>(op.mapped.request_bytes, 1));
+                total_ps += fixed_ps + (rd + wr) / dma_bps * 1e12 +
+                            (ceil_div(rd, req) / std::max<double>(op.mapped.reads_in_flight, 1.0) +
+                             ceil_div(wr, req) / write_window) * rtt_ps;
+                break;
+            }
+            case Op::Kind::kCpuMapped:
+                if (op.direction == CopyDirection::kHostToDevice) {
+                    total_ps += fixed_ps + bytes / std::min(p.cpu.wc_bandwidth.bytes_per_s, dma_bps) * 1e12 +
+                                ceil_div(bytes, 64.0) / std::min<double>(static_cast<double>(p.cpu.wc_buffers), write_window) * rtt_ps;
+                } else {
+                    total_ps += fixed_ps + ceil_div(bytes, static_cast<double>(p.cpu.mmio_read_bytes.value)) /
+                                               static_cast<double>(std::max<std::int64_t>(p.cpu.mmio_reads_in_flight, 1)) * rtt_ps;
+                }
+                break;
+        }
+    }
+    return release_ps + total_ps;
+}
+
 }  // namespace
 
 struct Simulator::ProgramOutcome {
@@ -186,29 +286,77 @@ Simulator::Simulator(topology::Platform platform, const config::ModelParams& par
 
 Simulator::~Simulator() = default;
 
+namespace {
+std::string seconds(double ps) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.4g s", ps * 1e-12);
+    return buf;
+}
+
+std::string refusal(const std::string& failed) {
+    return "the model was left mid-case by an earlier failure and runs no more cases in this process (" + failed + ")";
+}
+}  // namespace
+
+void Simulator::fail(const std::string& what) {
+    const std::string where = (origin_.empty() ? std::string() : origin_ + ": ") + trace_label_ + ": ";
+    failed_ = where + what;
+    throw SimulationError(failed_);
+}
+
 Simulator::ProgramOutcome Simulator::execute(const config::ModelParams& params, const Program& program) {
     if (!top_->idle()) throw std::logic_error("model not idle between runs");
-    if (links_from_ != nullptr) {
-        top_->configure(params, *links_from_);
-    } else {
+    std::optional<topology::Platform> own_links;
+    if (links_from_ == nullptr) {
         // No platform of the case's own: `params` describes every link.
-        topology::Platform links = *platform_;
-        for (auto [e, end] = boost::edges(links.graph()); e != end; ++e) {
-            topology::LinkProps& l = links.link(*e);
+        own_links = *platform_;
+        for (auto [e, end] = boost::edges(own_links->graph()); e != end; ++e) {
+            topology::LinkProps& l = own_links->link(*e);
             if (l.kind == topology::LinkKind::kPcie) l.pcie = params.link;
             if (l.kind == topology::LinkKind::kNvlink) l.nvlink = params.nvlink;
         }
-        for (auto [v, end] = boost::vertices(links.graph()); v != end; ++v) links.node(*v).bridge = params.root_complex;
-        top_->configure(params, links);
+        for (auto [v, end] = boost::vertices(own_links->graph()); v != end; ++v) {
+            own_links->node(*v).bridge = params.root_complex;
+        }
     }
+    const topology::Platform& links = links_from_ != nullptr ? *links_from_ : *own_links;
+    start_case_clock();
+    top_->configure(params, links);
     HostRuntime& rt = top_->runtime();
-    rt.submit(program);
     const double t0 = now_ps();
-    sc_core::sc_start();
-    if (!rt.done()) throw std::runtime_error("the simulation stalled before the program finished: a deadlock");
+
+    // The watchdog: the program gets a simulated-time budget; sc_start returns when the
+    // runtime pauses at the program's end, when no event is left, or when the budget is spent.
+    // Nothing of it runs per event.
+    const double estimate = estimate_ps(program, params, links);
+    const auto clock_left = static_cast<double>((sc_core::sc_max_time() - sc_core::sc_time_stamp()).value());
+    if (!(estimate < clock_left)) {
+        // Nothing was submitted: the model stays usable for other cases.
+        throw SimulationError((origin_.empty() ? std::string() : origin_ + ": ") + trace_label_ + ": needs up to " +
+                              seconds(estimate) + " of simulated time, more than SystemC's clock has left (" +
+                              seconds(clock_left) + ")");
+    }
+    const double budget = std::min(watchdog_.factor * estimate + static_cast<double>(watchdog_.margin.ps), clock_left);
+    rt.submit(program);
+    try {
+        sc_core::sc_start(sc_core::sc_time::from_value(static_cast<sc_dt::uint64>(budget)), sc_core::SC_EXIT_ON_STARVATION);
+    } catch (const std::exception& e) {
+        fail(std::string("the simulation failed: ") + e.what());
+    }
+    if (!rt.done()) {
+        const std::string when = "after " + seconds(now_ps() - t0) + " of simulated time, " + rt.unfinished();
+        if (sc_core::sc_pending_activity()) {
+            char factor[32];
+            std::snprintf(factor, sizeof factor, "%g", watchdog_.factor);
+            fail("ran past its simulated-time budget of " + seconds(budget) + " (" + factor + " x the estimate of " +
+                 seconds(estimate) + ", plus " + seconds(static_cast<double>(watchdog_.margin.ps)) + "): stopped " + when);
+        }
+        fail("deadlock: no event is left to run " + when +
+             " (a case validation should have refused, or a model bug: please report it)");
+    }
     // Let the last Acks and credit updates land so that the next run starts from rest.
     for (int i = 0; i < 1000 && !top_->idle(); ++i) sc_core::sc_start(sc_core::sc_time(1, sc_core::SC_US));
-    if (!top_->idle()) throw std::runtime_error("the model did not come to rest after a program");
+    if (!top_->idle()) fail("the model did not come to rest after the program ended");
     if (Tracer* tr = Tracer::active()) {
         top_->flush_trace();
         tr->span(tr->track("cases", "case"), trace_label_, t0, t0 + rt.elapsed_ps());
@@ -300,6 +448,11 @@ void Simulator::run_peer(const config::ModelParams& params, const CaseSpec& spec
         const std::uint64_t chunk = params.pageable.bounce_size.value;
         const auto buffers = static_cast<int>(params.pageable.bounce_buffers);
         const std::uint64_t chunks = (spec.bytes + chunk - 1) / chunk;
+        // Validation refuses more; the check keeps a case built in code from exhausting memory.
+        if (chunks > core::limits::kMaxCasePieces) {
+            throw std::invalid_argument(trace_label_ + ": " + std::to_string(chunks) + " staging chunks; at most " +
+                                        std::to_string(core::limits::kMaxCasePieces));
+        }
         const std::vector<std::pair<int, int>> ways = both ? std::vector<std::pair<int, int>>{{src, dst}, {dst, src}}
                                                            : std::vector<std::pair<int, int>>{{src, dst}};
         for (std::uint64_t k = 0; k < chunks; ++k) {
@@ -340,6 +493,10 @@ void Simulator::run_third_party(const config::ModelParams& params, const CaseSpe
     // window by window when the BAR aperture is smaller than the frame (the driver remaps it).
     Program direct;
     const std::uint64_t window = params.gpu.bar_aperture.value == 0 ? spec.bytes : params.gpu.bar_aperture.value;
+    if ((spec.bytes + window - 1) / window > core::limits::kMaxCasePieces) {
+        throw std::invalid_argument(trace_label_ + ": " + std::to_string((spec.bytes + window - 1) / window) +
+                                    " BAR windows; at most " + std::to_string(core::limits::kMaxCasePieces));
+    }
     std::uint64_t windows = 0;
     for (std::uint64_t done = 0; done < spec.bytes; done += window, ++windows) {
         if (done > 0) direct.ops.push_back(simple_op(Op::Kind::kCpuWork, params.gpu.bar_remap));
@@ -365,9 +522,12 @@ void Simulator::run_third_party(const config::ModelParams& params, const CaseSpe
 }
 
 CaseResult Simulator::run_flows(const config::ModelParams& params, const std::vector<config::FlowSpec>& flows,
-                                const topology::Platform* platform, const std::string& label) {
+                                const topology::Platform* platform, const std::string& label,
+                                const std::string& origin) {
+    if (!failed_.empty()) throw SimulationError(refusal(failed_));
     links_from_ = platform;
     trace_label_ = label.empty() ? std::to_string(flows.size()) + " flows" : label;
+    origin_ = origin;
     const auto gpus = devices_of_kind(topology::NodeKind::kGpu);
     const auto cards = devices_of_kind(topology::NodeKind::kEndpoint);
     // The CPU thread issues each flow when its start time comes, on a stream of its own.
@@ -421,10 +581,12 @@ CaseResult Simulator::run(const config::ModelParams& params, const CaseSpec& spe
                                     modelled_strategies() + ")");
     }
     if (spec.bytes == 0) throw std::invalid_argument("a copy of 0 bytes");
+    if (!failed_.empty()) throw SimulationError(refusal(failed_));
     links_from_ = spec.platform;
     trace_label_ = spec.label.empty()
                        ? spec.strategy + " " + spec.direction + " " + core::to_string(core::Bytes{spec.bytes})
                        : spec.label;
+    origin_ = spec.origin;
     const auto dirs = directions_of(spec.direction);
     const int ndirs = static_cast<int>(dirs.size());
     const std::string& st = spec.strategy;
@@ -620,6 +782,10 @@ CaseResult Simulator::run(const config::ModelParams& params, const CaseSpec& spe
         const auto gpus = devices_of_kind(topology::NodeKind::kGpu);
         if (from_card && (cards.empty() || gpus.empty())) {
             throw std::invalid_argument("frames via " + f.via + " need a capture card: platform radar-switch or radar-rootports");
+        }
+        if (f.count < 1 || f.count > core::limits::kMaxFrames) {
+            throw std::invalid_argument(trace_label_ + ": " + std::to_string(f.count) + " frames; 1.." +
+                                        std::to_string(core::limits::kMaxFrames));
         }
         for (std::int64_t i = 0; i < f.count; ++i) {
             prog.ops.push_back(simple_op(Op::Kind::kReleaseAt, core::Duration{i * f.period.ps}));

@@ -4,11 +4,21 @@
 #include <cstdio>
 
 #include "dmasim/core/results.h"
+#include "dmasim/sim/tlp.h"
 
 namespace dmasim::sim {
 
 namespace {
 Tracer* g_active = nullptr;
+
+// Link-occupancy counters grow with the simulated time over the resolution, or with the TLPs
+// once a window is shorter than one: a 1 GiB copy at 1 ns windows makes tens of millions, and
+// the events and their JSON then take gigabytes, which looked like a hang. Past this many events
+// (some 100 MB of JSON, what Perfetto opens without trouble) counters are dropped; spans (calls,
+// copies, kernels) are few and all kept.
+constexpr std::size_t kMaxEvents = 1'000'000;
+// The process that marks where the counters stop; `dmasim run` looks for its name.
+constexpr const char* kTruncated = "timeline truncated: link counters stop here (use a coarser --trace-resolution)";
 
 std::string us(double ps) {
     char buf[48];
@@ -41,10 +51,18 @@ int Tracer::track(const std::string& process, const std::string& thread) {
 
 void Tracer::span(int track, const std::string& name, double start_ps, double end_ps, const std::string& args_json) {
     const int pid = thread_names_[static_cast<std::size_t>(track - 1)].first;
-    events_.push_back(Event{'X', pid, track, start_ps, std::max(0.0, end_ps - start_ps), name, args_json});
+    // Callers give case times (tlp.h, now_ps); the timeline runs on across the process's cases.
+    events_.push_back(
+        Event{'X', pid, track, start_ps + case_origin_ps(), std::max(0.0, end_ps - start_ps), name, args_json});
 }
 
-void Tracer::counter(const std::string& process, const std::string& name, double t_ps, double value) {
+void Tracer::counter(const std::string& process, const std::string& name, double case_t_ps, double value) {
+    const double t_ps = case_t_ps + case_origin_ps();
+    if (events_.size() >= kMaxEvents) {
+        static const std::string truncated(kTruncated);
+        if (pids_.count(truncated) == 0) events_.push_back(Event{'i', pid_of(truncated), 0, t_ps, 0.0, "counters stop", ""});
+        return;
+    }
     char buf[64];
     std::snprintf(buf, sizeof buf, "{\"%s\": %.3f}", "percent", value);
     events_.push_back(Event{'C', pid_of(process), 0, t_ps, 0.0, name, buf});
@@ -68,15 +86,31 @@ std::string Tracer::json() const {
                ", \"tid\": " + std::to_string(i + 1) + ", \"args\": {\"name\": \"" +
                core::json_escape(thread_names_[i].second) + "\"}}";
     }
+    // Appended piece by piece: a trace near the event bound is some 100 MB, and temporaries per
+    // piece doubled the time it took to write.
+    out.reserve(out.size() + events_.size() * 112);
     for (const auto& e : events_) {
         sep();
         out += "{\"ph\": \"";
         out += e.phase;
-        out += "\", \"name\": \"" + core::json_escape(e.name) + "\", \"pid\": " + std::to_string(e.pid) +
-               ", \"tid\": " + std::to_string(e.tid) + ", \"ts\": " + us(e.ts_ps);
-        if (e.phase == 'X') out += ", \"dur\": " + us(e.dur_ps);
-        if (!e.args.empty()) out += ", \"args\": " + e.args;
-        out += "}";
+        out += "\", \"name\": \"";
+        out += core::json_escape(e.name);
+        out += "\", \"pid\": ";
+        out += std::to_string(e.pid);
+        out += ", \"tid\": ";
+        out += std::to_string(e.tid);
+        out += ", \"ts\": ";
+        out += us(e.ts_ps);
+        if (e.phase == 'X') {
+            out += ", \"dur\": ";
+            out += us(e.dur_ps);
+        }
+        if (e.phase == 'i') out += ", \"s\": \"g\"";  // a line across every track
+        if (!e.args.empty()) {
+            out += ", \"args\": ";
+            out += e.args;
+        }
+        out += '}';
     }
     out += "\n]}\n";
     return out;

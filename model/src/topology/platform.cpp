@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "dmasim/core/error.h"
+
 namespace dmasim::topology {
 
 const char* to_string(NodeKind k) {
@@ -101,7 +103,11 @@ std::vector<Hop> Platform::route(NodeId a, NodeId b) const {
     // NVLink first (what the CUDA driver uses between GPUs that have it), then any link.
     std::vector<NodeId> pred;
     if (!search(graph_, a, b, OnlyNvlink{&graph_}, pred) && !search(graph_, a, b, AnyEdge{&graph_}, pred)) {
-        throw std::runtime_error("platform " + name_ + ": no route from " + graph_[a].name + " to " + graph_[b].name);
+        // A validated platform file joins every device to every root complex; what is left are
+        // pairs no strategy may ask for (a device and an NVSwitch) and platforms built in code.
+        throw core::InputError(origin_.empty() ? "platform " + name_ : origin_, "links",
+                               "no route from " + graph_[a].name + " to " + graph_[b].name +
+                                   ": no chain of links through root complexes and switches joins them");
     }
     std::vector<Hop> hops;
     for (NodeId v = b; v != a; v = pred[v]) {

@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <sstream>
 
+#include "dmasim/config/param_checks.h"
 #include "dmasim/config/param_io.h"
 #include "dmasim/config/shipped_platforms.h"
 #include "dmasim/config/yaml_io.h"
@@ -21,7 +23,7 @@ namespace {
 
 using core::InputError;
 
-// Applies the keys of a YAML map to one parameter struct by its visitor, skipping `skip`.
+// Applies the keys of a YAML map to one parameter struct by its visitor; records the keys used.
 template <class S>
 void apply_keys(const YAML::Node& node, S& params, const std::string& origin, const std::string& where,
                 std::set<std::string>& used) {
@@ -29,6 +31,7 @@ void apply_keys(const YAML::Node& node, S& params, const std::string& origin, co
         const YAML::Node v = node[fi.key];
         if (!v) return;
         used.insert(fi.key);
+        if (!v.IsScalar()) throw InputError(origin, where + "." + fi.key, "expected a single value (" + std::string(fi.unit) + ")");
         try {
             config::parse_field(v.Scalar(), field);
         } catch (const core::UnitError& e) {
@@ -75,13 +78,293 @@ std::string text_of(const YAML::Node& n, const std::string& origin, const std::s
     return n.Scalar();
 }
 
+// An optional key's single value.
+std::string scalar_of(const YAML::Node& n, const std::string& origin, const std::string& key) {
+    if (!n.IsScalar()) throw InputError(origin, key, "expected a single value");
+    return n.Scalar();
+}
+
 bool is_bridge(NodeKind k) { return k == NodeKind::kRootComplex || k == NodeKind::kSwitch || k == NodeKind::kNvSwitch; }
+bool is_device(NodeKind k) { return k == NodeKind::kGpu || k == NodeKind::kEndpoint; }
 
-}  // namespace
+// A node's kind as the file spells it ("gpu", "nic", "root_complex").
+std::string kind_text(const NodeProps& n) { return n.device.empty() ? std::string(to_string(n.kind)) : n.device; }
 
-Platform parse_platform(const std::string& yaml, const std::string& origin, const config::ModelParams& params,
-                        const std::vector<std::string>& explicit_keys) {
-    const YAML::Node doc = config::load_yaml(yaml, origin);
+// Node ids are the file's node indices (vecS: vertices are numbered in insertion order).
+std::string node_key(NodeId n) { return "nodes[" + std::to_string(n) + "]"; }
+std::string link_key(std::size_t i) { return "links[" + std::to_string(i) + "]"; }
+
+// Bounds on a platform's size: real machines have tens of nodes (a DGX: 35); routing tables grow
+// with the square of the count, and the model numbers nodes with 16 bits.
+constexpr std::size_t kMaxNodes = 1024;
+constexpr std::size_t kMaxLinks = 4096;
+constexpr std::size_t kMaxNameLength = 64;
+
+// Node names become SystemC module names and Graphviz labels: letters, digits, '_' and '-'.
+void check_node_name(const std::string& name, const std::string& origin, const std::string& key) {
+    if (name.empty()) throw InputError(origin, key, "must not be empty");
+    if (name.size() > kMaxNameLength) {
+        throw InputError(origin, key, "is longer than " + std::to_string(kMaxNameLength) + " characters");
+    }
+    for (const char c : name) {
+        const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '-';
+        if (!ok) throw InputError(origin, key, "'" + name + "' has characters other than letters, digits, '_' and '-'");
+    }
+}
+
+// What kinds of node each kind of link may join. Checked as links are read, so the message can
+// name the end that is wrong.
+void check_link_ends(const Platform& p, LinkKind kind, NodeId a, NodeId b, const std::string& origin,
+                     const std::string& where) {
+    const NodeProps& na = p.node(a);
+    const NodeProps& nb = p.node(b);
+    // The end to blame: the first one that may not take this kind of link at all.
+    auto blame = [&](auto&& allowed, const std::string& rule) {
+        for (const auto& [n, end] : {std::pair{&na, ".a"}, std::pair{&nb, ".b"}}) {
+            if (!allowed(n->kind)) throw InputError(origin, where + end, n->name + " is a " + kind_text(*n) + ": " + rule);
+        }
+    };
+    switch (kind) {
+        case LinkKind::kPcie:
+            blame([](NodeKind k) { return k == NodeKind::kRootComplex || k == NodeKind::kSwitch || is_device(k); },
+                  "a PCIe link joins root complexes, switches and devices (a CPU reaches its root complex by kind: "
+                  "internal, an NVSwitch takes NVLinks)");
+            if (is_device(na.kind) && is_device(nb.kind)) {
+                throw InputError(origin, where + ".b",
+                                 na.name + " and " + nb.name + " are both devices: a PCIe link has a root port or a "
+                                 "switch at one end (GPUs bond directly with kind: nvlink)");
+            }
+            if (na.kind == NodeKind::kRootComplex && nb.kind == NodeKind::kRootComplex) {
+                throw InputError(origin, where + ".b",
+                                 na.name + " and " + nb.name + " are both root complexes: they meet through kind: socket");
+            }
+            break;
+        case LinkKind::kNvlink:
+            blame([](NodeKind k) { return k == NodeKind::kGpu || k == NodeKind::kNvSwitch; },
+                  "NVLink joins GPUs and NVSwitches only");
+            break;
+        case LinkKind::kSocket:
+            blame([](NodeKind k) { return k == NodeKind::kRootComplex; },
+                  "a socket link (the CPUs' UPI/xGMI fabric) joins two root complexes");
+            break;
+        case LinkKind::kInternal:
+            blame([](NodeKind k) { return k == NodeKind::kCpu || k == NodeKind::kRootComplex; },
+                  "an internal link joins a cpu to its root complex");
+            if (na.kind == nb.kind) {
+                throw InputError(origin, where + ".b", "an internal link joins a cpu to a root complex, not two " +
+                                                           kind_text(na) + " nodes");
+            }
+            break;
+    }
+}
+
+struct LinkRecord {
+    NodeId a;
+    NodeId b;
+    LinkKind kind;
+    EdgeId edge;
+};
+
+// Minimal union-find over node ids, for the PCIe forest.
+struct Components {
+    std::vector<NodeId> parent;
+    explicit Components(std::size_t n) : parent(n) {
+        for (std::size_t i = 0; i < n; ++i) parent[i] = i;
+    }
+    NodeId find(NodeId v) {
+        while (parent[v] != v) v = parent[v] = parent[parent[v]];
+        return v;
+    }
+};
+
+// The shape of the machine: PCIe is a tree under each root complex (PCIe Base Specification,
+// §1.3: every switch and endpoint has one upstream port), every device hangs off one, each root
+// complex belongs to one CPU, and the root complexes are joined by socket links. NVLink and
+// socket links may form cycles (the CPU fabric and NVSwitch planes do).
+void check_structure(const Platform& p, const std::vector<LinkRecord>& links, const std::string& origin) {
+    const Graph& g = p.graph();
+    const std::size_t n = boost::num_vertices(g);
+    auto fail = [&](const std::string& key, const std::string& message) { throw InputError(origin, key, message); };
+    if (p.nodes_of(NodeKind::kCpu).empty()) fail("nodes", "a platform needs a cpu node");
+    if (p.nodes_of(NodeKind::kRootComplex).empty()) fail("nodes", "a platform needs a root_complex node");
+    if (p.nodes_of(NodeKind::kGpu).empty() && p.nodes_of(NodeKind::kEndpoint).empty()) {
+        fail("nodes", "a platform needs a device (gpu, fpga, nic or nvme)");
+    }
+
+    // Root complexes and their CPUs (internal links join only those two kinds).
+    std::vector<std::optional<std::size_t>> cpu_link(n);  // a root complex's internal link
+    std::vector<bool> cpu_has_rc(n, false);
+    for (std::size_t i = 0; i < links.size(); ++i) {
+        if (links[i].kind != LinkKind::kInternal) continue;
+        const bool a_is_rc = g[links[i].a].kind == NodeKind::kRootComplex;
+        const NodeId rc = a_is_rc ? links[i].a : links[i].b;
+        const NodeId cpu = a_is_rc ? links[i].b : links[i].a;
+        if (cpu_link[rc]) {
+            const LinkRecord& first = links[*cpu_link[rc]];
+            fail(link_key(i), g[rc].name + " already hangs off " +
+                                  g[first.a == rc ? first.b : first.a].name + " (" + link_key(*cpu_link[rc]) +
+                                  "): a root complex belongs to one CPU");
+        }
+        cpu_link[rc] = i;
+        cpu_has_rc[cpu] = true;
+    }
+    for (NodeId v = 0; v < n; ++v) {
+        const NodeProps& node = g[v];
+        if (node.kind == NodeKind::kCpu) {
+            for (NodeId u = 0; u < v; ++u) {
+                if (g[u].kind == NodeKind::kCpu && g[u].socket == node.socket) {
+                    fail(node_key(v) + ".socket", node.name + " and " + g[u].name + " are both socket " +
+                                                      std::to_string(node.socket) + ": one cpu node per socket");
+                }
+            }
+        }
+        if (node.kind == NodeKind::kRootComplex && !cpu_link[v]) {
+            fail(node_key(v), node.name + " has no CPU: add { a: <cpu>, b: " + node.name + ", kind: internal }");
+        }
+        if (node.kind == NodeKind::kCpu && !cpu_has_rc[v]) {
+            fail(node_key(v), node.name + " has no root complex (an internal link to a root_complex node), so no "
+                                          "device can reach its memory");
+        }
+        if (node.kind == NodeKind::kRootComplex) {
+            const LinkRecord& l = links[*cpu_link[v]];
+            const NodeProps& cpu = g[l.a == v ? l.b : l.a];
+            if (cpu.socket != node.socket) {
+                fail(node_key(v) + ".socket", node.name + " is in socket " + std::to_string(node.socket) +
+                                                  " but hangs off " + cpu.name + " of socket " +
+                                                  std::to_string(cpu.socket) + ": give it socket: " +
+                                                  std::to_string(cpu.socket));
+            }
+        }
+    }
+
+    // The PCIe forest, link by link in file order so that the link that closes a loop is named.
+    Components comp(n);
+    std::vector<std::optional<NodeId>> root_of(n);  // per component representative: its root complex
+    std::vector<std::optional<std::size_t>> device_link(n);
+    for (NodeId v = 0; v < n; ++v) {
+        if (g[v].kind == NodeKind::kRootComplex) root_of[v] = v;
+    }
+    for (std::size_t i = 0; i < links.size(); ++i) {
+        const LinkRecord& l = links[i];
+        if (l.kind != LinkKind::kPcie) continue;
+        for (const NodeId d : {l.a, l.b}) {
+            if (!is_device(g[d].kind)) continue;
+            if (device_link[d]) {
+                fail(link_key(i), g[d].name + " already has a PCIe link (" + link_key(*device_link[d]) +
+                                      "): a device has one, to the switch or root port above it");
+            }
+            device_link[d] = i;
+        }
+        const NodeId ca = comp.find(l.a);
+        const NodeId cb = comp.find(l.b);
+        if (ca == cb) {
+            fail(link_key(i), "closes a loop in the PCIe tree (" + g[l.a].name + " and " + g[l.b].name +
+                                  " are already joined by PCIe links): each switch and device has one link towards "
+                                  "its root complex");
+        }
+        if (root_of[ca] && root_of[cb]) {
+            fail(link_key(i), "joins the PCIe trees of " + g[*root_of[ca]].name + " and " + g[*root_of[cb]].name +
+                                  ": a switch or device hangs off one root complex; root complexes meet through "
+                                  "kind: socket");
+        }
+        comp.parent[ca] = cb;
+        if (!root_of[cb]) root_of[cb] = root_of[ca];
+    }
+    for (NodeId v = 0; v < n; ++v) {
+        const NodeProps& node = g[v];
+        if (node.kind != NodeKind::kSwitch && !is_device(node.kind)) continue;
+        const auto rc = root_of[comp.find(v)];
+        if (!rc) {
+            fail(node_key(v), node.name + " (" + kind_text(node) +
+                                  ") has no PCIe path to a root complex: it must hang off a root port, directly or "
+                                  "through switches (kind: pcie links)");
+        }
+        if (node.socket != g[*rc].socket) {
+            fail(node_key(v) + ".socket", node.name + " is in socket " + std::to_string(node.socket) + " but hangs off " +
+                                              g[*rc].name + " of socket " + std::to_string(g[*rc].socket) +
+                                              ": give it socket: " + std::to_string(g[*rc].socket));
+        }
+    }
+
+    // NVSwitches exist to carry NVLinks.
+    for (NodeId v = 0; v < n; ++v) {
+        if (g[v].kind != NodeKind::kNvSwitch) continue;
+        const bool any = std::any_of(links.begin(), links.end(), [&](const LinkRecord& l) {
+            return l.kind == LinkKind::kNvlink && (l.a == v || l.b == v);
+        });
+        if (!any) fail(node_key(v), g[v].name + " (nvswitch) has no NVLink");
+    }
+
+    // Root complexes reach each other (and the other sockets' memory) only over socket links: a
+    // CPU node is where memory is, never a hop.
+    const auto rcs = p.nodes_of(NodeKind::kRootComplex);
+    std::vector<bool> reached(n, false);
+    std::vector<NodeId> todo{rcs.front()};
+    reached[rcs.front()] = true;
+    while (!todo.empty()) {
+        const NodeId v = todo.back();
+        todo.pop_back();
+        for (const LinkRecord& l : links) {
+            if (l.kind != LinkKind::kSocket || (l.a != v && l.b != v)) continue;
+            const NodeId u = l.a == v ? l.b : l.a;
+            if (!reached[u]) {
+                reached[u] = true;
+                todo.push_back(u);
+            }
+        }
+    }
+    for (const NodeId rc : rcs) {
+        if (!reached[rc]) {
+            fail(node_key(rc), g[rc].name + " is not joined to " + g[rcs.front()].name +
+                                   " by socket links (kind: socket): traffic between root complexes, and to another "
+                                   "socket's memory, crosses them (a CPU node is never a hop)");
+        }
+    }
+}
+
+// Values that only make sense with the links around them.
+void check_neighbours(const Platform& p, const std::vector<LinkRecord>& links, const config::ModelParams& params,
+                      const std::string& origin) {
+    const Graph& g = p.graph();
+    auto fail = [&](const std::string& key, const std::string& message) { throw InputError(origin, key, message); };
+    // A bridge cuts completions at the RCB of the port they leave by.
+    for (std::size_t i = 0; i < links.size(); ++i) {
+        if (links[i].kind != LinkKind::kPcie) continue;
+        for (const NodeId v : {links[i].a, links[i].b}) {
+            if (!is_bridge(g[v].kind)) continue;
+            config::check_completion_size(g[v].bridge, node_key(v) + ".", g[links[i].edge].pcie, link_key(i) + ".", fail);
+        }
+    }
+    // TLPs cross links unsplit, so each receiver with finite data credits needs room for the
+    // largest TLP anything may send: the largest MPS of any link, or of the scenario's own link
+    // section (the GPU's completions to peer reads are that size).
+    core::Bytes largest = params.link.mps;
+    std::string largest_from = "the scenario's link.mps";
+    for (std::size_t i = 0; i < links.size(); ++i) {
+        if (links[i].kind != LinkKind::kPcie) continue;
+        const core::Bytes mps = g[links[i].edge].pcie.mps;
+        if (mps.value > largest.value) {
+            largest = mps;
+            largest_from = link_key(i) + ".mps";
+        }
+    }
+    for (std::size_t i = 0; i < links.size(); ++i) {
+        if (links[i].kind != LinkKind::kPcie) continue;
+        const config::LinkParams& l = g[links[i].edge].pcie;
+        const std::pair<const char*, std::int64_t> data[] = {{"credits_posted_data", l.credits_posted_data},
+                                                             {"credits_completion_data", l.credits_completion_data}};
+        for (const auto& [key, credits] : data) {
+            if (credits == 0 || credits * 16 >= static_cast<std::int64_t>(largest.value)) continue;
+            fail(link_key(i) + "." + key,
+                 std::to_string(credits) + " credits (" + core::to_string(core::Bytes{static_cast<std::uint64_t>(credits) * 16}) +
+                     ") are too few for a " + core::to_string(largest) + " TLP (" + largest_from +
+                     "): at least " + std::to_string(largest.value / 16) + ", or 0 for infinite");
+        }
+    }
+}
+
+Platform read_platform(const YAML::Node& doc, const std::string& origin, const config::ModelParams& params,
+                       const std::vector<std::string>& explicit_keys) {
     if (!doc.IsMap()) throw InputError(origin, "", "a platform must be a YAML map");
     for (const auto& kv : doc) {
         const std::string k = kv.first.as<std::string>();
@@ -89,19 +372,35 @@ Platform parse_platform(const std::string& yaml, const std::string& origin, cons
             throw InputError(origin, k, "unknown key; a platform takes: name, description, peer_rule, nodes, links");
         }
     }
-    Platform p(text_of(doc["name"], origin, "name"));
-    if (doc["description"]) p.set_description(doc["description"].Scalar());
+    const std::string name = text_of(doc["name"], origin, "name");
+    if (name.empty()) throw InputError(origin, "name", "must not be empty");
+    Platform p(name);
+    p.set_origin(origin);
+    if (doc["description"]) p.set_description(scalar_of(doc["description"], origin, "description"));
     if (doc["peer_rule"]) {
-        const std::string rule = doc["peer_rule"].Scalar();
+        const std::string rule = scalar_of(doc["peer_rule"], origin, "peer_rule");
         if (rule != "any" && rule != "same_switch") throw InputError(origin, "peer_rule", "must be any or same_switch");
         p.set_peer_same_switch_only(rule == "same_switch");
     }
-    if (!doc["nodes"] || !doc["nodes"].IsSequence()) throw InputError(origin, "nodes", "missing: a list of nodes");
-    for (std::size_t i = 0; i < doc["nodes"].size(); ++i) {
-        const YAML::Node n = doc["nodes"][i];
+    const YAML::Node nodes = doc["nodes"];
+    if (!nodes || !nodes.IsSequence() || nodes.size() == 0) {
+        throw InputError(origin, "nodes", "missing: a list of nodes such as { name: gpu0, kind: gpu }");
+    }
+    if (nodes.size() > kMaxNodes) {
+        throw InputError(origin, "nodes", std::to_string(nodes.size()) + " nodes; at most " + std::to_string(kMaxNodes));
+    }
+    auto fail = [&](const std::string& key, const std::string& message) { throw InputError(origin, key, message); };
+    for (std::size_t i = 0; i < nodes.size(); ++i) {
+        const YAML::Node n = nodes[i];
         const std::string where = "nodes[" + std::to_string(i) + "]";
+        if (!n.IsMap()) throw InputError(origin, where, "a node is a map such as { name: gpu0, kind: gpu }");
         NodeProps props;
         props.name = text_of(n["name"], origin, where + ".name");
+        check_node_name(props.name, origin, where + ".name");
+        if (const auto other = p.find(props.name)) {
+            throw InputError(origin, where + ".name",
+                             "'" + props.name + "' is already the name of " + node_key(*other) + ": names are unique");
+        }
         try {
             props.kind = kind_of(text_of(n["kind"], origin, where + ".kind"), props.device);
         } catch (const std::invalid_argument& e) {
@@ -113,6 +412,7 @@ Platform parse_platform(const std::string& yaml, const std::string& origin, cons
         if (is_bridge(props.kind)) {
             apply_keys(n, props.bridge, origin, where, used);
             apply_explicit(props.bridge, params.root_complex, "root_complex", explicit_keys);
+            config::check_root_complex(props.bridge, where + ".", fail);
         }
         for (const auto& kv : n) {
             const std::string k = kv.first.as<std::string>();
@@ -127,15 +427,17 @@ Platform parse_platform(const std::string& yaml, const std::string& origin, cons
         if (n["socket"]) {
             std::int64_t socket = 0;
             try {
-                config::parse_field(n["socket"].Scalar(), socket);
+                config::parse_field(scalar_of(n["socket"], origin, where + ".socket"), socket);
             } catch (const core::UnitError& e) {
                 throw InputError(origin, where + ".socket", e.what());
             }
-            if (socket < 0 || socket > 63) throw InputError(origin, where + ".socket", "must be 0..63");
+            if (socket < 0 || socket > 63) {
+                throw InputError(origin, where + ".socket", "must be 0..63, not " + std::to_string(socket));
+            }
             props.socket = static_cast<int>(socket);
         }
         if (n["p2p"]) {
-            const std::string v = n["p2p"].Scalar();
+            const std::string v = scalar_of(n["p2p"], origin, where + ".p2p");
             if (!is_bridge(props.kind)) throw InputError(origin, where + ".p2p", "only bridges have a p2p policy");
             if (v == "allowed") {
                 props.p2p = P2pPolicy::kAllowed;
@@ -147,23 +449,28 @@ Platform parse_platform(const std::string& yaml, const std::string& origin, cons
                 throw InputError(origin, where + ".p2p", "must be allowed, via_cpu or refused");
             }
         }
-        try {
-            p.add_node(props);
-        } catch (const std::invalid_argument& e) {
-            throw InputError(origin, where + ".name", e.what());
-        }
+        p.add_node(props);
     }
-    if (!doc["links"] || !doc["links"].IsSequence()) throw InputError(origin, "links", "missing: a list of links");
-    for (std::size_t i = 0; i < doc["links"].size(); ++i) {
-        const YAML::Node l = doc["links"][i];
-        const std::string where = "links[" + std::to_string(i) + "]";
+    const YAML::Node link_list = doc["links"];
+    if (!link_list || !link_list.IsSequence()) {
+        throw InputError(origin, "links", "missing: a list of links such as { a: rc0, b: gpu0, kind: pcie }");
+    }
+    if (link_list.size() > kMaxLinks) {
+        throw InputError(origin, "links", std::to_string(link_list.size()) + " links; at most " + std::to_string(kMaxLinks));
+    }
+    std::vector<LinkRecord> records;
+    for (std::size_t i = 0; i < link_list.size(); ++i) {
+        const YAML::Node l = link_list[i];
+        const std::string where = link_key(i);
+        if (!l.IsMap()) throw InputError(origin, where, "a link is a map such as { a: rc0, b: gpu0, kind: pcie }");
         const std::string a = text_of(l["a"], origin, where + ".a");
         const std::string b = text_of(l["b"], origin, where + ".b");
         const auto na = p.find(a);
         const auto nb = p.find(b);
         if (!na) throw InputError(origin, where + ".a", "no node named '" + a + "'");
         if (!nb) throw InputError(origin, where + ".b", "no node named '" + b + "'");
-        const std::string kind = l["kind"] ? l["kind"].Scalar() : std::string("pcie");
+        if (*na == *nb) throw InputError(origin, where + ".b", "a link joins two different nodes; both ends are '" + a + "'");
+        const std::string kind = l["kind"] ? scalar_of(l["kind"], origin, where + ".kind") : std::string("pcie");
         LinkProps props{LinkKind::kPcie, params.link, params.nvlink};
         std::set<std::string> used{"a", "b", "kind"};
         if (kind == "pcie") {
@@ -183,11 +490,12 @@ Platform parse_platform(const std::string& yaml, const std::string& origin, cons
             for (const char* key : {"bandwidth", "latency"}) {
                 if (!l[key]) continue;
                 used.insert(key);
+                const std::string value = scalar_of(l[key], origin, where + "." + key);
                 try {
                     if (std::string(key) == "bandwidth") {
-                        props.nvlink.link_rate = core::parse_bandwidth(l[key].Scalar());
+                        props.nvlink.link_rate = core::parse_bandwidth(value);
                     } else {
-                        props.nvlink.latency = core::parse_duration(l[key].Scalar());
+                        props.nvlink.latency = core::parse_duration(value);
                     }
                 } catch (const core::UnitError& e) {
                     throw InputError(origin, where + "." + key, e.what());
@@ -202,10 +510,38 @@ Platform parse_platform(const std::string& yaml, const std::string& origin, cons
             const std::string k = kv.first.as<std::string>();
             if (!used.count(k)) throw InputError(origin, where + "." + k, "unknown key for a " + kind + " link");
         }
-        p.add_link(*na, *nb, props);
+        // The values as the run will see them: the file's, then the scenario's explicit ones.
+        switch (props.kind) {
+            case LinkKind::kPcie: config::check_link(props.pcie, where + ".", fail); break;
+            case LinkKind::kNvlink: config::check_nvlink(props.nvlink, where + ".", fail); break;
+            case LinkKind::kSocket: config::check_socket_link(props.nvlink, where + ".", fail); break;
+            case LinkKind::kInternal: break;
+        }
+        check_link_ends(p, props.kind, *na, *nb, origin, where);
+        for (std::size_t j = 0; j < records.size(); ++j) {
+            if ((records[j].a == *na && records[j].b == *nb) || (records[j].a == *nb && records[j].b == *na)) {
+                throw InputError(origin, where,
+                                 "a second link between " + a + " and " + b + " (" + link_key(j) +
+                                     " is the first): one link per pair of nodes (NVLinks bond as links: N)");
+            }
+        }
+        records.push_back(LinkRecord{*na, *nb, props.kind, p.add_link(*na, *nb, props)});
     }
-    if (p.nodes_of(NodeKind::kCpu).empty()) throw InputError(origin, "nodes", "a platform needs a cpu node");
+    check_structure(p, records, origin);
+    check_neighbours(p, records, params, origin);
     return p;
+}
+
+}  // namespace
+
+Platform parse_platform(const std::string& yaml, const std::string& origin, const config::ModelParams& params,
+                        const std::vector<std::string>& explicit_keys) {
+    const YAML::Node doc = config::load_yaml(yaml, origin);
+    try {
+        return read_platform(doc, origin, params, explicit_keys);
+    } catch (const YAML::Exception& e) {
+        throw InputError(origin, "", config::yaml_error_message(e));
+    }
 }
 
 Platform load_platform(const std::string& ref, const config::ModelParams& params,
@@ -386,6 +722,20 @@ std::string to_dot(const Platform& p) {
     return os.str();
 }
 
+namespace {
+// A peer copy needs a route between its two GPUs. A platform file that passed its checks has
+// one; this keeps a platform built in code from failing inside the simulation instead.
+void check_connected(const config::Scenario& s, const Platform& p, NodeId a, NodeId b, const std::string& key) {
+    try {
+        (void)p.route(a, b);
+    } catch (const InputError&) {
+        throw InputError(s.file, key,
+                         p.node(a).name + " and " + p.node(b).name + " of platform " + p.name() +
+                             " are not connected: no route through root complexes, switches or NVLink joins them");
+    }
+}
+}  // namespace
+
 void check_scenario_platform(const config::Scenario& s, const Platform& p) {
     const auto g = gpus(p);
     const auto cards = p.nodes_of(NodeKind::kEndpoint);
@@ -399,6 +749,10 @@ void check_scenario_platform(const config::Scenario& s, const Platform& p) {
         }
         if (f.strategy == "peer" && static_cast<std::size_t>(f.peer_device) >= g.size()) {
             throw InputError(s.file, where + ".peer_device", "GPU " + std::to_string(f.peer_device) + " does not exist");
+        }
+        if (f.strategy == "peer") {
+            check_connected(s, p, g[static_cast<std::size_t>(f.device)], g[static_cast<std::size_t>(f.peer_device)],
+                            where + ".peer_device");
         }
         if (f.strategy == "third_party_dma" &&
             std::none_of(cards.begin(), cards.end(), [&](NodeId n) { return p.node(n).device == "fpga"; })) {
@@ -414,6 +768,10 @@ void check_scenario_platform(const config::Scenario& s, const Platform& p) {
                                  "peer needs GPUs " + std::to_string(po.src_device) + " and " +
                                      std::to_string(po.dst_device) + ", but platform " + p.name() + " has " +
                                      std::to_string(g.size()));
+            }
+            if (po.src_device != po.dst_device) {
+                check_connected(s, p, g[static_cast<std::size_t>(po.src_device)],
+                                g[static_cast<std::size_t>(po.dst_device)], "peer.dst_device");
             }
             // A copy within one GPU never leaves it: no peer rule applies.
             const std::string refusal = po.src_device == po.dst_device

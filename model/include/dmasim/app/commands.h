@@ -13,7 +13,11 @@
 namespace dmasim::app {
 
 // Runs the CLI. Returns the process exit status: 0 success, 1 a failure while running,
-// 2 bad input (command line, scenario files). Errors go to `err` as one line each.
+// 2 bad input (command line, scenario or measured files, an output path that cannot be
+// written). Errors go to `err` as one line each. Output paths are checked before any
+// simulation, and a command's files appear all together or not at all (core::OutputFiles).
+// While it runs, SIGINT, SIGTERM and SIGHUP end its child processes, remove its temporary files
+// and exit with 128 + the signal (dmasim/app/processes.h).
 int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err);
 
 // Shared by compare and calibrate.

@@ -10,6 +10,8 @@
 // MPS 256B, MRRS 4096B and RCB 64B are what the lent H100's Device/Link Control registers say
 // (results/h100-sxm/pci/pcie-devctl.txt). Values marked "spec" come from the PCI Express Base
 // Specification and are not free; the rest are platform properties that calibration may fit.
+// Each doc string ends with the field's valid range; config/param_checks.h enforces those ranges
+// for scenarios and platform files alike, so the two must change together.
 #pragma once
 
 #include <cstdint>
@@ -55,20 +57,20 @@ struct LinkParams {
     void visit(V&& v) {
         v(FieldInfo{"generation", "1..6", "PCIe generation: sets signalling rate and line encoding (spec)"}, generation);
         v(FieldInfo{"lanes", "count", "link width: 1, 2, 4, 8 or 16"}, lanes);
-        v(FieldInfo{"rate", "GT/s", "per-lane rate; 0GT/s = the generation's (2.5/5/8/16/32/64)"}, rate);
+        v(FieldInfo{"rate", "GT/s", "per-lane rate; 0GT/s = the generation's (2.5/5/8/16/32/64), any other value must equal it"}, rate);
         v(FieldInfo{"mps", "bytes", "Max Payload Size: 128B..4096B, power of two"}, mps);
         v(FieldInfo{"mrrs", "bytes", "Max Read Request Size: 128B..4096B, power of two"}, mrrs);
         v(FieldInfo{"rcb", "bytes", "Read Completion Boundary: 64B or 128B"}, rcb);
         v(FieldInfo{"addr64", "bool", "64-bit addresses: memory request headers are 4DW, else 3DW (spec)"}, addr64);
         v(FieldInfo{"ecrc", "bool", "end-to-end CRC: adds 4 bytes to every TLP"}, ecrc);
-        v(FieldInfo{"latency", "time", "one-way latency of PHY, wire and data link layer, per direction"}, latency);
-        v(FieldInfo{"ack_coalesce", "TLPs", "TLPs acknowledged per Ack DLLP (one Ack at least when the link idles)"}, ack_coalesce);
-        v(FieldInfo{"updatefc_coalesce", "TLPs", "TLPs whose credits one UpdateFC DLLP returns (sooner when the receiver drains)"}, updatefc_coalesce);
-        v(FieldInfo{"credits_posted_header", "credits", "receiver's posted header credits (1 per TLP); 0 = infinite"}, credits_posted_header);
-        v(FieldInfo{"credits_posted_data", "credits", "receiver's posted data credits (16 bytes each); 0 = infinite"}, credits_posted_data);
-        v(FieldInfo{"credits_nonposted_header", "credits", "receiver's non-posted header credits (1 per read request); 0 = infinite"}, credits_nonposted_header);
-        v(FieldInfo{"credits_completion_header", "credits", "receiver's completion header credits; 0 = infinite (endpoints must advertise infinite)"}, credits_completion_header);
-        v(FieldInfo{"credits_completion_data", "credits", "receiver's completion data credits (16 bytes each); 0 = infinite"}, credits_completion_data);
+        v(FieldInfo{"latency", "time", "one-way latency of PHY, wire and data link layer, per direction; 0s..1ms"}, latency);
+        v(FieldInfo{"ack_coalesce", "TLPs", "TLPs acknowledged per Ack DLLP (one Ack at least when the link idles); 1..1024"}, ack_coalesce);
+        v(FieldInfo{"updatefc_coalesce", "TLPs", "TLPs whose credits one UpdateFC DLLP returns (sooner when the receiver drains); 1..1024"}, updatefc_coalesce);
+        v(FieldInfo{"credits_posted_header", "credits", "receiver's posted header credits (1 per TLP); 0 = infinite, else 1..2048"}, credits_posted_header);
+        v(FieldInfo{"credits_posted_data", "credits", "receiver's posted data credits (16 bytes each); 0 = infinite, else MPS/16 (spec minimum)..32768"}, credits_posted_data);
+        v(FieldInfo{"credits_nonposted_header", "credits", "receiver's non-posted header credits (1 per read request); 0 = infinite, else 1..2048"}, credits_nonposted_header);
+        v(FieldInfo{"credits_completion_header", "credits", "receiver's completion header credits; 0 = infinite (endpoints must advertise infinite), else 1..2048"}, credits_completion_header);
+        v(FieldInfo{"credits_completion_data", "credits", "receiver's completion data credits (16 bytes each); 0 = infinite, else MPS/16 (spec minimum)..32768"}, credits_completion_data);
     }
 };
 
@@ -82,9 +84,9 @@ struct RootComplexParams {
 
     template <class V>
     void visit(V&& v) {
-        v(FieldInfo{"forward_latency", "time", "ingress port to memory controller (and back for completions), or port to port"}, forward_latency);
-        v(FieldInfo{"completion_size", "bytes", "largest read completion payload it sends: a multiple of RCB, capped at MPS"}, completion_size);
-        v(FieldInfo{"switch_latency", "time", "a PCIe switch's port-to-port forwarding latency (cut-through)"}, switch_latency);
+        v(FieldInfo{"forward_latency", "time", "ingress port to memory controller (and back for completions), or port to port; 0s..1ms"}, forward_latency);
+        v(FieldInfo{"completion_size", "bytes", "largest read completion payload it sends: a multiple of RCB, 64B..4096B, capped at MPS"}, completion_size);
+        v(FieldInfo{"switch_latency", "time", "a PCIe switch's port-to-port forwarding latency (cut-through); 0s..1ms"}, switch_latency);
     }
 };
 
@@ -95,8 +97,8 @@ struct MemoryParams {
 
     template <class V>
     void visit(V&& v) {
-        v(FieldInfo{"bandwidth", "bytes/s", "sustained bandwidth shared by all requesters"}, bandwidth);
-        v(FieldInfo{"latency", "time", "access latency of one request, unloaded"}, latency);
+        v(FieldInfo{"bandwidth", "bytes/s", "sustained bandwidth shared by all requesters; above 0, at most 100TB/s"}, bandwidth);
+        v(FieldInfo{"latency", "time", "access latency of one request, unloaded; 0s..1ms"}, latency);
     }
 };
 
@@ -110,11 +112,11 @@ struct DmaParams {
 
     template <class V>
     void visit(V&& v) {
-        v(FieldInfo{"engines", "count", "copy engines (asyncEngineCount); duplex needs 2"}, engines);
-        v(FieldInfo{"max_read_requests", "count", "outstanding read requests (tags) per engine"}, max_read_requests);
-        v(FieldInfo{"launch_latency", "time", "doorbell to first request: work fetch and engine start"}, launch_latency);
-        v(FieldInfo{"semaphore_size", "bytes", "payload of the completion semaphore the engine writes to host memory"}, semaphore_size);
-        v(FieldInfo{"read_ahead", "bytes", "GPU-memory data an engine reads ahead of its writes (in 64KiB requests)"}, read_ahead);
+        v(FieldInfo{"engines", "count", "copy engines (asyncEngineCount); duplex needs 2; 1..16"}, engines);
+        v(FieldInfo{"max_read_requests", "count", "outstanding read requests (tags) per engine; 1..16384"}, max_read_requests);
+        v(FieldInfo{"launch_latency", "time", "doorbell to first request: work fetch and engine start; 0s..1s"}, launch_latency);
+        v(FieldInfo{"semaphore_size", "bytes", "payload of the completion semaphore the engine writes to host memory; 1B up to link.mps"}, semaphore_size);
+        v(FieldInfo{"read_ahead", "bytes", "GPU-memory data an engine reads ahead of its writes (in 64KiB requests); 64KiB..1GiB"}, read_ahead);
     }
 };
 
@@ -127,10 +129,10 @@ struct RuntimeParams {
 
     template <class V>
     void visit(V&& v) {
-        v(FieldInfo{"call_overhead", "time", "API entry to doorbell: argument checks, work submission"}, call_overhead);
-        v(FieldInfo{"sync_latency", "time", "completion semaphore in host memory to the call returning (polling)"}, sync_latency);
-        v(FieldInfo{"kernel_launch_latency", "time", "a kernel's launch, once its stream lets it run, to its first instruction"}, kernel_launch_latency);
-        v(FieldInfo{"stream_wait_latency", "time", "the GPU front end noticing the previous operation of a stream is done"}, stream_wait_latency);
+        v(FieldInfo{"call_overhead", "time", "API entry to doorbell: argument checks, work submission; 0s..1s"}, call_overhead);
+        v(FieldInfo{"sync_latency", "time", "completion semaphore in host memory to the call returning (polling); 0s..1s"}, sync_latency);
+        v(FieldInfo{"kernel_launch_latency", "time", "a kernel's launch, once its stream lets it run, to its first instruction; 0s..1s"}, kernel_launch_latency);
+        v(FieldInfo{"stream_wait_latency", "time", "the GPU front end noticing the previous operation of a stream is done; 0s..1s"}, stream_wait_latency);
     }
 };
 
@@ -154,21 +156,21 @@ struct CpuParams {
 
     template <class V>
     void visit(V&& v) {
-        v(FieldInfo{"memcpy_bandwidth", "bytes/s", "one thread's memcpy when the data comes from DRAM"}, memcpy_bandwidth);
-        v(FieldInfo{"memcpy_bandwidth_cached", "bytes/s", "one thread's memcpy when the source fits in the last-level cache"}, memcpy_bandwidth_cached);
-        v(FieldInfo{"llc_size", "bytes", "last-level cache: a working set above this streams from DRAM"}, llc_size);
-        v(FieldInfo{"page_size", "bytes", "host page size (pinning works page by page)"}, page_size);
-        v(FieldInfo{"register_fixed", "time", "cudaHostRegister: cost independent of size"}, register_fixed);
-        v(FieldInfo{"register_per_page", "time", "cudaHostRegister: pin and map one page"}, register_per_page);
-        v(FieldInfo{"unregister_fixed", "time", "cudaHostUnregister: cost independent of size"}, unregister_fixed);
-        v(FieldInfo{"unregister_per_page", "time", "cudaHostUnregister: unmap and unpin one page"}, unregister_per_page);
-        v(FieldInfo{"alloc_pinned_fixed", "time", "cudaMallocHost: cost independent of size"}, alloc_pinned_fixed);
-        v(FieldInfo{"alloc_pinned_per_page", "time", "cudaMallocHost: allocate, zero, pin and map one page"}, alloc_pinned_per_page);
-        v(FieldInfo{"alloc_pinned_pool", "bytes", "cudaMallocHost up to this size comes from the driver's pinned pool: fixed cost only"}, alloc_pinned_pool);
-        v(FieldInfo{"wc_bandwidth", "bytes/s", "one core's stores into a write-combining mapping (BAR of GPU memory)"}, wc_bandwidth);
-        v(FieldInfo{"wc_buffers", "count", "write-combining buffers: 64-byte writes in flight before the core stalls"}, wc_buffers);
-        v(FieldInfo{"mmio_read_bytes", "bytes", "bytes one uncached load from a mapping reads (64B: streaming loads)"}, mmio_read_bytes);
-        v(FieldInfo{"mmio_reads_in_flight", "count", "uncached loads a core keeps outstanding (they serialise)"}, mmio_reads_in_flight);
+        v(FieldInfo{"memcpy_bandwidth", "bytes/s", "one thread's memcpy when the data comes from DRAM; above 0, at most 100TB/s"}, memcpy_bandwidth);
+        v(FieldInfo{"memcpy_bandwidth_cached", "bytes/s", "one thread's memcpy when the source fits in the last-level cache; above 0, at most 100TB/s"}, memcpy_bandwidth_cached);
+        v(FieldInfo{"llc_size", "bytes", "last-level cache: a working set above this streams from DRAM; 0B..1TiB"}, llc_size);
+        v(FieldInfo{"page_size", "bytes", "host page size (pinning works page by page): a power of two, 4KiB..1GiB"}, page_size);
+        v(FieldInfo{"register_fixed", "time", "cudaHostRegister: cost independent of size; 0s..1s"}, register_fixed);
+        v(FieldInfo{"register_per_page", "time", "cudaHostRegister: pin and map one page; 0s..1ms"}, register_per_page);
+        v(FieldInfo{"unregister_fixed", "time", "cudaHostUnregister: cost independent of size; 0s..1s"}, unregister_fixed);
+        v(FieldInfo{"unregister_per_page", "time", "cudaHostUnregister: unmap and unpin one page; 0s..1ms"}, unregister_per_page);
+        v(FieldInfo{"alloc_pinned_fixed", "time", "cudaMallocHost: cost independent of size; 0s..1s"}, alloc_pinned_fixed);
+        v(FieldInfo{"alloc_pinned_per_page", "time", "cudaMallocHost: allocate, zero, pin and map one page; 0s..1ms"}, alloc_pinned_per_page);
+        v(FieldInfo{"alloc_pinned_pool", "bytes", "cudaMallocHost up to this size comes from the driver's pinned pool: fixed cost only; 0B..1TiB"}, alloc_pinned_pool);
+        v(FieldInfo{"wc_bandwidth", "bytes/s", "one core's stores into a write-combining mapping (BAR of GPU memory); above 0, at most 100TB/s"}, wc_bandwidth);
+        v(FieldInfo{"wc_buffers", "count", "write-combining buffers: 64-byte writes in flight before the core stalls; 1..1024"}, wc_buffers);
+        v(FieldInfo{"mmio_read_bytes", "bytes", "bytes one uncached load from a mapping reads (64B: streaming loads); 1B..64B"}, mmio_read_bytes);
+        v(FieldInfo{"mmio_reads_in_flight", "count", "uncached loads a core keeps outstanding (they serialise); 1..64"}, mmio_reads_in_flight);
     }
 };
 
@@ -179,8 +181,8 @@ struct PageableParams {
 
     template <class V>
     void visit(V&& v) {
-        v(FieldInfo{"bounce_size", "bytes", "size of one pinned staging buffer"}, bounce_size);
-        v(FieldInfo{"bounce_buffers", "count", "staging buffers in rotation: CPU copy into one while DMA drains another"}, bounce_buffers);
+        v(FieldInfo{"bounce_size", "bytes", "size of one pinned staging buffer; 4KiB..1GiB"}, bounce_size);
+        v(FieldInfo{"bounce_buffers", "count", "staging buffers in rotation: CPU copy into one while DMA drains another; 1..64"}, bounce_buffers);
     }
 };
 
@@ -196,13 +198,13 @@ struct GpuParams {
 
     template <class V>
     void visit(V&& v) {
-        v(FieldInfo{"sms", "count", "streaming multiprocessors (H100 SXM: 132)"}, sms);
-        v(FieldInfo{"max_warps_per_sm", "count", "resident warps per SM"}, max_warps_per_sm);
-        v(FieldInfo{"max_blocks_per_sm", "count", "resident thread blocks per SM"}, max_blocks_per_sm);
-        v(FieldInfo{"loads_in_flight", "count", "independent loads one warp keeps outstanding (1 for a simple copy loop)"}, loads_in_flight);
-        v(FieldInfo{"sysmem_max_outstanding_reads", "count", "read requests to host memory the GPU keeps in flight at most"}, sysmem_max_outstanding_reads);
-        v(FieldInfo{"bar_aperture", "bytes", "BAR1 window others write GPU memory through; 0B = all of it (resizable BAR), older GPUs 256MiB"}, bar_aperture);
-        v(FieldInfo{"bar_remap", "time", "remapping the BAR window to the next part of a buffer"}, bar_remap);
+        v(FieldInfo{"sms", "count", "streaming multiprocessors (H100 SXM: 132); 1..1024"}, sms);
+        v(FieldInfo{"max_warps_per_sm", "count", "resident warps per SM; 1..256"}, max_warps_per_sm);
+        v(FieldInfo{"max_blocks_per_sm", "count", "resident thread blocks per SM; 1..256"}, max_blocks_per_sm);
+        v(FieldInfo{"loads_in_flight", "count", "independent loads one warp keeps outstanding (1 for a simple copy loop); 1..64"}, loads_in_flight);
+        v(FieldInfo{"sysmem_max_outstanding_reads", "count", "read requests to host memory the GPU keeps in flight at most; 1..16384"}, sysmem_max_outstanding_reads);
+        v(FieldInfo{"bar_aperture", "bytes", "BAR1 window others write GPU memory through; 0B = all of it (resizable BAR), older GPUs 256MiB; else a power of two, 1MiB..1TiB"}, bar_aperture);
+        v(FieldInfo{"bar_remap", "time", "remapping the BAR window to the next part of a buffer; 0s..1s"}, bar_remap);
     }
 };
 
@@ -216,11 +218,11 @@ struct NvlinkParams {
 
     template <class V>
     void visit(V&& v) {
-        v(FieldInfo{"links", "count", "NVLinks bonded between the two GPUs (H100/H200 SXM: 18)"}, links);
-        v(FieldInfo{"link_rate", "bytes/s", "data rate of one link, one direction (NVLink 4: 26.5625 GB/s)"}, link_rate);
-        v(FieldInfo{"max_payload", "bytes", "largest write a packet carries"}, max_payload);
-        v(FieldInfo{"packet_overhead", "bytes", "header and CRC bytes per packet"}, packet_overhead);
-        v(FieldInfo{"latency", "time", "one-way latency"}, latency);
+        v(FieldInfo{"links", "count", "NVLinks bonded between the two GPUs (H100/H200 SXM: 18); 1..64"}, links);
+        v(FieldInfo{"link_rate", "bytes/s", "data rate of one link, one direction (NVLink 4: 26.5625 GB/s); above 0, at most 1TB/s"}, link_rate);
+        v(FieldInfo{"max_payload", "bytes", "largest write a packet carries; 16B..4KiB"}, max_payload);
+        v(FieldInfo{"packet_overhead", "bytes", "header and CRC bytes per packet; 0B..256B"}, packet_overhead);
+        v(FieldInfo{"latency", "time", "one-way latency; 0s..1ms"}, latency);
     }
 };
 

@@ -12,6 +12,8 @@
 #include <utility>
 #include <vector>
 
+#include "dmasim/core/limits.h"
+
 namespace dmasim::core {
 
 struct ResultRow {
@@ -44,8 +46,16 @@ std::string format_result_row(const ResultRow& r);
 void write_results_csv(std::ostream& out, const std::vector<ResultRow>& rows);
 // Reads a results CSV written by write_results_csv (or any CSV with the same leading columns).
 // Columns are found by name; optional ones that are absent (older files have no cv) take
-// their defaults.
+// their defaults. Every value is range-checked as it is read, since compare and calibrate
+// simulate what a measured file names and divide by its times: sizes are whole numbers of bytes
+// from 1 B to kMaxResultSize, directions 1 or 2, repetitions a whole number (at least 1 in an
+// ok row), times and cv finite and not negative, and an ok row's time positive. A bad value
+// throws InputError naming "origin:line" and the column.
 std::vector<ResultRow> read_results_csv(std::istream& in, const std::string& origin);
+
+// The largest transfer a results file may name: the largest copy a scenario may ask for.
+// compare and calibrate simulate the measured sizes, and a corrupt one would take years.
+constexpr std::uint64_t kMaxResultSize = limits::kMaxCopyBytes;
 
 // Minimal JSON document builder: objects, arrays, strings, numbers, booleans. Keys keep their
 // insertion order so that config.json diffs stay readable.
@@ -75,20 +85,42 @@ private:
 
 std::string json_escape(const std::string& s);
 
-// Collects output files in memory and writes them all at once: each goes to a temporary name
-// in the target directory and is renamed into place only after every file was written.
+// A command's output files, written all at once: a reader of the output directory sees every
+// file of the previous run or every file of this one, never a mix, and a failed or interrupted
+// write leaves the previous files as they were.
+//
+// The files are collected in memory and written under temporary names on the target's
+// filesystem; only when all are complete are they moved into place. A directory that does not
+// exist yet is written as a temporary directory beside it and renamed into place; one that
+// holds nothing but files of this set is swapped with such a directory in one step (Linux
+// renameat2 RENAME_EXCHANGE); any other (holding files of its own, or a symlink) gets each file
+// renamed into place, after every one was written. SIGINT, SIGTERM and SIGHUP are held back
+// while the files are written and moved, so that a signal never leaves temporary files behind.
+//
+// Every failure throws InputError naming the path, so that the command exits with status 2.
 class OutputFiles {
 public:
-    explicit OutputFiles(std::string dir);
+    // `dir`: where add()'s files go; "" is the current directory.
+    explicit OutputFiles(std::string dir = {});
     void add(const std::string& name, std::string content);
-    // Creates the directory if needed. Throws std::runtime_error (removing any temporary file)
-    // if a file cannot be written; files renamed before the failure stay.
+    // A file outside `dir` (e.g. a timeline beside the results): committed with the others.
+    void add_path(const std::string& path, std::string content);
+    // Checks, writing nothing, that the files could be written: each directory exists or could
+    // be created and is writable, no target is a directory, no two files share a path. The
+    // contents need not be there yet (add empty ones), so a command calls it before its work.
+    void check() const;
+    // check(), then writes. Creates the directories if needed. Returns the paths written.
     std::vector<std::string> commit() const;
     const std::string& dir() const { return dir_; }
 
 private:
+    struct File {
+        std::string path;
+        std::string content;
+        bool in_dir;  // added by add(): a problem with the directory is named as the directory's
+    };
     std::string dir_;
-    std::vector<std::pair<std::string, std::string>> files_;
+    std::vector<File> files_;
 };
 
 // Percentile of an unsorted sample (linear interpolation between order statistics), q in [0,1].

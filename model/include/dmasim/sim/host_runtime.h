@@ -86,6 +86,9 @@ public:
     // Called outside the simulation: hands over the next program; sc_start() runs it.
     void submit(const Program& program);
     bool done() const { return done_; }
+    // For a program that stopped before its end: how many operations are unfinished and which
+    // is the first ("2 of 13 operations unfinished, the first op 9: copy h2d of 0B on stream 3").
+    std::string unfinished() const;
     double elapsed_ps() const { return elapsed_ps_; }
     const std::vector<OpTiming>& timings() const { return timings_; }
 

@@ -104,6 +104,7 @@ private:
     void tlp_freed(const Tlp& t);           // receiver released a buffer: credits to return
     void flush_updates(bool force);
     void reset_credits();
+    void start_idle();
 
     std::uint32_t wire_bytes(const Tlp& t) const;
 

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,26 @@ struct CaseSpec {
     // The case's own load of the platform (same topology, this case's link settings); null:
     // the elaborated platform's.
     const topology::Platform* platform = nullptr;
+    // The scenario file the case comes from: a failure names it.
+    std::string origin{};
+};
+
+// A case the simulation could not finish: it deadlocked (no event left to run, work still
+// unfinished) or ran past its simulated-time budget (see Watchdog). The message names the
+// scenario file and the case. The model is left mid-case, so the Simulator refuses every later
+// run with this error too: a process that catches it must not go on simulating.
+class SimulationError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+// Every program runs under a simulated-time budget of `factor` x an estimate of its duration
+// plus `margin`. The estimate is generous (each operation costed alone, its bytes at the
+// slowest rate on the platform, its requests a round trip per window of tags or credits), so a
+// case that needs more than the budget is one that runs away, not a slow one.
+struct Watchdog {
+    double factor = 100.0;
+    core::Duration margin{10'000'000'000};  // 10 ms
 };
 
 struct CaseResult {
@@ -74,22 +95,30 @@ public:
     Simulator(const Simulator&) = delete;
     Simulator& operator=(const Simulator&) = delete;
 
-    // Throws std::invalid_argument for a case the model cannot run and std::runtime_error if
-    // the simulation stalls.
+    // Throws std::invalid_argument for a case the model cannot run and SimulationError when the
+    // simulation deadlocks or runs past its budget.
     CaseResult run(const config::ModelParams& params, const CaseSpec& spec);
     CaseResult run(const config::ModelParams& params, const std::string& strategy, const std::string& direction,
                    std::uint64_t bytes);
     // Several transfers at once (contention): one row per flow, variant "flow=<name>", its time
     // from its own start to its completion. `platform` as in CaseSpec.
     CaseResult run_flows(const config::ModelParams& params, const std::vector<config::FlowSpec>& flows,
-                         const topology::Platform* platform = nullptr, const std::string& label = {});
+                         const topology::Platform* platform = nullptr, const std::string& label = {},
+                         const std::string& origin = {});
 
     const topology::Platform& platform() const { return *platform_; }
+    // Tests shrink the budget to see the watchdog stop a case.
+    void set_watchdog(const Watchdog& w) { watchdog_ = w; }
+    const Watchdog& watchdog() const { return watchdog_; }
 
 private:
     struct ProgramOutcome;
     ProgramOutcome execute(const config::ModelParams& params, const Program& program);
+    [[noreturn]] void fail(const std::string& what);
     std::string trace_label_;
+    std::string origin_;
+    std::string failed_;  // why the model was left mid-case; empty while it is usable
+    Watchdog watchdog_;
     const topology::Platform* links_from_ = nullptr;
     std::vector<int> devices_of_kind(topology::NodeKind kind) const;
     std::string device_name(int device) const;

@@ -107,9 +107,18 @@ private:
     int port_;
 };
 
-// Simulation time in picoseconds (the kernel's default resolution), as a double for
-// sub-picosecond byte times that must not accumulate rounding error over millions of TLPs.
-inline double now_ps() { return static_cast<double>(sc_core::sc_time_stamp().value()); }
+// Simulated time of the case running now, in picoseconds (the kernel's default resolution), as
+// a double for sub-picosecond byte times that must not accumulate rounding error over millions
+// of TLPs. It counts from the case's start, not from the process's: one process runs many
+// cases back to back, and a double near 1e11 ps rounds those byte times differently than near
+// 0, so a case's answer would otherwise depend on what ran before it (tests/sim/invariants_test).
+inline double& case_origin_ps() {
+    static double origin = 0.0;
+    return origin;
+}
+// Called by the simulator with the model at rest, before it configures a case.
+inline void start_case_clock() { case_origin_ps() = static_cast<double>(sc_core::sc_time_stamp().value()); }
+inline double now_ps() { return static_cast<double>(sc_core::sc_time_stamp().value()) - case_origin_ps(); }
 inline sc_core::sc_time ps_delay(double ps) {
     return sc_core::sc_time(ps > 0.0 ? static_cast<double>(static_cast<std::int64_t>(ps + 0.5)) : 0.0, sc_core::SC_PS);
 }

@@ -63,8 +63,8 @@ public:
     std::vector<NodeId> nodes_of(NodeKind kind) const;
 
     // Fewest-hop route from a to b (breadth-first search). Traffic never passes through a CPU
-    // node (a CPU is where memory is, not a bridge). Empty when a == b; throws
-    // std::runtime_error when b cannot be reached.
+    // node (a CPU is where memory is, not a bridge). Empty when a == b; throws core::InputError
+    // naming the platform's file when b cannot be reached.
     std::vector<Hop> route(NodeId a, NodeId b) const;
     // The route's first edge out of `from` towards `to` (the egress a node uses).
     EdgeId next_edge(NodeId from, NodeId to) const;
@@ -76,6 +76,9 @@ public:
     const LinkProps& link(EdgeId e) const { return graph_[e]; }
     LinkProps& link(EdgeId e) { return graph_[e]; }
     const std::string& name() const { return name_; }
+    // The file the platform was read from (for error messages); empty when built in code.
+    const std::string& origin() const { return origin_; }
+    void set_origin(std::string origin) { origin_ = std::move(origin); }
     const std::string& description() const { return description_; }
     void set_description(std::string d) { description_ = std::move(d); }
     // Ascend's rule: peer copies only between devices under one PCIe switch.
@@ -84,13 +87,10 @@ public:
 
 private:
     std::string name_;
+    std::string origin_;
     std::string description_;
     bool peer_same_switch_only_ = false;
     Graph graph_;
 };
-
-
-
-
 
 }  // namespace dmasim::topology

@@ -1,0 +1,237 @@
+#include "dmasim/config/param_checks.h"
+
+#include <cmath>
+#include <stdexcept>
+
+namespace dmasim::config {
+
+namespace {
+
+using core::to_string;
+
+constexpr std::uint64_t kKiB = 1024;
+constexpr std::uint64_t kMiB = kKiB * 1024;
+constexpr std::uint64_t kGiB = kMiB * 1024;
+constexpr std::uint64_t kTiB = kGiB * 1024;
+
+bool is_power_of_two(std::uint64_t v) { return v != 0 && (v & (v - 1)) == 0; }
+
+// Text of a bound as a user would write it back ("1ms", "100TB/s"); core::to_string spells
+// bandwidths in GB/s only.
+std::string bandwidth_text(double bytes_per_s) {
+    if (bytes_per_s >= 1e12 && std::fmod(bytes_per_s, 1e12) == 0.0) {
+        return std::to_string(static_cast<long long>(bytes_per_s / 1e12)) + "TB/s";
+    }
+    return to_string(Bandwidth{bytes_per_s});
+}
+
+// The checks of one struct: every message names the full key and says what is allowed.
+class Check {
+public:
+    Check(const std::string& prefix, const FailFn& fail) : prefix_(prefix), fail_(fail) {}
+
+    [[noreturn]] void bad(const std::string& key, const std::string& message) const {
+        fail_(prefix_ + key, message);
+        throw std::logic_error("parameter check: the failure callback returned for " + prefix_ + key);
+    }
+
+    void count(const char* key, std::int64_t v, std::int64_t lo, std::int64_t hi) const {
+        if (v < lo || v > hi) bad(key, "must be " + std::to_string(lo) + ".." + std::to_string(hi) + ", not " + std::to_string(v));
+    }
+
+    void duration(const char* key, Duration v, Duration hi) const {
+        if (v.ps < 0 || v.ps > hi.ps) bad(key, "must be 0s.." + to_string(hi) + ", not " + to_string(v));
+    }
+
+    void positive_duration(const char* key, Duration v, Duration hi) const {
+        if (v.ps <= 0 || v.ps > hi.ps) bad(key, "must be above 0s and at most " + to_string(hi) + ", not " + to_string(v));
+    }
+
+    void bandwidth(const char* key, Bandwidth v, double hi) const {
+        // Written so that NaN fails too.
+        if (!(v.bytes_per_s > 0.0 && v.bytes_per_s <= hi)) {
+            bad(key, "must be above 0B/s and at most " + bandwidth_text(hi) + ", not " + to_string(v));
+        }
+    }
+
+    void bytes(const char* key, Bytes v, std::uint64_t lo, std::uint64_t hi) const {
+        if (v.value < lo || v.value > hi) {
+            bad(key, "must be " + to_string(Bytes{lo}) + ".." + to_string(Bytes{hi}) + ", not " + to_string(v));
+        }
+    }
+
+    void power_of_two(const char* key, Bytes v, std::uint64_t lo, std::uint64_t hi) const {
+        if (!is_power_of_two(v.value) || v.value < lo || v.value > hi) {
+            bad(key, to_string(v) + " is not valid: a power of two from " + to_string(Bytes{lo}) + " to " +
+                         to_string(Bytes{hi}));
+        }
+    }
+
+private:
+    const std::string& prefix_;
+    const FailFn& fail_;
+};
+
+// Flow-control credits. The minimums are those of the PCI Express Base Specification, §2.6.1
+// (Flow Control Rules), table "Minimum Initial Flow Control Advertisements": one header credit
+// per class (PH, NPH, CplH), and for posted and completion data the largest Max_Payload_Size
+// divided by the 16-byte FC unit, so that one MPS-sized TLP always fits. 0 stands for the
+// infinite advertisement (the table allows it; endpoints must give it for completions). The
+// maximums are what a receiver can have outstanding: 2^7 header and 2^11 data credits per field
+// (half the 8- and 12-bit counters), times 16 with Scaled Flow Control (r4.0 onward).
+constexpr std::int64_t kMaxHeaderCredits = 128 * 16;
+constexpr std::int64_t kMaxDataCredits = 2048 * 16;
+
+void check_data_credits(const Check& c, const char* key, std::int64_t credits, Bytes mps) {
+    c.count(key, credits, 0, kMaxDataCredits);
+    if (credits != 0 && credits * 16 < static_cast<std::int64_t>(mps.value)) {
+        c.bad(key, std::to_string(credits) + " credits (" + to_string(Bytes{static_cast<std::uint64_t>(credits) * 16}) +
+                       ") are too few for one MPS-sized TLP (" + to_string(mps) + "): at least " +
+                       std::to_string(mps.value / 16) + ", or 0 for infinite");
+    }
+}
+
+}  // namespace
+
+void check_link(const LinkParams& l, const std::string& prefix, const FailFn& fail) {
+    const Check c(prefix, fail);
+    if (l.generation < 1 || l.generation > 6) {
+        c.bad("generation", std::to_string(l.generation) + " is not a PCIe generation: 1..6");
+    }
+    if (l.lanes != 1 && l.lanes != 2 && l.lanes != 4 && l.lanes != 8 && l.lanes != 16) {
+        c.bad("lanes", std::to_string(l.lanes) + " lanes is not a PCIe width (1, 2, 4, 8 or 16)");
+    }
+    const double rate = generation_rate_gt(l.generation);
+    if (l.rate.gt_per_s != 0.0 && !(std::fabs(l.rate.gt_per_s - rate) <= 1e-9)) {
+        c.bad("rate", to_string(l.rate) + " does not match generation " + std::to_string(l.generation) + " (" +
+                          to_string(TransferRate{rate}) + "; 0GT/s takes the generation's)");
+    }
+    c.power_of_two("mps", l.mps, 128, 4096);
+    c.power_of_two("mrrs", l.mrrs, 128, 4096);
+    if (l.rcb.value != 64 && l.rcb.value != 128) {
+        c.bad("rcb", to_string(l.rcb) + " is not a Read Completion Boundary: 64B or 128B");
+    }
+    c.duration("latency", l.latency, kMaxHardwareLatency);
+    c.count("ack_coalesce", l.ack_coalesce, 1, 1024);
+    c.count("updatefc_coalesce", l.updatefc_coalesce, 1, 1024);
+    c.count("credits_posted_header", l.credits_posted_header, 0, kMaxHeaderCredits);
+    c.count("credits_nonposted_header", l.credits_nonposted_header, 0, kMaxHeaderCredits);
+    c.count("credits_completion_header", l.credits_completion_header, 0, kMaxHeaderCredits);
+    check_data_credits(c, "credits_posted_data", l.credits_posted_data, l.mps);
+    check_data_credits(c, "credits_completion_data", l.credits_completion_data, l.mps);
+}
+
+void check_root_complex(const RootComplexParams& rc, const std::string& prefix, const FailFn& fail) {
+    const Check c(prefix, fail);
+    c.duration("forward_latency", rc.forward_latency, kMaxHardwareLatency);
+    c.duration("switch_latency", rc.switch_latency, kMaxHardwareLatency);
+    // Above the largest MPS it would always be capped; zero would never move a byte.
+    c.bytes("completion_size", rc.completion_size, 64, 4096);
+}
+
+void check_completion_size(const RootComplexParams& rc, const std::string& rc_prefix, const LinkParams& link,
+                           const std::string& link_prefix, const FailFn& fail) {
+    const Check c(rc_prefix, fail);
+    if (link.rcb.value == 0 || rc.completion_size.value == 0 || rc.completion_size.value % link.rcb.value != 0) {
+        c.bad("completion_size", to_string(rc.completion_size) + " is not a positive multiple of " + link_prefix +
+                                     "rcb (" + to_string(link.rcb) + "): completions are cut at the Read Completion Boundary");
+    }
+}
+
+void check_memory(const MemoryParams& m, const std::string& prefix, const FailFn& fail) {
+    const Check c(prefix, fail);
+    c.bandwidth("bandwidth", m.bandwidth, kMaxBandwidth);
+    c.duration("latency", m.latency, kMaxHardwareLatency);
+}
+
+void check_dma(const DmaParams& d, const std::string& prefix, const FailFn& fail) {
+    const Check c(prefix, fail);
+    c.count("engines", d.engines, 1, 16);
+    c.count("max_read_requests", d.max_read_requests, 1, 16384);
+    c.duration("launch_latency", d.launch_latency, kMaxSoftwareLatency);
+    c.bytes("semaphore_size", d.semaphore_size, 1, 4096);
+    c.bytes("read_ahead", d.read_ahead, 64 * kKiB, kGiB);
+}
+
+void check_runtime(const RuntimeParams& r, const std::string& prefix, const FailFn& fail) {
+    const Check c(prefix, fail);
+    c.duration("call_overhead", r.call_overhead, kMaxSoftwareLatency);
+    c.duration("sync_latency", r.sync_latency, kMaxSoftwareLatency);
+    c.duration("kernel_launch_latency", r.kernel_launch_latency, kMaxSoftwareLatency);
+    c.duration("stream_wait_latency", r.stream_wait_latency, kMaxSoftwareLatency);
+}
+
+void check_cpu(const CpuParams& p, const std::string& prefix, const FailFn& fail) {
+    const Check c(prefix, fail);
+    c.bandwidth("memcpy_bandwidth", p.memcpy_bandwidth, kMaxBandwidth);
+    c.bandwidth("memcpy_bandwidth_cached", p.memcpy_bandwidth_cached, kMaxBandwidth);
+    c.bytes("llc_size", p.llc_size, 0, kTiB);
+    // x86 and Arm base pages (4 KiB, 16 KiB, 64 KiB) up to the largest huge page (1 GiB).
+    c.power_of_two("page_size", p.page_size, 4 * kKiB, kGiB);
+    c.duration("register_fixed", p.register_fixed, kMaxSoftwareLatency);
+    c.duration("register_per_page", p.register_per_page, kMaxHardwareLatency);
+    c.duration("unregister_fixed", p.unregister_fixed, kMaxSoftwareLatency);
+    c.duration("unregister_per_page", p.unregister_per_page, kMaxHardwareLatency);
+    c.duration("alloc_pinned_fixed", p.alloc_pinned_fixed, kMaxSoftwareLatency);
+    c.duration("alloc_pinned_per_page", p.alloc_pinned_per_page, kMaxHardwareLatency);
+    c.bytes("alloc_pinned_pool", p.alloc_pinned_pool, 0, kTiB);
+    c.bandwidth("wc_bandwidth", p.wc_bandwidth, kMaxBandwidth);
+    c.count("wc_buffers", p.wc_buffers, 1, 1024);
+    c.bytes("mmio_read_bytes", p.mmio_read_bytes, 1, 64);
+    c.count("mmio_reads_in_flight", p.mmio_reads_in_flight, 1, 64);
+}
+
+void check_pageable(const PageableParams& p, const std::string& prefix, const FailFn& fail) {
+    const Check c(prefix, fail);
+    c.bytes("bounce_size", p.bounce_size, 4 * kKiB, kGiB);
+    c.count("bounce_buffers", p.bounce_buffers, 1, 64);
+}
+
+void check_gpu(const GpuParams& g, const std::string& prefix, const FailFn& fail) {
+    const Check c(prefix, fail);
+    c.count("sms", g.sms, 1, 1024);
+    c.count("max_warps_per_sm", g.max_warps_per_sm, 1, 256);
+    c.count("max_blocks_per_sm", g.max_blocks_per_sm, 1, 256);
+    c.count("loads_in_flight", g.loads_in_flight, 1, 64);
+    c.count("sysmem_max_outstanding_reads", g.sysmem_max_outstanding_reads, 1, 16384);
+    // BAR sizes are powers of two (PCIe Base Specification, §7.5.1.2.1); a Resizable BAR offers
+    // 1 MiB and up.
+    if (g.bar_aperture.value != 0) c.power_of_two("bar_aperture", g.bar_aperture, kMiB, kTiB);
+    c.duration("bar_remap", g.bar_remap, kMaxSoftwareLatency);
+}
+
+void check_nvlink(const NvlinkParams& nv, const std::string& prefix, const FailFn& fail) {
+    const Check c(prefix, fail);
+    c.count("links", nv.links, 1, 64);
+    c.bandwidth("link_rate", nv.link_rate, kMaxNvlinkLinkRate);
+    c.bytes("max_payload", nv.max_payload, 16, 4 * kKiB);
+    c.bytes("packet_overhead", nv.packet_overhead, 0, 256);
+    c.duration("latency", nv.latency, kMaxHardwareLatency);
+}
+
+void check_socket_link(const NvlinkParams& p, const std::string& prefix, const FailFn& fail) {
+    const Check c(prefix, fail);
+    c.bandwidth("bandwidth", p.link_rate, kMaxBandwidth);
+    c.duration("latency", p.latency, kMaxHardwareLatency);
+}
+
+void check_model_params(const ModelParams& p, const FailFn& fail) {
+    check_link(p.link, "link.", fail);
+    check_root_complex(p.root_complex, "root_complex.", fail);
+    check_completion_size(p.root_complex, "root_complex.", p.link, "link.", fail);
+    check_memory(p.host_memory, "host_memory.", fail);
+    check_memory(p.gpu_memory, "gpu_memory.", fail);
+    check_dma(p.dma, "dma.", fail);
+    if (p.dma.semaphore_size.value > p.link.mps.value) {
+        fail("dma.semaphore_size", to_string(p.dma.semaphore_size) + " is above link.mps (" + to_string(p.link.mps) +
+                                       "): the semaphore is one write TLP");
+        throw std::logic_error("parameter check: the failure callback returned for dma.semaphore_size");
+    }
+    check_runtime(p.runtime, "runtime.", fail);
+    check_cpu(p.cpu, "cpu.", fail);
+    check_pageable(p.pageable, "pageable.", fail);
+    check_gpu(p.gpu, "gpu.", fail);
+    check_nvlink(p.nvlink, "nvlink.", fail);
+}
+
+}  // namespace dmasim::config
