@@ -62,6 +62,8 @@ TEST_F(InputFile, RefusesFilesAboveTheLimit) {
 TEST(InputError, MessagesStayOnOneLine) {
     const InputError e("a\nb.yaml", "k\x1b[31m", "value 'x\ty\x7f' is bad");
     EXPECT_STREQ(e.what(), "a\\nb.yaml: key 'k\\x1b[31m': value 'x\\ty\\x7f' is bad");
+    // UTF-8 passes; bytes that are not UTF-8 (Latin-1, a cut sequence) are escaped.
+    EXPECT_STREQ(InputError("f", "", "caf\xc3\xa9 \xe9t\xe9 \xe2\x82").what(), "f: caf\xc3\xa9 \\xe9t\\xe9 \\xe2\\x82");
     // The raw parts stay available to code.
     EXPECT_EQ(e.file(), "a\nb.yaml");
 }
