@@ -7,6 +7,7 @@
 #include <sstream>
 #include <string>
 
+#include "dmasim/core/input_file.h"
 #include "dmasim/core/error.h"
 #include "dmasim/topology/import.h"
 
@@ -59,11 +60,8 @@ int main(int argc, char** argv) {
         if (use_sysfs) {
             yaml = dmasim::topology::import_sysfs(sysfs, name);
         } else {
-            std::ifstream in(smi);
-            if (!in) throw dmasim::core::InputError(smi, "", "cannot open");
-            std::stringstream text;
-            text << in.rdbuf();
-            yaml = dmasim::topology::import_nvidia_smi_topo(text.str(), smi, name);
+            yaml = dmasim::topology::import_nvidia_smi_topo(
+                dmasim::core::read_input_file(smi, "nvidia-smi output"), smi, name);
         }
         if (out.empty()) {
             std::cout << yaml;

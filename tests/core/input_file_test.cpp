@@ -44,12 +44,12 @@ TEST_F(InputFile, ReadsARegularFileWhole) {
 
 TEST_F(InputFile, RefusesWhatIsNotARegularFileWithoutOpeningIt) {
     ASSERT_EQ(::mkdir((dir_ + "/sub").c_str(), 0700), 0);
-    EXPECT_EQ(error_of(dir_ + "/sub"), dir_ + "/sub: is a directory, not a scenario file");
+    EXPECT_EQ(error_of(dir_ + "/sub"), dir_ + "/sub: is a directory: the scenario file must be a regular file");
     // Opening a FIFO for reading would block until a writer came: the test would hang.
     ASSERT_EQ(::mkfifo((dir_ + "/fifo").c_str(), 0600), 0);
-    EXPECT_EQ(error_of(dir_ + "/fifo"), dir_ + "/fifo: is a FIFO, not a scenario file");
+    EXPECT_EQ(error_of(dir_ + "/fifo"), dir_ + "/fifo: is a FIFO: the scenario file must be a regular file");
     EXPECT_FALSE(is_regular_file(dir_ + "/fifo"));
-    EXPECT_EQ(error_of("/dev/zero"), "/dev/zero: is a character device, not a scenario file");
+    EXPECT_EQ(error_of("/dev/zero"), "/dev/zero: is a character device: the scenario file must be a regular file");
     EXPECT_NE(error_of(dir_ + "/missing").find("cannot open scenario file: No such file"), std::string::npos);
 }
 

@@ -1,6 +1,8 @@
 #include "dmasim/core/plan.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <sstream>
 
@@ -93,6 +95,23 @@ TEST(Plan, CommentsAndBlankLinesAreIgnored) {
     const Plan p = read_plan(ss, "p");
     ASSERT_EQ(p.cases.size(), 2U);
     EXPECT_EQ(p.cases[1].integer("x"), 2);
+}
+
+TEST(PlanFile, AFifoOrDirectoryIsRefusedWithoutBlocking) {
+    char tmpl[] = "/tmp/dmasim-plan-XXXXXX";
+    ASSERT_NE(::mkdtemp(tmpl), nullptr);
+    const std::string fifo = std::string(tmpl) + "/plan.txt";
+    ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+    // dmaprobe reads its plan through here: a FIFO must not make it wait for a writer.
+    try {
+        read_plan_file(fifo);
+        ADD_FAILURE() << "a FIFO was read as a plan";
+    } catch (const InputError& e) {
+        EXPECT_STREQ(e.what(), (fifo + ": is a FIFO: the plan file must be a regular file").c_str());
+    }
+    EXPECT_THROW(read_plan_file(tmpl), InputError);
+    ::unlink(fifo.c_str());
+    ::rmdir(tmpl);
 }
 
 }  // namespace

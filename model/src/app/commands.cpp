@@ -31,6 +31,7 @@
 #include "dmasim/config/plan_expand.h"
 #include "dmasim/config/scenario.h"
 #include "dmasim/core/error.h"
+#include "dmasim/core/input_file.h"
 #include "dmasim/core/plan.h"
 #include "dmasim/core/results.h"
 #include "dmasim/pcie/wire.h"
@@ -513,9 +514,7 @@ int cmd_topo_import(const std::string& sysfs_root, bool use_sysfs, const std::st
     if (use_sysfs) {
         yaml = topology::import_sysfs(sysfs_root.empty() ? std::string("/") : sysfs_root, name);
     } else {
-        std::ifstream in(smi_file);
-        if (!in) throw core::InputError(smi_file, "", "cannot open nvidia-smi output");
-        yaml = topology::import_nvidia_smi_topo(slurp(smi_file), smi_file, name);
+        yaml = topology::import_nvidia_smi_topo(core::read_input_file(smi_file, "nvidia-smi output"), smi_file, name);
     }
     // The result must load as a platform before anything is written.
     (void)topology::parse_platform(yaml, "imported platform", config::ModelParams{});

@@ -14,6 +14,7 @@
 
 #include "dmasim/app/commands.h"
 #include "dmasim/core/error.h"
+#include "dmasim/core/input_file.h"
 
 namespace dmasim::app {
 
@@ -189,17 +190,10 @@ private:
     std::size_t i_ = 0;
 };
 
-std::string slurp_file(const std::string& path) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw core::InputError(path, "", "cannot open");
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
+std::string slurp_file(const std::string& path) { return core::read_input_file(path, "lease"); }
 
 MeasuredRun read_run(const std::string& name, const fs::path& csv) {
-    std::ifstream in(csv);
-    if (!in) throw core::InputError(csv.string(), "", "cannot open measured results");
+    std::istringstream in(core::read_input_file(csv.string(), "measured results"));
     return MeasuredRun{name, csv.string(), core::read_results_csv(in, csv.string())};
 }
 

@@ -37,7 +37,7 @@ std::string read_input_file(const std::string& path, const std::string& what, st
         throw InputError(path, "", "cannot open " + what + " file: " + std::strerror(err));
     }
     if (!S_ISREG(st.st_mode)) {
-        throw InputError(path, "", std::string("is ") + kind_of(st.st_mode) + ", not a " + what + " file");
+        throw InputError(path, "", std::string("is ") + kind_of(st.st_mode) + ": the " + what + " file must be a regular file");
     }
     if (static_cast<std::uint64_t>(st.st_size) > max_bytes) {
         throw InputError(path, "", what + " file is " + std::to_string(st.st_size) + " bytes; the limit is " +

@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "dmasim/core/error.h"
+#include "dmasim/core/input_file.h"
 
 namespace dmasim::core {
 
@@ -189,8 +190,7 @@ Plan read_plan(std::istream& in, const std::string& origin) {
 }
 
 Plan read_plan_file(const std::string& path) {
-    std::ifstream in(path);
-    if (!in) throw InputError(path, "", "cannot open plan file");
+    std::istringstream in(read_input_file(path, "plan"));
     return read_plan(in, path);
 }
 
