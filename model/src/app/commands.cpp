@@ -680,14 +680,8 @@ int cmd_run(const Options& o, int argc, char** argv, std::ostream& out, std::ost
     core::JsonWriter meta;
     write_meta(meta, command_line(argc, argv), rows.size(), wall_s);
     files.add(kRunFiles[3], meta.str());
-    bool truncated = false;
-    if (tracer) {
-        std::string json = tracer->json();
-        // Tracer names a process after the point where it stopped recording link counters;
-        // process names come first in the file.
-        truncated = json.find("timeline truncated") < 65536;
-        files.add_path(o.trace_file, std::move(json));
-    }
+    const bool truncated = tracer && tracer->truncated();
+    if (tracer) files.add_path(o.trace_file, tracer->json());
     files.commit();  // the timeline with the results: both or neither
     if (tracer) {
         out << fmt::format("wrote a timeline of {} events to {} (open it in ui.perfetto.dev or chrome://tracing)\n",

@@ -56,6 +56,8 @@ void Tracer::span(int track, const std::string& name, double start_ps, double en
         Event{'X', pid, track, start_ps + case_origin_ps(), std::max(0.0, end_ps - start_ps), name, args_json});
 }
 
+bool Tracer::truncated() const { return pids_.count(kTruncated) > 0; }
+
 void Tracer::counter(const std::string& process, const std::string& name, double case_t_ps, double value) {
     const double t_ps = case_t_ps + case_origin_ps();
     if (events_.size() >= kMaxEvents) {

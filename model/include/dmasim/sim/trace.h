@@ -29,6 +29,8 @@ public:
     void counter(const std::string& process, const std::string& name, double t_ps, double value);
     double resolution_ps() const { return resolution_ps_; }
     std::size_t events() const { return events_.size(); }
+    // True once the event bound was reached and link counters stopped being recorded.
+    bool truncated() const;
 
     std::string json() const;
 
