@@ -68,6 +68,22 @@ TEST(YamlIo, AliasCyclesAndExpansionAreBounded) {
     EXPECT_NE(error_of(deep + "\n").find("nested more than"), std::string::npos);
 }
 
+TEST(YamlIo, StreamsThatWouldMakeYamlCppLoopForEverAreRefused) {
+    // yaml-cpp 0.7 turns each of these into endless empty documents (found by the platform
+    // fuzz target: tests/fuzz/regressions); the test would hang, then run out of memory.
+    for (const std::string& text : {std::string(","), std::string("\0,", 2), std::string(", kies:"),
+                                   std::string("a: 1\n,\n"), std::string("[a, b],")}) {
+        const std::string e = error_of(text);
+        EXPECT_NE(e.find("in.yaml: malformed YAML"), std::string::npos) << text << ": " << e;
+    }
+    EXPECT_NE(error_of(",").find("line 1, column 1"), std::string::npos);
+    // Documents with markers still load, however many.
+    std::string many;
+    for (int i = 0; i < 50; ++i) many += "---\na: " + std::to_string(i) + "\n";
+    EXPECT_EQ(load_yaml_all(many, "in.yaml").size(), 50U);
+    EXPECT_EQ(load_yaml_all("---\n...\n---\na: 1\n", "in.yaml").size(), 2U);
+}
+
 TEST(YamlIo, NonScalarKeysAreRefused) {
     EXPECT_NE(error_of("? [a, b]\n: 1\n").find("is not a plain name"), std::string::npos);
 }

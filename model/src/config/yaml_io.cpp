@@ -1,6 +1,9 @@
 #include "dmasim/config/yaml_io.h"
 
+#include <yaml-cpp/eventhandler.h>
+
 #include <map>
+#include <sstream>
 
 #include "dmasim/core/error.h"
 
@@ -98,6 +101,52 @@ private:
     long nodes_ = 0;
 };
 
+// Sees a stream's events and keeps nothing but where the last empty value was.
+class EventSink : public YAML::EventHandler {
+public:
+    void OnDocumentStart(const YAML::Mark&) override {}
+    void OnDocumentEnd() override {}
+    void OnNull(const YAML::Mark& mark, YAML::anchor_t) override { last_null = mark; }
+    void OnAlias(const YAML::Mark&, YAML::anchor_t) override {}
+    void OnScalar(const YAML::Mark&, const std::string&, YAML::anchor_t, const std::string&) override {}
+    void OnSequenceStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+    void OnSequenceEnd() override {}
+    void OnMapStart(const YAML::Mark&, const std::string&, YAML::anchor_t, YAML::EmitterStyle::value) override {}
+    void OnMapEnd() override {}
+
+    YAML::Mark last_null = YAML::Mark::null_mark();
+};
+
+std::size_t occurrences(const std::string& text, const char* marker) {
+    std::size_t n = 0;
+    for (auto at = text.find(marker); at != std::string::npos; at = text.find(marker, at + 1)) ++n;
+    return n;
+}
+
+// yaml-cpp 0.7 (Debian 12's) loops for ever on some invalid streams, a ',' outside a flow
+// collection among them: its parser reports an empty document without consuming the token, and
+// LoadAll asks again, growing a list of null documents until memory runs out (fixed upstream
+// in yaml-cpp PR #1319, after 0.8). A stream has at most one document more than it has
+// document markers, so a first pass over the events, which keeps nothing, stops at that count.
+void refuse_endless_documents(const std::string& text, const std::string& origin) {
+    const std::size_t most = 1 + occurrences(text, "---") + occurrences(text, "...");
+    std::istringstream in(text);
+    YAML::Parser parser(in);
+    EventSink sink;
+    std::size_t docs = 0;
+    while (parser.HandleNextDocument(sink)) {
+        if (++docs > most) {
+            const YAML::Mark& m = sink.last_null;
+            throw InputError(origin, "",
+                             "malformed YAML" +
+                                 (m.is_null() ? std::string()
+                                              : " at line " + std::to_string(m.line + 1) + ", column " +
+                                                    std::to_string(m.column + 1)) +
+                                 ": a value the parser cannot read (a ',' outside [ ] or { }?)");
+        }
+    }
+}
+
 }  // namespace
 
 std::string yaml_error_message(const YAML::Exception& e) {
@@ -109,6 +158,7 @@ std::string yaml_error_message(const YAML::Exception& e) {
 std::vector<YAML::Node> load_yaml_all(const std::string& text, const std::string& origin) {
     std::vector<YAML::Node> docs;
     try {
+        refuse_endless_documents(text, origin);
         docs = YAML::LoadAll(text);
     } catch (const YAML::Exception& e) {
         throw InputError(origin, "", yaml_error_message(e));
