@@ -59,5 +59,32 @@ TEST(Units, CanonicalTextRoundTrips) {
     EXPECT_EQ(parse_bandwidth(to_string(Bandwidth{12.5e9})).bytes_per_s, 12.5e9);
 }
 
+TEST(Units, PrintedValuesParseAgainWithoutExponents) {
+    // Found by the units fuzz target (tests/fuzz/regressions/units): values far from 1 GB/s
+    // printed as 9.1976e-05GB/s, which no parser accepts.
+    for (const char* text : {"91976B/s", "1B/s", "0.5B/s", "25GB/s", "123456789TB/s"}) {
+        const std::string printed = to_string(parse_bandwidth(text));
+        EXPECT_EQ(printed.find('e'), std::string::npos) << text << " -> " << printed;
+        EXPECT_NEAR(parse_bandwidth(printed).bytes_per_s / parse_bandwidth(text).bytes_per_s, 1.0, 1e-11) << printed;
+    }
+    EXPECT_EQ(to_string(parse_bandwidth("91976B/s")), "0.000091976GB/s");
+    EXPECT_NEAR(parse_bandwidth(to_string(parse_bandwidth("91976B/s"))).bytes_per_s, 91976.0, 1e-6);
+    EXPECT_EQ(to_string(parse_bandwidth("25GB/s")), "25GB/s");
+    const TransferRate big = parse_transfer_rate("4714947471494728684MT/s");
+    const std::string printed = to_string(big);
+    EXPECT_EQ(printed.find('e'), std::string::npos) << printed;
+    EXPECT_NEAR(parse_transfer_rate(printed).gt_per_s / big.gt_per_s, 1.0, 1e-11);
+}
+
+TEST(Units, NumbersTooLargeForADoubleAreRefused) {
+    const std::string huge = "1" + std::string(400, '0');
+    EXPECT_THROW(parse_bandwidth(huge + "GB/s"), UnitError);
+    EXPECT_THROW(parse_transfer_rate(huge + "GT/s"), UnitError);
+    // Finite as a number, infinite once scaled by the unit.
+    EXPECT_THROW(parse_bandwidth("1" + std::string(300, '0') + "TB/s"), UnitError);
+    EXPECT_THROW(parse_bytes(huge + "B"), UnitError);
+    EXPECT_THROW(parse_duration(huge + "s"), UnitError);
+}
+
 }  // namespace
 }  // namespace dmasim::core

@@ -1,9 +1,11 @@
 #include "dmasim/core/units.h"
 
+#include <algorithm>
 #include <array>
 #include <cctype>
 #include <cmath>
 #include <cstdlib>
+#include <iomanip>
 #include <limits>
 #include <sstream>
 
@@ -71,6 +73,11 @@ void require_non_negative(double v, std::string_view text, std::string_view what
         throw UnitError("'" + std::string(text) + "' is not a valid " + std::string(what) +
                         ": it must not be negative");
     }
+}
+
+// A number of some hundred digits parses to infinity; no quantity of the model is infinite.
+void require_finite(double v, std::string_view text, std::string_view what) {
+    if (!std::isfinite(v)) throw UnitError("'" + std::string(text) + "' is too large a " + std::string(what));
 }
 
 constexpr double kKi = 1024.0;
@@ -142,9 +149,10 @@ Bandwidth parse_bandwidth(std::string_view text) {
     if (sp.unit.empty()) {
         throw UnitError("'" + std::string(text) + "' needs a bandwidth unit (e.g. GB/s)");
     }
-    return Bandwidth{sp.number *
-                     find_scale(table, sp.unit, text, "bandwidth",
-                                "B/s, KB/s, MB/s, GB/s, TB/s, KiB/s, MiB/s, GiB/s, TiB/s")};
+    const double bytes_per_s = sp.number * find_scale(table, sp.unit, text, "bandwidth",
+                                                      "B/s, KB/s, MB/s, GB/s, TB/s, KiB/s, MiB/s, GiB/s, TiB/s");
+    require_finite(bytes_per_s, text, "bandwidth");
+    return Bandwidth{bytes_per_s};
 }
 
 TransferRate parse_transfer_rate(std::string_view text) {
@@ -154,7 +162,9 @@ TransferRate parse_transfer_rate(std::string_view text) {
     if (sp.unit.empty()) {
         throw UnitError("'" + std::string(text) + "' needs a unit (GT/s or MT/s)");
     }
-    return TransferRate{sp.number * find_scale(table, sp.unit, text, "transfer rate", "GT/s, MT/s")};
+    const double gt_per_s = sp.number * find_scale(table, sp.unit, text, "transfer rate", "GT/s, MT/s");
+    require_finite(gt_per_s, text, "transfer rate");
+    return TransferRate{gt_per_s};
 }
 
 std::string to_string(Bytes b) {
@@ -183,11 +193,25 @@ std::string to_string(Duration d) {
 }
 
 namespace {
+// Twelve significant digits, never an exponent: what is printed (config.json, messages,
+// calibration files) must parse again, and the unit parsers take plain decimals only.
 std::string compact_double(double v) {
     std::ostringstream os;
     os.precision(12);
     os << v;
-    return os.str();
+    std::string text = os.str();
+    if (text.find_first_of("eE") == std::string::npos || !std::isfinite(v)) return text;
+    std::ostringstream fixed;
+    // Digits after the point: enough for twelve significant ones of a small value, none for a
+    // large one (all its significant digits are before the point).
+    const int exponent = static_cast<int>(std::floor(std::log10(std::fabs(v))));
+    fixed << std::fixed << std::setprecision(std::max(0, 11 - exponent)) << v;
+    text = fixed.str();
+    if (text.find('.') != std::string::npos) {
+        text.erase(text.find_last_not_of('0') + 1);
+        if (text.back() == '.') text.pop_back();
+    }
+    return text;
 }
 }  // namespace
 
