@@ -164,7 +164,8 @@ TEST(Leases, ExcludedScenariosOfALeaseGiveNoValue) {
     EXPECT_EQ(set.leases[2].runs[0].rows[0].status, "excluded");
     EXPECT_NE(set.leases[2].runs[0].rows[0].note.find("fixed since"), std::string::npos);
     // Without c's 120, x's leases are a = 105 and b = 98.
-    const CrossLeaseRow& x = find(cross_lease(set.leases), "x");
+    const std::vector<CrossLeaseRow> across = cross_lease(set.leases);  // `x` refers into it
+    const CrossLeaseRow& x = find(across, "x");
     EXPECT_EQ(x.per_lease.size(), 2U);
     EXPECT_DOUBLE_EQ(x.max_us, 105.0);
     EXPECT_THROW(parse_lease_json("{\"exclude_scenarios\": \"x\"}", "l.json"), core::InputError);  // no note
