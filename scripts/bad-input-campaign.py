@@ -125,7 +125,9 @@ class Campaign:
         self.outcomes = []
 
     def _limit(self):
-        resource.setrlimit(resource.RLIMIT_AS, (self.mem, self.mem))
+        # A sanitizer build reserves terabytes of address space for its shadow memory: no limit.
+        if self.mem > 0:
+            resource.setrlimit(resource.RLIMIT_AS, (self.mem, self.mem))
         os.setsid()
 
     def invoke(self, args, cwd):
@@ -234,7 +236,8 @@ def main():
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--mutations", type=int, default=300, help="random mutation cases (rule cases always run)")
     ap.add_argument("--timeout", type=int, default=60, help="seconds a case may take before it counts as a hang")
-    ap.add_argument("--memory", type=int, default=4096, help="MiB of address space a case may use")
+    ap.add_argument("--memory", type=int, default=4096,
+                    help="MiB of address space a case may use (0: no limit, for sanitizer builds)")
     ap.add_argument("--report", help="CSV of every case")
     a = ap.parse_args()
     if not os.access(a.dmasim, os.X_OK):

@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
 # Installs the Debian packages dmasim builds with, when any is missing. Sourced by the
-# quick-start scripts; needs root (or sudo) only when something must be installed.
+# quick-start scripts; needs root (or sudo) only when something must be installed. gcc's
+# AddressSanitizer and UBSan runtimes (libasan8, libubsan1) come with build-essential.
 set -euo pipefail
 DMASIM_PACKAGES=(build-essential cmake pkg-config git libsystemc-dev libboost-graph-dev libyaml-cpp-dev
                  libcli11-dev libfmt-dev googletest libgmock-dev libgtest-dev libbenchmark-dev
-                 libnlopt-cxx-dev python3-matplotlib)
+                 libnlopt-cxx-dev python3-matplotlib
+                 clang libclang-rt-dev)  # clang and libFuzzer: scripts/fuzz.sh (docs/testing.md)
 missing=()
 for p in "${DMASIM_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

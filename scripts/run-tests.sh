@@ -1,10 +1,22 @@
 #!/usr/bin/env bash
-# Quick start (2): install what is missing, build everything (the CUDA harness too when nvcc
-# is present), and run the whole CTest suite. Tests that need a GPU skip without one.
+# Quick start (2), and what CI runs (.ci/run): install what is missing, build everything (the
+# CUDA harness too when nvcc is present) and run the whole CTest suite; tests that need a GPU
+# skip without one. Then the same suite again under AddressSanitizer and UndefinedBehaviorSanitizer
+# (scripts/sanitize.sh, build-asan/), and the parsers' fuzz targets for a bounded time
+# (scripts/fuzz.sh, build-fuzz/, when clang and libFuzzer are installed). docs/testing.md.
+#   DMASIM_TEST_SANITIZERS=0      skip the sanitizer build and its tests
+#   DMASIM_TEST_FUZZ_SECONDS=N    seconds per fuzz target (default 0 until CI time is measured: docs/testing.md)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/deps.sh
 BUILD=${BUILD:-build}
-cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DDMASIM_WARNINGS_AS_ERRORS=ON
+cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DDMASIM_WARNINGS_AS_ERRORS=ON \
+      -DDMASIM_SANITIZE=OFF -DDMASIM_FUZZ=OFF
 cmake --build "$BUILD" -j"$(nproc)"
 ctest --test-dir "$BUILD" --output-on-failure -j"$(nproc)"
+if [ "${DMASIM_TEST_SANITIZERS:-1}" != 0 ]; then
+  ./scripts/sanitize.sh
+fi
+if [ "${DMASIM_TEST_FUZZ_SECONDS:-0}" != 0 ]; then
+  ./scripts/fuzz.sh "${DMASIM_TEST_FUZZ_SECONDS}"
+fi

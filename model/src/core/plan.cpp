@@ -13,8 +13,11 @@ namespace dmasim::core {
 
 namespace {
 
+// Every control character, not only the usual whitespace: the reader splits fields on all
+// that std::isspace calls space (form feed and vertical tab too; found by the plan fuzz target).
 bool needs_escape(char c) {
-    return c == '%' || c == '=' || c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '#';
+    const auto u = static_cast<unsigned char>(c);
+    return c == '%' || c == '=' || c == ' ' || c == '#' || u < 0x20 || u == 0x7f;
 }
 
 std::string encode(const std::string& v) {
