@@ -25,6 +25,8 @@ PlatformTop::PlatformTop(sc_core::sc_module_name name, const topology::Platform&
     const topology::Graph& g = platform.graph();
     const auto cpus = platform.nodes_of(NodeKind::kCpu);
     if (cpus.empty()) throw std::runtime_error("platform " + platform.name() + " has no CPU");
+    // Delays are built as counts of picoseconds (tlp.h, ps_delay): the kernel must count in ps.
+    DMASIM_ASSERT(sc_core::sc_get_time_resolution() == sc_core::sc_time(1.0, sc_core::SC_PS));
 
     // Ports of a node: its packet-carrying edges, in edge order.
     std::map<topology::NodeId, std::map<topology::NodeId, int>> port_of;

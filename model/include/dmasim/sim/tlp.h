@@ -119,9 +119,14 @@ inline double& case_origin_ps() {
 // Called by the simulator with the model at rest, before it configures a case.
 inline void start_case_clock() { case_origin_ps() = static_cast<double>(sc_core::sc_time_stamp().value()); }
 inline double now_ps() { return static_cast<double>(sc_core::sc_time_stamp().value()) - case_origin_ps(); }
+// The kernel's resolution is 1 ps (SystemC's default, never changed by the model), so a
+// delay is its count of picoseconds: sc_time::from_value skips the unit conversion in doubles
+// that sc_time(double, SC_PS) makes on every packet.
 inline sc_core::sc_time ps_delay(double ps) {
-    return sc_core::sc_time(ps > 0.0 ? static_cast<double>(static_cast<std::int64_t>(ps + 0.5)) : 0.0, sc_core::SC_PS);
+    return sc_core::sc_time::from_value(ps > 0.0 ? static_cast<sc_dt::uint64>(ps + 0.5) : 0U);
 }
-inline sc_core::sc_time to_sc(core::Duration d) { return sc_core::sc_time(static_cast<double>(d.ps), sc_core::SC_PS); }
+inline sc_core::sc_time to_sc(core::Duration d) {
+    return sc_core::sc_time::from_value(d.ps > 0 ? static_cast<sc_dt::uint64>(d.ps) : 0U);
+}
 
 }  // namespace dmasim::sim
