@@ -593,7 +593,7 @@ std::vector<std::string> OutputFiles::commit() const {
     std::vector<std::unique_ptr<Group>> groups;
     for (const auto& [path, content, in_dir] : files_) {
         const auto [dir, name] = split_path(path);
-        auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g->dir == dir; });
+        auto it = std::find_if(groups.begin(), groups.end(), [&d = dir](const auto& g) { return g->dir == d; });
         if (it == groups.end()) {
             groups.push_back(std::make_unique<Group>());
             groups.back()->dir = dir;
