@@ -109,10 +109,7 @@ tlm::tlm_sync_enum PcieLink::nb_transport_fw(Tlp& t, tlm::tlm_phase& phase, sc_c
     const auto c = static_cast<std::size_t>(fc_class(t.kind));
     DMASIM_ASSERT(queue_[c].size() < kQueueDepth);
     queue_[c].push(t);
-    if (!tx_scheduled_) {
-        tx_scheduled_ = true;
-        tx_event_.notify(sc_core::SC_ZERO_TIME);
-    }
+    wake();
     if (queue_[c].size() < kQueueDepth) {
         phase = tlm::END_REQ;
         return tlm::TLM_UPDATED;
@@ -138,6 +135,21 @@ void PcieLink::take_credit(const Tlp& t) {
     Credits& c = credits_[static_cast<std::size_t>(fc_class(t.kind))];
     if (!c.infinite_header) c.header -= 1;
     if (!c.infinite_data && t.payload > 0) c.data -= pcie::data_credits(t.payload);
+}
+
+void PcieLink::wake() {
+    // While transmit() runs it decides itself when to run next (it looks at the queues last).
+    if (tx_scheduled_ || in_transmit_) return;
+    tx_scheduled_ = true;
+    // A packet offered while the wire is busy goes when it is free: one wake-up then, not one
+    // now that would only find the wire busy.
+    const double now = now_ps();
+    tx_event_.notify(wire_free_ps_ > now + 0.5 ? ps_delay(wire_free_ps_ - now) : sc_core::SC_ZERO_TIME);
+}
+
+bool PcieLink::anything_queued() const {
+    return !dllp_queue_.empty() ||
+           std::any_of(queue_.begin(), queue_.end(), [](const Ring<Tlp>& q) { return !q.empty(); });
 }
 
 void PcieLink::transmit() {
@@ -200,7 +212,11 @@ void PcieLink::transmit() {
             Tlp copy = item.tlp;
             tlm::tlm_phase phase = tlm::END_REQ;
             sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+            // The sender may offer its next TLP from inside this call; this transmit() schedules
+            // the next wake-up below, after looking at the queues.
+            in_transmit_ = true;
             tx->nb_transport_bw(copy, phase, delay);
+            in_transmit_ = false;
         }
     }
     const double duration = bytes_on_wire * phys_.ps_per_byte;
@@ -211,8 +227,12 @@ void PcieLink::transmit() {
     const bool was_empty = in_flight_.empty();
     in_flight_.push(item);
     if (was_empty) deliver_event_.notify(ps_delay(item.arrival_ps - now));
-    tx_scheduled_ = true;
-    tx_event_.notify(ps_delay(wire_free_ps_ - now));
+    // Next wake-up when the wire is free, and only if something waits for it: a link carrying
+    // a request now and then (the read requests of an H2D copy) is woken once per packet.
+    if (anything_queued()) {
+        tx_scheduled_ = true;
+        tx_event_.notify(ps_delay(wire_free_ps_ - now));
+    }
 }
 
 void PcieLink::deliver() {
@@ -263,10 +283,7 @@ void PcieLink::flush_updates(bool force) {
 
 void PcieLink::queue_dllp(const Dllp& d) {
     dllp_queue_.push(d);
-    if (!tx_scheduled_) {
-        tx_scheduled_ = true;
-        tx_event_.notify(sc_core::SC_ZERO_TIME);
-    }
+    wake();
 }
 
 void PcieLink::on_dllp(const Dllp& d) {
@@ -274,10 +291,7 @@ void PcieLink::on_dllp(const Dllp& d) {
     Credits& c = credits_[static_cast<std::size_t>(d.fc)];
     c.header += d.header_credits;
     c.data += d.data_credits;
-    if (!tx_scheduled_) {
-        tx_scheduled_ = true;
-        tx_event_.notify(sc_core::SC_ZERO_TIME);
-    }
+    wake();
 }
 
 }  // namespace dmasim::sim

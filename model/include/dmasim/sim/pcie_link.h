@@ -95,6 +95,8 @@ private:
     tlm::tlm_sync_enum nb_transport_bw(Tlp& t, tlm::tlm_phase& p, sc_core::sc_time& d) override;
 
     void transmit();  // SC_METHOD: puts the next DLLP or TLP on the wire
+    void wake();      // something was queued or credits came back: transmit when the wire is free
+    bool anything_queued() const;
     void deliver();   // SC_METHOD: hands arrivals to the receiver (TLPs) or the paired link (DLLPs)
 
     bool has_credit(const Tlp& t) const;
@@ -123,6 +125,7 @@ private:
     double wire_free_ps_ = 0.0;
     double stall_since_ps_ = -1.0;
     bool tx_scheduled_ = false;
+    bool in_transmit_ = false;
 
     // Receiver-side bookkeeping for the TLPs this link delivered.
     std::uint32_t unacked_ = 0;
