@@ -9,9 +9,9 @@
 namespace dmasim::sim {
 
 DmaEngine::DmaEngine(sc_core::sc_module_name name, const Params& params, int index, std::uint16_t gpu_node,
-                     sc_core::sc_event& kick)
+                     Doorbell& doorbell)
     : sc_core::sc_module(name), gpu_memory("gpu_memory"), params_(params), index_(index), gpu_node_(gpu_node),
-      kick_(kick) {
+      doorbell_(doorbell) {
     SC_METHOD(launch);
     sensitive << launch_event_;
     dont_initialize();
@@ -128,7 +128,7 @@ void DmaEngine::prepare() {
     }
     next_ = t;
     pending_ = true;
-    kick_.notify(sc_core::SC_ZERO_TIME);
+    doorbell_.ring();
 }
 
 Tlp DmaEngine::take() {

@@ -18,12 +18,12 @@ Gpu::Gpu(sc_core::sc_module_name name, std::uint16_t node_id, const config::Mode
     link_ready_.assign(peers.size(), true);
     for (int i = 0; i < kUnits; ++i) {
         const std::string n = i == kSmReadUnit ? "sm_reads" : i == kSmWriteUnit ? "sm_writes" : "ce" + std::to_string(i);
-        engines.push_back(std::make_unique<DmaEngine>(n.c_str(), params.dma, i, node_id, kick_));
+        engines.push_back(std::make_unique<DmaEngine>(n.c_str(), params.dma, i, node_id, doorbell_));
         engines.back()->gpu_memory.socket.bind(memory.socket);
     }
     configure(params);
     SC_METHOD(arbitrate);
-    sensitive << kick_ << completions_.event();
+    sensitive << doorbell_.event() << completions_.event();
     dont_initialize();
 }
 
@@ -95,8 +95,10 @@ tlm::tlm_sync_enum Gpu::port_fw(int /*port*/, Tlp& t, tlm::tlm_phase& phase, sc_
 
 tlm::tlm_sync_enum Gpu::port_bw(int port, Tlp&, tlm::tlm_phase& phase, sc_core::sc_time&) {
     DMASIM_ASSERT(phase == tlm::END_REQ);
+    // The link took a TLP off its transmit queue (from inside its transmit process): offer the
+    // next one now rather than from a process woken for it a delta cycle later.
     link_ready_[static_cast<std::size_t>(port)] = true;
-    kick_.notify(sc_core::SC_ZERO_TIME);
+    arbitrate();
     return tlm::TLM_COMPLETED;
 }
 
@@ -109,6 +111,7 @@ bool Gpu::send(int port, Tlp t) {
 }
 
 void Gpu::arbitrate() {
+    doorbell_.hold(true);
     // Answers to BAR reads first: they hold a requester's tag.
     bool blocked = false;
     while (completions_.due()) {
@@ -137,6 +140,7 @@ void Gpu::arbitrate() {
             break;
         }
     }
+    doorbell_.hold(false);
 }
 
 }  // namespace dmasim::sim

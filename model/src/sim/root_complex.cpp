@@ -20,7 +20,6 @@ RootComplex::RootComplex(sc_core::sc_module_name name, const Params& params, std
     }
 
     SC_METHOD(egress);
-    sensitive << egress_event_;
     for (auto& q : egress_) sensitive << q->queue.event();
     dont_initialize();
     SC_METHOD(release_writes);
@@ -124,27 +123,31 @@ tlm::tlm_sync_enum RootComplex::port_fw(int port, Tlp& t, tlm::tlm_phase& phase,
 
 tlm::tlm_sync_enum RootComplex::port_bw(int port, Tlp&, tlm::tlm_phase& phase, sc_core::sc_time&) {
     DMASIM_ASSERT(phase == tlm::END_REQ);
+    // The link took a TLP off its transmit queue (it calls from inside its transmit process):
+    // offer the next one now, not from a process woken for it a delta cycle later.
     egress_[static_cast<std::size_t>(port)]->link_ready = true;
-    egress_event_.notify(sc_core::SC_ZERO_TIME);
+    drain(static_cast<std::size_t>(port));
     return tlm::TLM_COMPLETED;
 }
 
 void RootComplex::egress() {
-    for (std::size_t i = 0; i < egress_.size(); ++i) {
-        EgressQueue& q = *egress_[i];
-        while (q.link_ready && q.queue.due()) {
-            const Out out = q.queue.front();
-            q.queue.pop();
-            Tlp t = out.tlp;
-            tlm::tlm_phase phase = tlm::BEGIN_REQ;
-            sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-            const tlm::tlm_sync_enum r = ports[i]->egress->nb_transport_fw(t, phase, delay);
-            q.link_ready = (r == tlm::TLM_UPDATED && phase == tlm::END_REQ);
-            if (out.ingress >= 0) free_buffer(out.ingress, out.tlp);
-            if (out.from_cpu && out.tlp.kind == TlpKind::kMemWrite && listener_ != nullptr) listener_->cpu_write_left();
-        }
-        if (q.link_ready) q.queue.rearm();
+    for (std::size_t i = 0; i < egress_.size(); ++i) drain(i);
+}
+
+void RootComplex::drain(std::size_t i) {
+    EgressQueue& q = *egress_[i];
+    while (q.link_ready && q.queue.due()) {
+        const Out out = q.queue.front();
+        q.queue.pop();
+        Tlp t = out.tlp;
+        tlm::tlm_phase phase = tlm::BEGIN_REQ;
+        sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+        const tlm::tlm_sync_enum r = ports[i]->egress->nb_transport_fw(t, phase, delay);
+        q.link_ready = (r == tlm::TLM_UPDATED && phase == tlm::END_REQ);
+        if (out.ingress >= 0) free_buffer(out.ingress, out.tlp);
+        if (out.from_cpu && out.tlp.kind == TlpKind::kMemWrite && listener_ != nullptr) listener_->cpu_write_left();
     }
+    if (q.link_ready) q.queue.rearm();
 }
 
 core::Duration RootComplex::memory_latency() const {

@@ -39,6 +39,22 @@ struct EngineStats {
     std::uint32_t peak_outstanding_reads = 0;
 };
 
+// What an engine rings when it has a new TLP to offer: it wakes the GPU's egress arbiter. While
+// the arbiter runs it is held: the arbiter looks at every engine again before it stops, so a ring
+// then needs no wake-up of its own.
+class Doorbell {
+public:
+    void ring() {
+        if (!held_) event_.notify(sc_core::SC_ZERO_TIME);
+    }
+    void hold(bool held) { held_ = held; }
+    const sc_core::sc_event& event() const { return event_; }
+
+private:
+    sc_core::sc_event event_;
+    bool held_ = false;
+};
+
 class DmaEngine : public sc_core::sc_module {
 public:
     SC_HAS_PROCESS(DmaEngine);
@@ -46,9 +62,9 @@ public:
 
     MemoryPort gpu_memory;  // bound to the GPU's memory controller
 
-    // `kick` is called whenever the engine has a new TLP to offer.
+    // `doorbell` rings whenever the engine has a new TLP to offer.
     DmaEngine(sc_core::sc_module_name name, const Params& params, int index, std::uint16_t gpu_node,
-              sc_core::sc_event& kick);
+              Doorbell& doorbell);
 
     void configure(const Params& params, const config::LinkParams& link);
     // Starts a copy after the launch latency. The engine must be idle.
@@ -79,7 +95,7 @@ private:
     Params params_;
     int index_;
     std::uint16_t gpu_node_;
-    sc_core::sc_event& kick_;
+    Doorbell& doorbell_;
     std::uint32_t mps_ = 256;
     std::uint32_t mrrs_ = 512;
 

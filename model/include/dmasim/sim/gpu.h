@@ -81,7 +81,7 @@ private:
     std::vector<std::unique_ptr<FwPort<Gpu>>> fw_;
     std::vector<std::unique_ptr<BwPort<Gpu>>> bw_;
     TimedHeap<Out> completions_;  // answers to BAR reads
-    sc_core::sc_event kick_;
+    Doorbell doorbell_;
     GpuStats stats_;
 };
 

@@ -95,6 +95,7 @@ private:
     };
 
     void egress();           // SC_METHOD: TLPs to their ports as they become ready
+    void drain(std::size_t port);  // what is due for one port, while its link takes it
     void release_writes();   // SC_METHOD: posted buffers freed once the controller took the write
     void release_reads();    // SC_METHOD: non-posted buffers freed once the read was forwarded
     void notify_semaphores();
@@ -116,7 +117,6 @@ private:
     TimedFifo<Release> write_release_;
     TimedFifo<Release> read_release_;
     TimedFifo<std::uint32_t> semaphores_;
-    sc_core::sc_event egress_event_;
     CompletionListener* listener_ = nullptr;
     RootComplexStats stats_;
 };
