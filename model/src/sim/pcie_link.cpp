@@ -165,17 +165,20 @@ void PcieLink::transmit() {
     // Starting at `now` would lose up to 0.5 ps per back-to-back packet, and more queued
     // requesters would mean more lost (a slower zero-copy kernel with more blocks).
     const double start = now < wire_free_ps_ + 0.5 ? wire_free_ps_ : now;
-    InFlight item;
+    const bool was_empty = in_flight_.empty();
+    InFlight* slot = nullptr;
+    std::size_t freed_class = kFcClasses;  // a full transmit queue that now has room
     std::uint32_t bytes_on_wire = 0;
     if (!dllp_queue_.empty()) {
         // DLLPs go first: delaying Acks and credit updates would stall the other direction.
-        item.is_dllp = true;
-        item.dllp = dllp_queue_.front();
+        slot = &in_flight_.push_slot();
+        slot->is_dllp = true;
+        slot->dllp = dllp_queue_.front();
         dllp_queue_.pop();
         bytes_on_wire = pcie::dllp_wire_bytes(params_);
         stats_.dllps++;
         stats_.dllp_bytes += bytes_on_wire;
-        (item.dllp.kind == DllpKind::kAck ? stats_.ack_dllps : stats_.updatefc_dllps)++;
+        (slot->dllp.kind == DllpKind::kAck ? stats_.ack_dllps : stats_.updatefc_dllps)++;
     } else {
         bool any_queued = false;
         std::size_t chosen = kFcClasses;
@@ -199,34 +202,37 @@ void PcieLink::transmit() {
             stall_since_ps_ = -1.0;
         }
         next_class_ = (chosen + 1) % kFcClasses;
-        item.tlp = queue_[chosen].front();
+        slot = &in_flight_.push_slot();
+        slot->is_dllp = false;
+        slot->tlp = queue_[chosen].front();
         queue_[chosen].pop();
-        take_credit(item.tlp);
-        bytes_on_wire = wire_bytes(item.tlp);
+        take_credit(slot->tlp);
+        bytes_on_wire = wire_bytes(slot->tlp);
         stats_.tlps++;
-        stats_.tlps_by_kind[static_cast<std::size_t>(item.tlp.kind)]++;
-        stats_.payload_bytes += item.tlp.payload;
-        stats_.tlp_overhead_bytes += bytes_on_wire - item.tlp.payload;
+        stats_.tlps_by_kind[static_cast<std::size_t>(slot->tlp.kind)]++;
+        stats_.payload_bytes += slot->tlp.payload;
+        stats_.tlp_overhead_bytes += bytes_on_wire - slot->tlp.payload;
         if (sender_waiting_[chosen]) {
             sender_waiting_[chosen] = false;
-            Tlp copy = item.tlp;
-            tlm::tlm_phase phase = tlm::END_REQ;
-            sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
-            // The sender may offer its next TLP from inside this call; this transmit() schedules
-            // the next wake-up below, after looking at the queues.
-            in_transmit_ = true;
-            tx->nb_transport_bw(copy, phase, delay);
-            in_transmit_ = false;
+            freed_class = chosen;
         }
     }
     const double duration = bytes_on_wire * phys_.ps_per_byte;
     wire_free_ps_ = start + duration;
     stats_.busy_ps += duration;
     probe_.busy(trace_name_, start, duration);
-    item.arrival_ps = wire_free_ps_ + static_cast<double>(params_.latency.ps);
-    const bool was_empty = in_flight_.empty();
-    in_flight_.push(item);
-    if (was_empty) deliver_event_.notify(ps_delay(item.arrival_ps - now));
+    slot->arrival_ps = wire_free_ps_ + static_cast<double>(params_.latency.ps);
+    if (was_empty) deliver_event_.notify(ps_delay(slot->arrival_ps - now));
+    if (freed_class < kFcClasses) {
+        Tlp copy = slot->tlp;
+        tlm::tlm_phase phase = tlm::END_REQ;
+        sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+        // The sender may offer its next TLP from inside this call; the wake-up below is decided
+        // after it returns, from what is queued then.
+        in_transmit_ = true;
+        tx->nb_transport_bw(copy, phase, delay);
+        in_transmit_ = false;
+    }
     // Next wake-up when the wire is free, and only if something waits for it: a link carrying
     // a request now and then (the read requests of an H2D copy) is woken once per packet.
     if (anything_queued()) {

@@ -27,6 +27,14 @@ public:
         buf_[(head_ + size_) & mask_] = v;
         ++size_;
     }
+    // The slot the next push would fill, already counted: filling a large entry in place avoids
+    // building it on the stack and copying it.
+    T& push_slot() {
+        if (size_ == buf_.size()) grow();
+        T& slot = buf_[(head_ + size_) & mask_];
+        ++size_;
+        return slot;
+    }
     void pop() {
         head_ = (head_ + 1) & mask_;
         --size_;
