@@ -62,7 +62,9 @@ public:
             heap_.push_back(e);
             std::push_heap(heap_.begin(), heap_.end(), Later{});
         }
-        event_.notify(ps_delay(next_due() - now_ps()));
+        // Behind an earlier entry it changes nothing the consumer waits for: its event is
+        // armed for that entry, or the consumer is blocked and will look again when unblocked.
+        if (front_seq() == e.seq) event_.notify(ps_delay(due_ps - now_ps()));
     }
     bool due() const { return !empty() && next_due() <= now_ps() + 0.5; }
     const T& front() const { return from_ring() ? ring_.front().item : heap_.front().item; }
@@ -94,6 +96,7 @@ private:
     // Whether the earliest entry is the ring's (the ring is in order by construction).
     bool from_ring() const { return heap_.empty() || (!ring_.empty() && Later{}(heap_.front(), ring_.front())); }
     double next_due() const { return from_ring() ? ring_.front().due_ps : heap_.front().due_ps; }
+    std::uint64_t front_seq() const { return from_ring() ? ring_.front().seq : heap_.front().seq; }
 
     Ring<Entry> ring_;
     std::vector<Entry> heap_;  // min-heap by Later
