@@ -67,6 +67,26 @@ void BM_PinnedCopy1GiB(benchmark::State& state) {
 }
 BENCHMARK(BM_PinnedCopy1GiB)->Arg(0)->Arg(1)->Unit(benchmark::kMillisecond)->Iterations(2);
 
+// The other strategies the speed goal names: duplex (two engines, DLLPs both ways) and a
+// zero-copy kernel reading host memory (SM loads, 16-byte accesses from 264 x 256 threads).
+void BM_Strategy1GiB(benchmark::State& state, const char* strategy, const char* direction) {
+    Model& m = model();
+    const dmasim::config::ModelParams params;
+    dmasim::sim::CaseSpec spec;
+    spec.strategy = strategy;
+    spec.direction = direction;
+    spec.bytes = 1ULL << 30;
+    std::uint64_t tlps = 0;
+    for (auto _ : state) {
+        const auto r = m.simulator.run(params, spec);
+        tlps += r.tlps();
+        benchmark::DoNotOptimize(r.time_ps);
+    }
+    state.counters["tlps_per_s"] = benchmark::Counter(static_cast<double>(tlps), benchmark::Counter::kIsRate);
+}
+BENCHMARK_CAPTURE(BM_Strategy1GiB, duplex, "duplex", "both")->Unit(benchmark::kMillisecond)->Iterations(1);
+BENCHMARK_CAPTURE(BM_Strategy1GiB, zero_copy_h2d, "zero_copy", "h2d")->Unit(benchmark::kMillisecond)->Iterations(1);
+
 void BM_SystemCEventRate(benchmark::State& state) {
     Model& m = model();
     const auto events = static_cast<std::uint64_t>(state.range(0));
