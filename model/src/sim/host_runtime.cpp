@@ -54,7 +54,7 @@ void HostRuntime::submit(const Program& program) {
     program_ = program;
     has_program_ = true;
     done_ = false;
-    work_event_.notify(sc_core::SC_ZERO_TIME);
+    work_event_.notify(zero_delay());
 }
 
 std::size_t HostRuntime::engine_for(int gpu, CopyDirection dir) const {
@@ -268,7 +268,7 @@ void HostRuntime::semaphore_written(std::uint32_t job) {
     start_next_on(job_engine_[idx]);
     const std::size_t op = job_op_[idx];
     if (op != kNoOp && --jobs_left_[op] == 0) op_finished(op);
-    progress_event_.notify(sc_core::SC_ZERO_TIME);
+    progress_event_.notify(zero_delay());
 }
 
 void HostRuntime::op_finished(std::size_t i) {
@@ -282,7 +282,7 @@ void HostRuntime::op_finished(std::size_t i) {
     } else {
         ready_.push(now_ps() + static_cast<double>(params_.runtime.stream_wait_latency.ps), s.pending.front());
     }
-    progress_event_.notify(sc_core::SC_ZERO_TIME);
+    progress_event_.notify(zero_delay());
 }
 
 void HostRuntime::cpu_copy(std::uint64_t bytes, bool source_cached, bool destination_in_dram) {
@@ -349,12 +349,12 @@ void HostRuntime::trace_program() {
 
 void HostRuntime::cpu_write_left() {
     --wc_in_flight_;
-    progress_event_.notify(sc_core::SC_ZERO_TIME);
+    progress_event_.notify(zero_delay());
 }
 
 void HostRuntime::cpu_read_done() {
     --reads_in_flight_;
-    progress_event_.notify(sc_core::SC_ZERO_TIME);
+    progress_event_.notify(zero_delay());
 }
 
 void HostRuntime::cpu_mapped(std::size_t i) {

@@ -144,7 +144,7 @@ void PcieLink::wake() {
     // A packet offered while the wire is busy goes when it is free: one wake-up then, not one
     // now that would only find the wire busy.
     const double now = now_ps();
-    tx_event_.notify(wire_free_ps_ > now + 0.5 ? ps_delay(wire_free_ps_ - now) : sc_core::SC_ZERO_TIME);
+    tx_event_.notify(wire_free_ps_ > now + 0.5 ? ps_delay(wire_free_ps_ - now) : zero_delay());
 }
 
 bool PcieLink::anything_queued() const {

@@ -45,7 +45,7 @@ struct EngineStats {
 class Doorbell {
 public:
     void ring() {
-        if (!held_) event_.notify(sc_core::SC_ZERO_TIME);
+        if (!held_) event_.notify(zero_delay());
     }
     void hold(bool held) { held_ = held; }
     const sc_core::sc_event& event() const { return event_; }

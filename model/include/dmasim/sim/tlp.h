@@ -15,6 +15,7 @@
 #include <tlm>
 
 #include <cstdint>
+#include <string>
 
 #include "dmasim/pcie/wire.h"
 
@@ -124,6 +125,30 @@ inline double now_ps() { return static_cast<double>(sc_core::sc_time_stamp().val
 // that sc_time(double, SC_PS) makes on every packet.
 inline sc_core::sc_time ps_delay(double ps) {
     return sc_core::sc_time::from_value(ps > 0.0 ? static_cast<sc_dt::uint64>(ps + 0.5) : 0U);
+}
+// A livelock in zero time (processes waking one another in delta cycles, the clock never
+// moving) would never reach the simulator's simulated-time budget (simulator.h, Watchdog). Every
+// zero-delay wake-up of the model is asked for here, and more than `zero_delay_limit()` of them
+// at one simulated instant is a model error: sc_start throws and the case fails with a message
+// naming it. A legitimate instant has a few wake-ups per packet in flight, far below the limit.
+inline std::uint64_t& zero_delay_limit() {
+    static std::uint64_t limit = 50'000'000;
+    return limit;
+}
+inline sc_core::sc_time zero_delay() {
+    static sc_dt::uint64 instant = ~sc_dt::uint64{0};
+    static std::uint64_t count = 0;
+    const sc_dt::uint64 now = sc_core::sc_time_stamp().value();
+    if (now != instant) {
+        instant = now;
+        count = 0;
+    } else if (++count > zero_delay_limit()) {
+        count = 0;
+        SC_REPORT_ERROR("dmasim/livelock", ("more than " + std::to_string(zero_delay_limit()) +
+                                            " zero-delay wake-ups without simulated time advancing: a livelock in the model")
+                                               .c_str());
+    }
+    return sc_core::SC_ZERO_TIME;
 }
 inline sc_core::sc_time to_sc(core::Duration d) {
     return sc_core::sc_time::from_value(d.ps > 0 ? static_cast<sc_dt::uint64>(d.ps) : 0U);
