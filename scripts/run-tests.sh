@@ -5,7 +5,7 @@
 # (scripts/sanitize.sh, build-asan/), and the parsers' fuzz targets for a bounded time
 # (scripts/fuzz.sh, build-fuzz/, when clang and libFuzzer are installed). docs/testing.md.
 #   DMASIM_TEST_SANITIZERS=0      skip the sanitizer build and its tests
-#   DMASIM_TEST_FUZZ_SECONDS=N    seconds per fuzz target (default 0 until CI time is measured: docs/testing.md)
+#   DMASIM_TEST_FUZZ_SECONDS=N    seconds per fuzz target (default 60; 0 skips fuzzing)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/deps.sh
@@ -17,6 +17,6 @@ ctest --test-dir "$BUILD" --output-on-failure -j"$(nproc)"
 if [ "${DMASIM_TEST_SANITIZERS:-1}" != 0 ]; then
   ./scripts/sanitize.sh
 fi
-if [ "${DMASIM_TEST_FUZZ_SECONDS:-0}" != 0 ]; then
-  ./scripts/fuzz.sh "${DMASIM_TEST_FUZZ_SECONDS}"
+if [ "${DMASIM_TEST_FUZZ_SECONDS:-60}" != 0 ]; then
+  ./scripts/fuzz.sh "${DMASIM_TEST_FUZZ_SECONDS:-60}"
 fi
