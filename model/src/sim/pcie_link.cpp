@@ -26,7 +26,7 @@ FcClass fc_class(TlpKind kind) {
 }
 
 PcieLink::PcieLink(sc_core::sc_module_name name, const Params& params)
-    : sc_core::sc_module(name), tx("tx"), rx("rx"), params_(params), dllp_queue_(16), in_flight_(64) {
+    : sc_core::sc_module(name), tx("tx"), rx("rx"), params_(params), dllp_queue_(16), in_flight_(64), updates_(16) {
     tx.bind(static_cast<TlpFwIf&>(*this));
     rx.bind(static_cast<TlpBwIf&>(*this));
     configure(params);
@@ -57,6 +57,9 @@ void PcieLink::start_idle() {
     // A case starts with the link at rest and the case clock at zero (tlp.h, now_ps).
     wire_free_ps_ = 0.0;
     stall_since_ps_ = -1.0;
+    updates_.clear();
+    last_dllp_arrival_ps_ = -1.0;
+    credit_wake_ = false;
 }
 
 void PcieLink::configure_nvlink(const config::NvlinkParams& nv) {
@@ -81,8 +84,10 @@ std::uint32_t PcieLink::wire_bytes(const Tlp& t) const {
 }
 
 bool PcieLink::idle() const {
+    const double now = now_ps();
     return std::all_of(queue_.begin(), queue_.end(), [](const Ring<Tlp>& q) { return q.empty(); }) &&
-           dllp_queue_.empty() && in_flight_.empty() && held_by_receiver_ == 0;
+           dllp_queue_.empty() && in_flight_.empty() && held_by_receiver_ == 0 &&
+           !(last_dllp_arrival_ps_ > now + 0.5) && (updates_.empty() || updates_.back().arrival_ps <= now + 0.5);
 }
 
 void PcieLink::reset_credits() {
@@ -139,12 +144,26 @@ void PcieLink::take_credit(const Tlp& t) {
 
 void PcieLink::wake() {
     // While transmit() runs it decides itself when to run next (it looks at the queues last).
-    if (tx_scheduled_ || in_transmit_) return;
-    tx_scheduled_ = true;
+    if (in_transmit_) return;
+    const double now = now_ps();
     // A packet offered while the wire is busy goes when it is free: one wake-up then, not one
     // now that would only find the wire busy.
-    const double now = now_ps();
-    tx_event_.notify(wire_free_ps_ > now + 0.5 ? ps_delay(wire_free_ps_ - now) : zero_delay());
+    const double at = wire_free_ps_ > now + 0.5 ? wire_free_ps_ : now;
+    if (tx_scheduled_) {
+        // Only a wake-up for credits still on their way may come later than this one; the
+        // earlier notification replaces it (transmit() arms it again if still stalled).
+        if (!credit_wake_ || at + 0.5 >= credit_wake_ps_) return;
+        credit_wake_ = false;
+    }
+    tx_scheduled_ = true;
+    tx_event_.notify(at > now ? ps_delay(at - now) : zero_delay());
+}
+
+void PcieLink::wake_for_credits(double arrival_ps) {
+    tx_scheduled_ = true;
+    credit_wake_ = true;
+    credit_wake_ps_ = arrival_ps;
+    tx_event_.notify(ps_delay(arrival_ps - now_ps()));
 }
 
 bool PcieLink::anything_queued() const {
@@ -154,6 +173,15 @@ bool PcieLink::anything_queued() const {
 
 void PcieLink::transmit() {
     tx_scheduled_ = false;
+    if (credit_wake_) {
+        // Woken at an UpdateFC's arrival. Had it been delivered as an event, its credits would
+        // have woken us one delta cycle after that delivery, after whatever else arrived at
+        // the same instant (an Ack to send first): look one delta cycle later, as then.
+        credit_wake_ = false;
+        tx_scheduled_ = true;
+        tx_event_.notify(zero_delay());
+        return;
+    }
     const double now = now_ps();
     if (wire_free_ps_ > now + 0.5) {
         tx_scheduled_ = true;
@@ -165,21 +193,36 @@ void PcieLink::transmit() {
     // Starting at `now` would lose up to 0.5 ps per back-to-back packet, and more queued
     // requesters would mean more lost (a slower zero-copy kernel with more blocks).
     const double start = now < wire_free_ps_ + 0.5 ? wire_free_ps_ : now;
+    if (!dllp_queue_.empty()) {
+        // DLLPs go first: delaying Acks and credit updates would stall the other direction.
+        // A DLLP takes wire time here but is not delivered as an event: an Ack's arrival
+        // changes nothing modelled (replay buffers are not a limit), and an UpdateFC's credits
+        // are handed to the paired link with their arrival time, which counts them from then
+        // (and wakes its sender then only if it waits for credits).
+        const Dllp d = dllp_queue_.front();
+        dllp_queue_.pop();
+        const std::uint32_t bytes_on_wire = pcie::dllp_wire_bytes(params_);
+        stats_.dllps++;
+        stats_.dllp_bytes += bytes_on_wire;
+        (d.kind == DllpKind::kAck ? stats_.ack_dllps : stats_.updatefc_dllps)++;
+        const double duration = bytes_on_wire * phys_.ps_per_byte;
+        wire_free_ps_ = start + duration;
+        stats_.busy_ps += duration;
+        probe_.busy(trace_name_, start, duration);
+        last_dllp_arrival_ps_ = wire_free_ps_ + static_cast<double>(params_.latency.ps);
+        if (d.kind == DllpKind::kUpdateFc) reverse_->update_in_flight(last_dllp_arrival_ps_, d);
+        if (anything_queued()) {
+            tx_scheduled_ = true;
+            tx_event_.notify(ps_delay(wire_free_ps_ - now));
+        }
+        return;
+    }
     const bool was_empty = in_flight_.empty();
     InFlight* slot = nullptr;
     std::size_t freed_class = kFcClasses;  // a full transmit queue that now has room
     std::uint32_t bytes_on_wire = 0;
-    if (!dllp_queue_.empty()) {
-        // DLLPs go first: delaying Acks and credit updates would stall the other direction.
-        slot = &in_flight_.push_slot();
-        slot->is_dllp = true;
-        slot->dllp = dllp_queue_.front();
-        dllp_queue_.pop();
-        bytes_on_wire = pcie::dllp_wire_bytes(params_);
-        stats_.dllps++;
-        stats_.dllp_bytes += bytes_on_wire;
-        (slot->dllp.kind == DllpKind::kAck ? stats_.ack_dllps : stats_.updatefc_dllps)++;
-    } else {
+    {
+        apply_updates(now);
         bool any_queued = false;
         std::size_t chosen = kFcClasses;
         for (std::size_t i = 0; i < kFcClasses; ++i) {
@@ -192,9 +235,12 @@ void PcieLink::transmit() {
             }
         }
         if (chosen == kFcClasses) {
-            // Nothing can go: either nothing is queued, or every head waits for credits (an
-            // UpdateFC arriving on the paired link wakes us).
-            if (any_queued && stall_since_ps_ < 0) stall_since_ps_ = now;
+            // Nothing can go: either nothing is queued, or every head waits for credits: the
+            // next UpdateFC on its way wakes us when it arrives (or one sent later will).
+            if (any_queued) {
+                if (stall_since_ps_ < 0) stall_since_ps_ = now;
+                if (!updates_.empty()) wake_for_credits(updates_.front().arrival_ps);
+            }
             return;
         }
         if (stall_since_ps_ >= 0) {
@@ -203,7 +249,6 @@ void PcieLink::transmit() {
         }
         next_class_ = (chosen + 1) % kFcClasses;
         slot = &in_flight_.push_slot();
-        slot->is_dllp = false;
         slot->tlp = queue_[chosen].front();
         queue_[chosen].pop();
         take_credit(slot->tlp);
@@ -246,13 +291,11 @@ void PcieLink::deliver() {
     while (!in_flight_.empty() && in_flight_.front().arrival_ps <= now + 0.5) {
         InFlight item = in_flight_.front();
         in_flight_.pop();
-        if (item.is_dllp) {
-            // A DLLP that travelled on this link reports on the paired link's TLPs.
-            reverse_->on_dllp(item.dllp);
-            continue;
-        }
         ++held_by_receiver_;
-        if (!nvlink_ && (++unacked_ >= static_cast<std::uint32_t>(params_.ack_coalesce) || in_flight_.empty())) {
+        // Nothing left behind it on the wire (DLLPs are not in in_flight_: one sent after this
+        // TLP arrives after it): the receiver acknowledges what it has.
+        const bool wire_empty = in_flight_.empty() && !(last_dllp_arrival_ps_ > item.arrival_ps);
+        if (!nvlink_ && (++unacked_ >= static_cast<std::uint32_t>(params_.ack_coalesce) || wire_empty)) {
             unacked_ = 0;
             reverse_->queue_dllp(Dllp{DllpKind::kAck, FcClass::kPosted, 0, 0});
         }
@@ -292,12 +335,21 @@ void PcieLink::queue_dllp(const Dllp& d) {
     wake();
 }
 
-void PcieLink::on_dllp(const Dllp& d) {
-    if (d.kind != DllpKind::kUpdateFc) return;  // Acks retire replay-buffer entries; not modelled as a limit
-    Credits& c = credits_[static_cast<std::size_t>(d.fc)];
-    c.header += d.header_credits;
-    c.data += d.data_credits;
-    wake();
+void PcieLink::update_in_flight(double arrival_ps, const Dllp& d) {
+    updates_.push(PendingUpdate{arrival_ps, d});
+    // A sender that waits for credits is woken when they arrive; any other finds them counted
+    // the next time it looks (apply_updates).
+    if (stall_since_ps_ >= 0 && !tx_scheduled_ && !in_transmit_) wake_for_credits(arrival_ps);
+}
+
+void PcieLink::apply_updates(double now) {
+    while (!updates_.empty() && updates_.front().arrival_ps <= now + 0.5) {
+        const Dllp& d = updates_.front().dllp;
+        Credits& c = credits_[static_cast<std::size_t>(d.fc)];
+        c.header += d.header_credits;
+        c.data += d.data_credits;
+        updates_.pop();
+    }
 }
 
 }  // namespace dmasim::sim

@@ -78,9 +78,7 @@ private:
         std::uint32_t data_credits = 0;
     };
     struct InFlight {
-        bool is_dllp = false;
         Tlp tlp;
-        Dllp dllp;
         double arrival_ps = 0.0;
     };
     struct Credits {
@@ -95,14 +93,18 @@ private:
     tlm::tlm_sync_enum nb_transport_bw(Tlp& t, tlm::tlm_phase& p, sc_core::sc_time& d) override;
 
     void transmit();  // SC_METHOD: puts the next DLLP or TLP on the wire
-    void wake();      // something was queued or credits came back: transmit when the wire is free
+    void wake();      // something was queued: transmit when the wire is free
+    void wake_for_credits(double arrival_ps);  // stalled for credits: look again when these arrive
     bool anything_queued() const;
     void deliver();   // SC_METHOD: hands arrivals to the receiver (TLPs) or the paired link (DLLPs)
 
     bool has_credit(const Tlp& t) const;
     void take_credit(const Tlp& t);
     void queue_dllp(const Dllp& d);         // called by the paired link
-    void on_dllp(const Dllp& d);            // a DLLP about this link's TLPs arrived at our sender
+    // An UpdateFC about this link's TLPs left the paired link's wire; its credits count from
+    // `arrival_ps`, when it reaches this link's sender.
+    void update_in_flight(double arrival_ps, const Dllp& d);
+    void apply_updates(double now);         // the credits of every UpdateFC that has arrived by `now`
     void tlp_freed(const Tlp& t);           // receiver released a buffer: credits to return
     void flush_updates(bool force);
     void reset_credits();
@@ -121,11 +123,19 @@ private:
     std::array<Credits, kFcClasses> credits_{};
     std::size_t next_class_ = 0;  // round-robin between classes that can go
     Ring<Dllp> dllp_queue_;
-    Ring<InFlight> in_flight_;
+    Ring<InFlight> in_flight_;  // TLPs on the wire; DLLPs are not delivered as events (transmit())
+    struct PendingUpdate {
+        double arrival_ps = 0.0;
+        Dllp dllp;
+    };
+    Ring<PendingUpdate> updates_;      // UpdateFCs for this link's TLPs, on their way to its sender
+    double last_dllp_arrival_ps_ = -1.0;  // arrival of the last DLLP sent on this link
     double wire_free_ps_ = 0.0;
     double stall_since_ps_ = -1.0;
     bool tx_scheduled_ = false;
     bool in_transmit_ = false;
+    bool credit_wake_ = false;  // the pending wake-up is an UpdateFC's arrival (transmit())
+    double credit_wake_ps_ = 0.0;
 
     // Receiver-side bookkeeping for the TLPs this link delivered.
     std::uint32_t unacked_ = 0;
