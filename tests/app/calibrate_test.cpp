@@ -181,11 +181,21 @@ protected:
         ::setpgid(pid_, pid_);
     }
 
-    // Waits until a temporary file whose name starts with `prefix` exists.
-    bool wait_for_temp(const std::string& prefix, double seconds) const {
+    // Waits until dmasim has forked a child (a process of its group other than itself): the
+    // workers talk to it through sockets, so there is no file to watch for.
+    bool wait_for_child(double seconds) const {
         for (double t = 0; t < seconds; t += 0.002) {
-            for (const auto& e : fs::directory_iterator(tmp_)) {
-                if (e.path().filename().string().rfind(prefix, 0) == 0) return true;
+            for (const auto& e : fs::directory_iterator("/proc")) {
+                const std::string name = e.path().filename().string();
+                if (name.find_first_not_of("0123456789") != std::string::npos || std::stol(name) == pid_) continue;
+                std::ifstream stat(e.path() / "stat");
+                std::string line;
+                if (!std::getline(stat, line)) continue;
+                // pid (comm) state ppid pgrp ...: comm may hold spaces, so count from its ')'.
+                std::istringstream rest(line.substr(line.rfind(')') + 1));
+                std::string state;
+                long ppid = 0, pgrp = 0;
+                if (rest >> state >> ppid >> pgrp && pgrp == pid_ && state != "Z") return true;
             }
             ::usleep(2000);
         }
@@ -219,12 +229,15 @@ protected:
         return out;
     }
 
-    // Two platforms: the first is simulated in a child (a 1 GiB copy: seconds), the last here.
-    std::vector<std::string> two_platform_run() const {
+    // Two platforms: with one job the first is simulated in a child, the last here; with more,
+    // each in a worker. The first is 32 copies of 1 to 32 GiB: it runs for many seconds however
+    // fast the simulator gets (a single 1 GiB copy went from seconds to 0.15 s).
+    std::vector<std::string> two_platform_run(const std::string& jobs = "1") const {
         std::ofstream(dir_ + "/slow.yaml") << "name: slow\nplatform: 2gpu-rootports\nstrategy: pinned\n"
-                                              "direction: h2d\nsizes: [1GiB]\nrepetitions: 1\n";
+                                              "direction: h2d\nsizes: {from: 1GiB, to: 32GiB, step: 1GiB}\n"
+                                              "repetitions: 1\n";
         std::ofstream(dir_ + "/fast.yaml") << "name: fast\nstrategy: pinned\ndirection: h2d\nsizes: [4KiB]\n";
-        return {"run", dir_ + "/slow.yaml", dir_ + "/fast.yaml", "--quiet", "--out", dir_ + "/out"};
+        return {"run", dir_ + "/slow.yaml", dir_ + "/fast.yaml", "--quiet", "--out", dir_ + "/out", "--jobs", jobs};
     }
 
     std::string dir_;
@@ -234,7 +247,7 @@ protected:
 
 TEST_F(Processes, SigtermEndsTheChildrenRemovesTemporaryFilesAndExits143) {
     start(two_platform_run());
-    ASSERT_TRUE(wait_for_temp("dmasim-rows-", 60)) << "the run never forked its child";
+    ASSERT_TRUE(wait_for_child(60)) << "the run never forked its child";
     ::usleep(300000);  // the child is simulating
     ASSERT_EQ(::kill(pid_, SIGTERM), 0);
     const int status = wait_parent(20);
@@ -245,16 +258,29 @@ TEST_F(Processes, SigtermEndsTheChildrenRemovesTemporaryFilesAndExits143) {
     EXPECT_FALSE(fs::exists(dir_ + "/out"));
 }
 
+TEST_F(Processes, SigtermEndsEveryWorkerOfAParallelRun) {
+    start(two_platform_run("2"));
+    ASSERT_TRUE(wait_for_child(60)) << "the run never forked a worker";
+    ::usleep(300000);  // the workers are simulating
+    ASSERT_EQ(::kill(pid_, SIGTERM), 0);
+    const int status = wait_parent(20);
+    ASSERT_NE(status, -1) << "dmasim did not end on SIGTERM";
+    EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 128 + SIGTERM) << status;
+    EXPECT_TRUE(group_ended(5)) << "a worker outlived its parent";
+    EXPECT_EQ(temp_files(), std::vector<std::string>{});
+    EXPECT_FALSE(fs::exists(dir_ + "/out"));
+}
+
 TEST_F(Processes, AChildEndsWhenItsParentIsKilled) {
     start(two_platform_run());
-    ASSERT_TRUE(wait_for_temp("dmasim-rows-", 60)) << "the run never forked its child";
+    ASSERT_TRUE(wait_for_child(60)) << "the run never forked its child";
     ::usleep(300000);
     ASSERT_EQ(::kill(pid_, SIGKILL), 0);  // no handler runs: the child must notice by itself
     const int status = wait_parent(20);
     ASSERT_NE(status, -1);
     EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL) << status;
     EXPECT_TRUE(group_ended(3)) << "the child kept simulating after its parent died";
-    // The child removes the files it was writing.
+    // Nothing is left in the temporary folder.
     EXPECT_EQ(temp_files(), std::vector<std::string>{});
 }
 
@@ -262,7 +288,7 @@ TEST_F(Processes, SigtermDuringACalibrationEndsItsStepAndRemovesItsFile) {
     const std::string fixtures = std::string(DMASIM_SOURCE_DIR) + "/tests/app/fixtures/compare";
     start({"calibrate", "--measured", fixtures + "/measured.csv", "--scenarios", fixtures + "/scenarios", "--out",
            dir_ + "/cal.yaml", "--free", "runtime.call_overhead", "--max-evaluations", "100000", "--folds", "4", "--quiet"});
-    ASSERT_TRUE(wait_for_temp("dmasim-calibrate-", 60)) << "calibrate never forked a step";
+    ASSERT_TRUE(wait_for_child(60)) << "calibrate never forked a step";
     ASSERT_EQ(::kill(pid_, SIGTERM), 0);
     const int status = wait_parent(20);
     ASSERT_NE(status, -1);

@@ -29,9 +29,11 @@ std::string fresh_dir(const char* name) {
 }
 
 // One simulation (pinned copies of two sizes), as `dmasim run` does it. SystemC elaborates once
-// per process: one simulation per test (CTest runs each test in its own process).
+// per process: one simulation per test (CTest runs each test in its own process). --jobs 1
+// keeps it in this process (more jobs would simulate in worker processes).
 void simulate(const std::string& dir) {
-    const Outcome r = cli({"run", kScenarios + "pinned.yaml", "--set", "sizes=4KiB,1MiB", "--out", dir + "/res", "--quiet"});
+    const Outcome r = cli({"run", kScenarios + "pinned.yaml", "--set", "sizes=4KiB,1MiB", "--out", dir + "/res", "--quiet",
+                           "--jobs", "1"});
     ASSERT_EQ(r.code, 0) << r.err;
 }
 

@@ -4,20 +4,21 @@
 // parameters.
 #include <fmt/format.h>
 #include <nlopt.hpp>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
+#include <numeric>
 #include <fstream>
 #include <map>
 #include <sstream>
 
 #include "dmasim/app/commands.h"
 #include "dmasim/app/leases.h"
-#include "dmasim/app/processes.h"
+#include "dmasim/app/mpi.h"
+#include "dmasim/app/parallel.h"
 #include "dmasim/config/param_io.h"
 #include "dmasim/core/error.h"
 #include "dmasim/core/units.h"
@@ -91,39 +92,49 @@ struct Row {
     int fold = 0;  // FNV-1a of the key modulo 5 (fixed split) or K (k-fold)
 };
 
-// One evaluation: simulate in a child process (SystemC elaborates once per process) and read
-// its predictions back.
+// One evaluation: the cases of the scenarios the rows name, simulated in worker processes
+// (SystemC elaborates once per process; this process never does), `jobs` at a time; under
+// mpirun the ranks share them and every rank gets every prediction, so that each runs the same
+// optimisation step for step.
 std::map<std::string, double> predict(const std::string& scenarios_dir, const std::vector<Row>& rows,
-                                      const std::vector<config::SetOverride>& sets) {
+                                      const std::vector<config::SetOverride>& sets, int jobs) {
     std::vector<core::ResultRow> measured;
     for (const auto& r : rows) measured.push_back(r.measured);
     const auto scenarios = restrict_to_measured(load_scenario_dir(scenarios_dir, sets), measured);
-    const TempFile rows_file("dmasim-calibrate-");
-    const pid_t pid = fork_child({rows_file.path()});
-    if (pid == 0) {
-        int status = 0;
+    const Workload w = make_workload(scenarios);
+    RunSettings rs;
+    rs.jobs = jobs;
+    std::vector<CaseOutput> outputs;
+    if (mpi::size() <= 1) {
+        outputs = run_cases(w, shard_cases(w.cases.size(), 0, 1), rs);
+    } else {
+        const std::vector<std::size_t> mine =
+            shard_cases(w.cases.size(), static_cast<std::size_t>(mpi::rank()), static_cast<std::size_t>(mpi::size()));
+        std::string failure;
         try {
-            std::ofstream f(rows_file.path());
-            core::write_results_csv(f, simulate_quietly(scenarios));
-            f.close();
-            if (!f) throw std::runtime_error("cannot write " + rows_file.path());
+            outputs = run_cases(w, mine, rs);
         } catch (const std::exception& e) {
-            std::fprintf(stderr, "dmasim calibrate: simulation failed: %s\n", e.what());
-            status = 1;
-        } catch (...) {
-            // Unwinding further would run the parent's code in this process.
-            status = 1;
+            failure = fmt::format("rank {}: {}", mpi::rank(), e.what());
+            outputs.clear();
         }
-        std::_Exit(status);
+        const auto all = mpi::allgather(
+            ByteWriter{}.str(failure).str(encode_outputs(failure.empty() ? mine : std::vector<std::size_t>{}, outputs)).bytes());
+        outputs.assign(w.cases.size(), CaseOutput{});
+        for (std::size_t r = 0; r < all.size(); ++r) {
+            ByteReader in(all[r], fmt::format("rank {}'s predictions", r));
+            const std::string f = in.str();
+            // Every rank sees the same failure and stops the same way.
+            if (!f.empty()) throw std::runtime_error(f);
+            std::vector<std::size_t> cases;
+            std::vector<CaseOutput> outs;
+            decode_outputs(in.str(), cases, outs, fmt::format("rank {}'s predictions", r));
+            for (std::size_t k = 0; k < cases.size(); ++k) outputs.at(cases[k]) = std::move(outs[k]);
+        }
     }
-    const int status = wait_child(pid);
     std::map<std::string, double> out;
-    if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
-        std::ifstream in(rows_file.path());
-        // A not_modelled row has no time to fit to.
-        for (const auto& r : core::read_results_csv(in, rows_file.path())) {
-            if (r.status == "ok" && r.time_us > 0.0) out[result_key(r)] = r.time_us;
-        }
+    // A not_modelled row has no time to fit to.
+    for (const auto& r : parsed_rows_of(outputs, "a calibration step's rows")) {
+        if (r.status == "ok" && r.time_us > 0.0) out[result_key(r)] = r.time_us;
     }
     if (out.empty()) throw std::runtime_error("a calibration step's simulation failed");
     return out;
@@ -162,7 +173,7 @@ Fit fit(const std::vector<FreeParam>& free, const std::vector<Row>& rows, const 
         for (std::size_t i = 0; i < c.free->size(); ++i) {
             sets.push_back({(*c.free)[i].key, format_value((*c.free)[i], to_value((*c.free)[i], x[i]))});
         }
-        const auto predicted = predict(c.o->scenarios_dir, *c.rows, sets);
+        const auto predicted = predict(c.o->scenarios_dir, *c.rows, sets, c.o->jobs);
         double sum = 0.0;
         std::size_t n = 0;
         for (std::size_t i = 0; i < c.rows->size(); ++i) {
@@ -237,67 +248,98 @@ struct LeaveOneLeaseOut {
     std::string skipped;  // why nothing (or not every lease) was evaluated
 };
 
+// One fit: to `rows` (those marked in `train`), then a prediction of every usable row with the
+// fitted parameters. The main fit, each fold and each lease left out is one; they do not
+// depend on each other, so they can run side by side.
+struct FitTask {
+    std::string name;  // for progress: "main", "fold 2/3", "lease x"
+    std::vector<Row> rows;
+    std::vector<bool> train;
+};
+
+struct FitOutcome {
+    Fit fit;
+    std::map<std::string, double> predicted;  // every row of cmd_calibrate's `rows`
+};
+
+std::string encode(const FitOutcome& f) {
+    ByteWriter w;
+    w.u64(f.fit.x.size());
+    for (const double v : f.fit.x) w.f64(v);
+    w.f64(f.fit.objective).u64(static_cast<std::uint64_t>(f.fit.evaluations)).u64(f.predicted.size());
+    for (const auto& [k, v] : f.predicted) w.str(k).f64(v);
+    return w.bytes();
+}
+
+FitOutcome decode(const std::string& bytes) {
+    ByteReader r(bytes, "a fit's result");
+    FitOutcome f;
+    f.fit.x.resize(static_cast<std::size_t>(r.u64()));
+    for (double& v : f.fit.x) v = r.f64();
+    f.fit.objective = r.f64();
+    f.fit.evaluations = static_cast<int>(r.u64());
+    const std::uint64_t n = r.u64();
+    for (std::uint64_t i = 0; i < n; ++i) {
+        std::string k = r.str();
+        f.predicted[k] = r.f64();
+    }
+    return f;
+}
+
+// A lease left out: its own values, and the rows fitted to (the other leases' medians).
+struct LeasePlan {
+    std::string name;
+    std::map<std::string, double> own;
+    std::vector<Row> train_rows;
+    std::string skipped;  // why this lease is not evaluated
+    std::size_t others = 0;
+};
+
 // For each lease: fit to the cross-lease medians of the other leases, then measure the error
 // against this lease's own values. That is the error to expect on a machine the calibration has
 // not seen, which neither the fixed split nor k-fold (both over rows of the same machines) shows.
-LeaveOneLeaseOut leave_one_lease_out(const std::vector<FreeParam>& free, const std::vector<Row>& rows,
-                                     const std::vector<Lease>& leases, const std::vector<CrossLeaseRow>& across,
-                                     const CalibrateOptions& o, std::ostream& err) {
-    LeaveOneLeaseOut res;
-    if (leases.size() < 2) {
-        res.skipped = "needs at least two leases";
-        return res;
-    }
+std::vector<LeasePlan> plan_leave_one_lease_out(const std::vector<FreeParam>& free, const std::vector<Row>& rows,
+                                                const std::vector<Lease>& leases, const std::vector<CrossLeaseRow>& across) {
+    std::vector<LeasePlan> plans;
+    if (leases.size() < 2) return plans;
     std::map<std::string, const CrossLeaseRow*> by_key;
     for (const auto& c : across) by_key[c.key] = &c;
-    std::vector<std::string> not_evaluated;
     for (std::size_t li = 0; li < leases.size(); ++li) {
-        const std::string& name = leases[li].name;
+        LeasePlan plan;
+        plan.name = leases[li].name;
         // This lease's own values of the usable rows.
-        std::map<std::string, double> own;
         for (const auto& r : rows) {
             const auto it = by_key.find(r.key);
             if (it == by_key.end()) continue;
             for (const auto& v : it->second->per_lease) {
-                if (v.lease == name) own[r.key] = v.time_us;
+                if (v.lease == plan.name) plan.own[r.key] = v.time_us;
             }
         }
-        if (own.empty()) {
-            not_evaluated.push_back(name + " (no usable row)");
+        if (plan.own.empty()) {
+            plan.skipped = plan.name + " (no usable row)";
+            plans.push_back(std::move(plan));
             continue;
         }
         std::vector<Lease> others;
         for (std::size_t k = 0; k < leases.size(); ++k) {
             if (k != li) others.push_back(leases[k]);
         }
+        plan.others = others.size();
         std::map<std::string, double> other_median;
         for (const auto& c : cross_lease(others)) {
             if (c.ok()) other_median[c.key] = c.median_us;
         }
-        std::vector<Row> train_rows;
         for (const auto& r : rows) {
             const auto it = other_median.find(r.key);
             if (it == other_median.end()) continue;
             Row t = r;
             t.measured.time_us = it->second;
-            train_rows.push_back(std::move(t));
+            plan.train_rows.push_back(std::move(t));
         }
-        if (train_rows.size() < free.size() + 1) {
-            not_evaluated.push_back(name + " (the other leases have too few rows)");
-            continue;
-        }
-        if (!o.quiet) err << fmt::format("lease {}: fitting to the other {} leases ({} rows)\n", name, others.size(), train_rows.size());
-        const Fit f = fit(free, train_rows, std::vector<bool>(train_rows.size(), true), o, err);
-        const auto p = predict(o.scenarios_dir, rows, sets_of(free, f.x));
-        std::vector<double> e;
-        for (const auto& [key, value] : own) {
-            const auto it = p.find(key);
-            if (it != p.end()) e.push_back(std::fabs((it->second / value - 1.0) * 100.0));
-        }
-        res.per_lease.push_back(LeaseError{name, train_rows.size(), stats_of(e)});
+        if (plan.train_rows.size() < free.size() + 1) plan.skipped = plan.name + " (the other leases have too few rows)";
+        plans.push_back(std::move(plan));
     }
-    for (const auto& n : not_evaluated) res.skipped += (res.skipped.empty() ? "" : "; ") + n;
-    return res;
+    return plans;
 }
 
 }  // namespace
@@ -306,9 +348,19 @@ int cmd_calibrate(const CalibrateOptions& o, int argc, char** argv, std::ostream
     // The fit is to cross-lease medians: what repeats across machines of the kind, not one
     // machine's luck.
     // The fit takes minutes: a file that could not be written is refused first.
-    core::OutputFiles planned;
-    planned.add_path(o.out_file, {});
-    planned.check();
+    // Under mpirun rank 0 writes the file: it checks, and the ranks agree before any simulates.
+    std::exception_ptr refused;
+    if (mpi::rank() == 0) {
+        try {
+            core::OutputFiles planned;
+            planned.add_path(o.out_file, {});
+            planned.check();
+        } catch (const core::InputError&) {
+            refused = std::current_exception();
+        }
+    }
+    if (mpi::size() > 1 && mpi::allreduce_min(refused ? 0 : 1) == 0 && !refused) return 2;
+    if (refused) std::rethrow_exception(refused);
     const MeasuredSet set = read_measured_set(o.measured);
     const std::vector<CrossLeaseRow> across = cross_lease(set.leases);
     const std::vector<core::ResultRow> measured = cross_lease_rows(across);
@@ -342,7 +394,7 @@ int cmd_calibrate(const CalibrateOptions& o, int argc, char** argv, std::ostream
         rows.push_back(Row{result_key(m), m, 0});
     }
     // Keep the rows the model predicts.
-    const auto baseline = predict(o.scenarios_dir, rows, {});
+    const auto baseline = predict(o.scenarios_dir, rows, {}, o.jobs);
     rows.erase(std::remove_if(rows.begin(), rows.end(), [&](const Row& r) { return !baseline.count(r.key); }), rows.end());
     if (rows.size() < free.size() + 1) {
         throw core::InputError(csv_path, "", "only " + std::to_string(rows.size()) + " usable rows for " +
@@ -361,11 +413,83 @@ int cmd_calibrate(const CalibrateOptions& o, int argc, char** argv, std::ostream
     }
     if (!o.quiet) err << fmt::format("calibrating {} free parameters on {} rows ({} held out)\n", free.size(), rows.size(),
                                      std::count(train.begin(), train.end(), false));
-    const Fit main = fit(free, rows, train, o, err);
+    // The fits: the main one, one per fold, one per lease left out.
+    std::vector<FitTask> tasks{FitTask{"main", rows, train}};
+    for (int k = 0; k < o.folds; ++k) {
+        std::vector<bool> t(rows.size());
+        for (std::size_t i = 0; i < rows.size(); ++i) t[i] = static_cast<int>(fnv1a(rows[i].key) % o.folds) != k;
+        tasks.push_back(FitTask{fmt::format("fold {}/{}", k + 1, o.folds), rows, t});
+    }
+    const std::size_t first_lease_task = tasks.size();
+    std::vector<LeasePlan> lease_plans;
+    LeaveOneLeaseOut lolo;
+    if (!o.leave_one_lease_out) {
+        lolo.skipped = "--no-lolo";
+    } else if (set.leases.size() < 2) {
+        lolo.skipped = "needs at least two leases";
+    } else {
+        lease_plans = plan_leave_one_lease_out(free, rows, set.leases, across);
+        for (const auto& plan : lease_plans) {
+            if (plan.skipped.empty()) {
+                tasks.push_back(FitTask{"lease " + plan.name, plan.train_rows, std::vector<bool>(plan.train_rows.size(), true)});
+            }
+        }
+    }
+    auto run_task = [&](std::size_t ti, const CalibrateOptions& opts, std::ostream& log) {
+        const FitTask& t = tasks[ti];
+        FitOutcome r;
+        r.fit = fit(free, t.rows, t.train, opts, log);
+        r.predicted = predict(opts.scenarios_dir, rows, sets_of(free, r.fit.x), opts.jobs);
+        return r;
+    };
+    std::vector<FitOutcome> outcomes(tasks.size());
+    // Fits side by side when there are CPUs for more than one, each simulating its own steps;
+    // under mpirun the ranks instead share every step's cases and go through the fits together.
+    const bool side_by_side = o.jobs > 1 && tasks.size() > 1 && mpi::size() <= 1;
+    if (side_by_side) {
+        const int at_once = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(o.jobs), tasks.size()));
+        CalibrateOptions child = o;
+        child.quiet = true;
+        child.jobs = std::max(1, o.jobs / at_once);
+        Progress progress(err, !o.quiet, stderr_is_terminal(err), "fits");
+        progress.start(tasks.size(), static_cast<double>(tasks.size()));
+        if (!o.quiet) {
+            err << fmt::format("{} fits (main{}{}), {} at a time\n", tasks.size(), o.folds > 0 ? ", folds" : "",
+                               tasks.size() > first_lease_task ? ", leave-one-lease-out" : "", at_once);
+        }
+        std::vector<std::size_t> order(tasks.size());
+        std::iota(order.begin(), order.end(), std::size_t{0});
+        const auto results = run_tasks(
+            order, tasks.size(), at_once,
+            [&](std::size_t ti) {
+                std::ostringstream ignored;
+                return encode(run_task(ti, child, ignored));
+            },
+            [&](std::size_t ti, const std::string& bytes) {
+                const FitOutcome f = decode(bytes);
+                if (!o.quiet && !progress.tty()) {
+                    err << fmt::format("  {}: {} steps, rms log error {:.4f}\n", tasks[ti].name, f.fit.evaluations,
+                                       std::sqrt(f.fit.objective));
+                }
+                progress.done(1.0, tasks[ti].name);
+            });
+        progress.finish();
+        for (std::size_t ti = 0; ti < tasks.size(); ++ti) outcomes[ti] = decode(results[ti]);
+    } else {
+        for (std::size_t ti = 0; ti < tasks.size(); ++ti) {
+            if (!o.quiet && ti > 0 && ti < first_lease_task) err << tasks[ti].name << "\n";
+            if (!o.quiet && ti >= first_lease_task) {
+                const LeasePlan& plan = lease_plans[ti - first_lease_task];
+                err << fmt::format("lease {}: fitting to the other {} leases ({} rows)\n", plan.name, plan.others,
+                                   plan.train_rows.size());
+            }
+            outcomes[ti] = run_task(ti, o, err);
+        }
+    }
 
-    std::vector<config::SetOverride> fitted;
-    for (std::size_t i = 0; i < free.size(); ++i) fitted.push_back({free[i].key, format_value(free[i], to_value(free[i], main.x[i]))});
-    const auto predicted = predict(o.scenarios_dir, rows, fitted);
+    const Fit& main = outcomes[0].fit;
+    const std::vector<config::SetOverride> fitted = sets_of(free, main.x);
+    const auto& predicted = outcomes[0].predicted;
     std::vector<double> train_err, held_err, held_err_big, held_err_small;
     std::ostringstream residuals;
     for (std::size_t i = 0; i < rows.size(); ++i) {
@@ -380,22 +504,32 @@ int cmd_calibrate(const CalibrateOptions& o, int argc, char** argv, std::ostream
     // k-fold: fit on all folds but one, measure on that one, for each.
     std::vector<double> kfold_medians;
     for (int k = 0; k < o.folds; ++k) {
-        std::vector<bool> t(rows.size());
-        for (std::size_t i = 0; i < rows.size(); ++i) t[i] = static_cast<int>(fnv1a(rows[i].key) % o.folds) != k;
-        if (!o.quiet) err << fmt::format("fold {}/{}\n", k + 1, o.folds);
-        const Fit f = fit(free, rows, t, o, err);
-        std::vector<config::SetOverride> sets;
-        for (std::size_t i = 0; i < free.size(); ++i) sets.push_back({free[i].key, format_value(free[i], to_value(free[i], f.x[i]))});
-        const auto p = predict(o.scenarios_dir, rows, sets);
+        const FitTask& t = tasks[1 + static_cast<std::size_t>(k)];
+        const auto& p = outcomes[1 + static_cast<std::size_t>(k)].predicted;
         std::vector<double> e;
         for (std::size_t i = 0; i < rows.size(); ++i) {
-            if (!t[i]) e.push_back(std::fabs((p.at(rows[i].key) / rows[i].measured.time_us - 1.0) * 100.0));
+            if (!t.train[i]) e.push_back(std::fabs((p.at(rows[i].key) / rows[i].measured.time_us - 1.0) * 100.0));
         }
         kfold_medians.push_back(stats_of(e).median);
     }
 
-    const LeaveOneLeaseOut lolo = o.leave_one_lease_out ? leave_one_lease_out(free, rows, set.leases, across, o, err)
-                                                        : LeaveOneLeaseOut{{}, "--no-lolo"};
+    // Each lease left out: its own values against the fit to the others.
+    std::vector<std::string> not_evaluated;
+    std::size_t ti = first_lease_task;
+    for (const auto& plan : lease_plans) {
+        if (!plan.skipped.empty()) {
+            not_evaluated.push_back(plan.skipped);
+            continue;
+        }
+        const auto& p = outcomes[ti++].predicted;
+        std::vector<double> e;
+        for (const auto& [key, value] : plan.own) {
+            const auto it = p.find(key);
+            if (it != p.end()) e.push_back(std::fabs((it->second / value - 1.0) * 100.0));
+        }
+        lolo.per_lease.push_back(LeaseError{plan.name, plan.train_rows.size(), stats_of(e)});
+    }
+    for (const auto& n : not_evaluated) lolo.skipped += (lolo.skipped.empty() ? "" : "; ") + n;
 
     const Stats tr = stats_of(train_err);
     const Stats ho = stats_of(held_err);
@@ -447,6 +581,7 @@ int cmd_calibrate(const CalibrateOptions& o, int argc, char** argv, std::ostream
     }
     y << "residuals:\n" << residuals.str();
 
+    if (mpi::rank() != 0) return 0;  // rank 0 writes
     core::OutputFiles files;
     files.add_path(o.out_file, y.str());
     files.commit();

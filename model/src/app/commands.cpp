@@ -1,11 +1,15 @@
 #include "dmasim/app/commands.h"
 #include "dmasim/app/leases.h"
+#include "dmasim/app/mpi.h"
+#include "dmasim/app/parallel.h"
 #include "dmasim/app/processes.h"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
 #include <chrono>
+#include <exception>
+#include <numeric>
 #include <cmath>
 #include <filesystem>
 #include <map>
@@ -62,6 +66,8 @@ struct Options {
     std::string measured;
     std::string calibration;
     std::string scenarios_dir = "scenarios";
+    int jobs = 1;       // worker processes (--jobs; the number of CPUs when not given)
+    std::string shard;  // --shard I/N
 };
 
 std::size_t case_count(const config::Scenario& s) {
@@ -102,19 +108,6 @@ std::string utc_now() {
 
 std::string human_size(std::uint64_t b) { return core::to_string(core::Bytes{b}); }
 
-// The PCIe link of the platform's first GPU, as the rows' note names it: on a platform file it
-// can differ from the scenario's `link` section.
-std::string gpu_link_description(const topology::Platform& p, const config::LinkParams& fallback) {
-    const auto gpus = topology::gpus(p);
-    if (!gpus.empty()) {
-        const topology::Graph& g = p.graph();
-        for (auto [e, end] = boost::out_edges(gpus.front(), g); e != end; ++e) {
-            if (g[*e].kind == topology::LinkKind::kPcie) return pcie::describe_link(g[*e].pcie);
-        }
-    }
-    return pcie::describe_link(fallback);
-}
-
 std::string human_time(double us) {
     if (us >= 1e6) return fmt::format("{:.3f} s", us * 1e-6);
     if (us >= 1e3) return fmt::format("{:.3f} ms", us * 1e-3);
@@ -128,64 +121,6 @@ std::string command_line(int argc, char** argv) {
         s += argv[i];
     }
     return s;
-}
-
-void write_meta(core::JsonWriter& j, const std::string& cmdline, std::size_t rows, double wall_s) {
-    char host[256] = {0};
-    ::gethostname(host, sizeof host - 1);
-    j.begin_object();
-    j.value("tool", "dmasim");
-    j.value("version", DMASIM_VERSION);
-    j.value("commit", DMASIM_GIT_COMMIT);
-    j.value("source", "sim");
-    j.value("date", utc_now());
-    j.value("host", std::string(host));
-    j.value("command", cmdline);
-    j.value("rows", static_cast<std::uint64_t>(rows));
-    j.value("wall_seconds", wall_s);
-    j.value("systemc", sc_core::sc_version());
-    j.end_object();
-}
-
-// What each link carried during one case: the "why" behind a throughput.
-struct Breakdown {
-    std::string key;  // scenario/strategy/direction/size
-    sim::LinkReport link;
-    double time_ps;
-};
-
-std::string links_csv_header() {
-    return "scenario_row,link,tlps,mem_writes,mem_reads,completions,payload_bytes,tlp_overhead_bytes,dllps,"
-           "ack_dllps,updatefc_dllps,dllp_bytes,busy_fraction,credit_stall_fraction,raw_gbps\n";
-}
-
-std::string links_csv_body(const std::vector<Breakdown>& rows) {
-    std::ostringstream os;
-    for (const auto& b : rows) {
-        const auto& s = b.link.stats;
-        os << b.key << ',' << b.link.label << ',' << s.tlps << ',' << s.tlps_by_kind[0] << ',' << s.tlps_by_kind[1]
-           << ',' << s.tlps_by_kind[2] << ',' << s.payload_bytes << ',' << s.tlp_overhead_bytes << ',' << s.dllps
-           << ',' << s.ack_dllps << ',' << s.updatefc_dllps << ',' << s.dllp_bytes << ','
-           << fmt::format("{:.4f}", b.time_ps > 0 ? s.busy_ps / b.time_ps : 0.0) << ','
-           << fmt::format("{:.4f}", b.time_ps > 0 ? s.credit_stall_ps / b.time_ps : 0.0) << ','
-           << fmt::format("{:.3f}", b.link.gbps_raw) << '\n';
-    }
-    return os.str();
-}
-
-void explain(std::ostream& out, const std::vector<Breakdown>& rows, std::size_t first) {
-    for (std::size_t i = first; i < rows.size(); ++i) {
-        const auto& b = rows[i];
-        const auto& s = b.link.stats;
-        const double busy = b.time_ps > 0 ? s.busy_ps / b.time_ps : 0.0;
-        const double wire = static_cast<double>(s.payload_bytes + s.tlp_overhead_bytes + s.dllp_bytes);
-        out << fmt::format(
-            "    {:<10} {:5.1f}% busy: {:>9} writes, {:>8} read requests, {:>9} completions; wire bytes: "
-            "{:5.1f}% payload, {:4.1f}% TLP overhead, {:4.1f}% DLLPs ({} Ack, {} UpdateFC)\n",
-            b.link.label, busy * 100, s.tlps_by_kind[0], s.tlps_by_kind[1], s.tlps_by_kind[2],
-            wire > 0 ? 100.0 * s.payload_bytes / wire : 0.0, wire > 0 ? 100.0 * s.tlp_overhead_bytes / wire : 0.0,
-            wire > 0 ? 100.0 * s.dllp_bytes / wire : 0.0, s.ack_dllps, s.updatefc_dllps);
-    }
 }
 
 void print_table(std::ostream& out, const std::vector<core::ResultRow>& rows) {
@@ -242,110 +177,18 @@ int cmd_params(std::ostream& out, bool markdown) {
     return kExitOk;
 }
 
-// Simulates scenarios that share one platform (one SystemC elaboration).
-void simulate_group(const std::vector<const config::Scenario*>& group, const Options& o, std::size_t& done,
-                    std::size_t total, std::vector<core::ResultRow>& rows, std::vector<Breakdown>& breakdown,
-                    std::ostream& out, std::ostream& err) {
-    sim::Simulator simulator(topology::load_platform(*group.front()), group.front()->params);
-    for (const config::Scenario* sp : group) {
-        const config::Scenario& s = *sp;
-        const topology::Platform links = topology::load_platform(s);  // this scenario's link settings
-        if (!s.flows.empty()) {
-            // Contention: all flows in one simulation, a row each.
-            const sim::CaseResult res = simulator.run_flows(s.params, s.flows, &links, s.name + ": flows", s.file);
-            done += s.flows.size();
-            for (std::size_t i = 0; i < s.flows.size(); ++i) {
-                core::ResultRow r;
-                r.scenario = s.name;
-                r.strategy = s.flows[i].strategy;
-                r.direction = s.flows[i].direction;
-                r.size_bytes = s.flows[i].size;
-                r.source = "sim";
-                r.variant = res.rows[i].variant;
-                r.time_us = r.p10_us = r.p90_us = r.min_us = r.max_us = res.rows[i].time_ps * 1e-6;
-                r.note = res.rows[i].note;
-                rows.push_back(r);
-                if (!o.quiet) {
-                    err << fmt::format("[{}/{}] {} {}: {} = {:.2f} GB/s\n", done, total, s.name, r.variant,
-                                       human_time(r.time_us), r.gbps());
-                }
-            }
-            const std::string key = s.name + "/flows";
-            for (const auto& l : res.links) breakdown.push_back(Breakdown{key, l, res.time_ps});
-            continue;
-        }
-        const std::string link_note = gpu_link_description(links, s.params.link);
-        for (const auto& strategy : s.strategies) {
-            for (const auto& direction : s.directions) {
-                const std::vector<std::uint64_t> sizes =
-                    strategy == "periodic" ? std::vector<std::uint64_t>{s.options.periodic.size.value} : s.sizes;
-                for (const auto size : sizes) {
-                    ++done;
-                    core::ResultRow base;
-                    base.scenario = s.name;
-                    base.strategy = strategy;
-                    base.direction = direction;
-                    base.directions = direction == "both" ? 2 : 1;
-                    base.size_bytes = size;
-                    base.source = "sim";
-                    if (!sim::strategy_modelled(strategy)) {
-                        base.status = "skipped";
-                        base.note = std::string("strategy not modelled in this version (modelled: ") +
-                                    sim::modelled_strategies() + ")";
-                        rows.push_back(base);
-                        continue;
-                    }
-                    const std::size_t first = breakdown.size();
-                    const auto t0 = std::chrono::steady_clock::now();
-                    const sim::CaseResult res = simulator.run(
-                        s.params, sim::CaseSpec{strategy, direction, size, s.options,
-                                                s.name + ": " + strategy + " " + direction + " " + human_size(size),
-                                                &links, s.file});
-                    const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-                    for (const auto& rr : res.rows) {
-                        core::ResultRow r = base;
-                        r.variant = rr.variant;
-                        r.directions = rr.directions;
-                        r.time_us = rr.time_ps * 1e-6;
-                        r.p10_us = rr.p10_ps * 1e-6;
-                        r.p90_us = rr.p90_ps * 1e-6;
-                        r.min_us = rr.min_ps * 1e-6;
-                        r.max_us = rr.max_ps * 1e-6;
-                        r.status = rr.status;
-                        r.note = rr.status == "ok" ? link_note + (rr.note.empty() ? "" : "; " + rr.note) : rr.note;
-                        rows.push_back(r);
-                    }
-                    const core::ResultRow& r = rows[rows.size() - res.rows.size()];
-                    const std::string key = s.name + "/" + strategy + "/" + direction + "/" + std::to_string(size);
-                    for (const auto& l : res.links) breakdown.push_back(Breakdown{key, l, res.time_ps});
-                    if (!o.quiet && r.status != "ok") {
-                        err << fmt::format("[{}/{}] {} {} {} {}: {}: {}\n", done, total, s.name, strategy, direction,
-                                           human_size(size), r.status, r.note);
-                    } else if (!o.quiet) {
-                        err << fmt::format("[{}/{}] {} {} {} {}: {} = {:.2f} GB/s ({} TLPs, {:.2f} s)\n", done, total,
-                                           s.name, strategy, direction, human_size(size), human_time(r.time_us),
-                                           r.gbps(), res.tlps(), wall);
-                    }
-                    if (o.explain) {
-                        out << fmt::format("{} {} {} {}: {} = {:.2f} GB/s\n", s.name, strategy, direction,
-                                           human_size(size), human_time(r.time_us), r.gbps());
-                        explain(out, breakdown, first);
-                    }
-                }
-            }
-        }
-    }
+// Every case of `all`, in sweep order (compare, calibrate and the tests' simulate_quietly).
+// One job: the last platform in this process, as dmasim always did.
+std::vector<CaseOutput> simulate(const std::vector<config::Scenario>& all, int jobs, Progress* progress = nullptr) {
+    const Workload w = make_workload(all);
+    std::vector<std::size_t> selected(w.cases.size());
+    std::iota(selected.begin(), selected.end(), std::size_t{0});
+    RunSettings rs;
+    rs.jobs = jobs;
+    rs.in_process_last = jobs <= 1;
+    rs.progress = progress;
+    return run_cases(w, selected, rs);
 }
-
-std::string slurp(const std::string& path) {
-    std::ifstream in(path);
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return ss.str();
-}
-
-void simulate_all(const std::vector<config::Scenario>& all, const Options& o, std::ostream& out, std::ostream& err,
-                  std::vector<core::ResultRow>& rows, std::string& links_body);
 
 // The key a measured and a simulated row share.
 std::string row_key(const core::ResultRow& r) {
@@ -378,11 +221,8 @@ int cmd_compare(const Options& o, int argc, char** argv, std::ostream& out, std:
     core::OutputFiles planned(o.out_dir);
     for (const char* name : kCompareFiles) planned.add(name, {});
     planned.check();
-    Options quiet = o;
-    quiet.quiet = true;
-    std::vector<core::ResultRow> sim;
-    std::string links_body;
-    simulate_all(selected, quiet, out, err, sim, links_body);
+    Progress progress(err, !o.quiet, stderr_is_terminal(err), "simulating");
+    const std::vector<core::ResultRow> sim = rows_of(simulate(selected, o.jobs, &progress));
 
     std::map<std::string, const core::ResultRow*> predicted;
     // Rows the model answers not_modelled are counted, not compared.
@@ -542,81 +382,6 @@ int cmd_topo_dot(const std::string& ref, const std::string& file, std::ostream& 
     return kExitOk;
 }
 
-std::string platform_of(const config::Scenario& s) { return config::resolve_platform(s.platform, s.file); }
-
-std::vector<std::string> platforms_of(const std::vector<config::Scenario>& all) {
-    std::vector<std::string> platforms;
-    for (const auto& s : all) {
-        if (std::find(platforms.begin(), platforms.end(), platform_of(s)) == platforms.end()) {
-            platforms.push_back(platform_of(s));
-        }
-    }
-    return platforms;
-}
-
-// Simulates every scenario. SystemC elaborates one platform per process: the last platform runs
-// here, every other one in a child process that hands its rows back through temporary files.
-void simulate_all(const std::vector<config::Scenario>& all, const Options& o, std::ostream& out, std::ostream& err,
-                  std::vector<core::ResultRow>& rows, std::string& links_body) {
-    const std::vector<std::string> platforms = platforms_of(all);
-    std::size_t total = 0;
-    for (const auto& s : all) total += case_count(s);
-    std::size_t done = 0;
-    for (std::size_t gi = 0; gi < platforms.size(); ++gi) {
-        std::vector<const config::Scenario*> group;
-        std::size_t group_cases = 0;
-        for (const auto& s : all) {
-            if (platform_of(s) != platforms[gi]) continue;
-            group.push_back(&s);
-            group_cases += case_count(s);
-        }
-        std::vector<core::ResultRow> group_rows;
-        std::vector<Breakdown> group_breakdown;
-        if (gi + 1 == platforms.size()) {
-            simulate_group(group, o, done, total, group_rows, group_breakdown, out, err);
-            links_body += links_csv_body(group_breakdown);
-        } else {
-            const TempFile rows_file("dmasim-rows-");
-            const TempFile links_file("dmasim-links-");
-            out.flush();
-            err.flush();
-            const pid_t pid = fork_child({rows_file.path(), links_file.path()});
-            if (pid == 0) {
-                int status = 0;
-                try {
-                    simulate_group(group, o, done, total, group_rows, group_breakdown, out, err);
-                    std::ofstream r(rows_file.path());
-                    core::write_results_csv(r, group_rows);
-                    std::ofstream l(links_file.path());
-                    l << links_csv_body(group_breakdown);
-                    r.close();
-                    l.close();
-                    // A short file would read back as fewer rows, not as a failure.
-                    if (!r || !l) throw std::runtime_error("cannot write temporary files in " + rows_file.path());
-                } catch (const std::exception& e) {
-                    err << "dmasim: failed: " << e.what() << "\n";
-                    status = 1;
-                } catch (...) {
-                    // Unwinding further would run the parent's code in this process.
-                    status = 1;
-                }
-                out.flush();
-                err.flush();
-                std::_Exit(status);
-            }
-            const int status = wait_child(pid);
-            if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-                throw std::runtime_error("simulating platform " + platforms[gi] + " failed");
-            }
-            std::ifstream r(rows_file.path());
-            group_rows = core::read_results_csv(r, rows_file.path());
-            links_body += slurp(links_file.path());
-            done += group_cases;
-        }
-        rows.insert(rows.end(), group_rows.begin(), group_rows.end());
-    }
-}
-
 // Windows of the link-occupancy counters. Below 1 ns a window is shorter than any TLP on any
 // link and adds only events; above 1 s one window covers any run.
 core::Duration trace_resolution(const std::string& text) {
@@ -641,48 +406,186 @@ struct ActiveTracer {
 };
 
 const char* const kRunFiles[] = {"results.csv", "links.csv", "config.json", "meta.json"};
+// A shard's folder has one more file: which cases its results.csv and links.csv hold.
+const char* const kShardFile = "shard.txt";
+
+std::string config_json(const std::vector<config::Scenario>& all) {
+    core::JsonWriter cfg;
+    cfg.begin_array();
+    for (const auto& s : all) config::write_config_json(cfg, s, topology::effective_json(topology::load_platform(s)),
+                                                    sim::to_string(sim::default_fidelity()));
+    cfg.end_array();
+    return cfg.str();
+}
+
+std::uint64_t fnv1a64(const std::string& text) {
+    std::uint64_t h = 1469598103934665603ULL;
+    for (const unsigned char c : text) {
+        h ^= c;
+        h *= 1099511628211ULL;
+    }
+    return h;
+}
+
+// What makes two runs' cases the same cases: the code, the effective configuration of every
+// scenario and the list of cases. Shards are merged only when this agrees.
+std::string run_fingerprint(const std::string& config, const Workload& w) {
+    std::string text = std::string(DMASIM_GIT_COMMIT) + "\n" + config + "\n";
+    for (const auto& c : w.cases) text += c.label + "\n";
+    return fmt::format("{:016x}", fnv1a64(text));
+}
+
+// shard.txt: the format line, the shard, the run's case count and fingerprint, then one line
+// per case of the shard: its index in the sweep and the bytes of its lines in results.csv and
+// links.csv (bytes, not lines: a quoted note could hold a line break).
+std::string shard_manifest(const Shard& sh, std::size_t total, const std::string& fingerprint,
+                           const std::vector<std::size_t>& cases, const std::vector<CaseOutput>& outputs) {
+    std::string m = "dmasim-shard 1\n";
+    m += fmt::format("shard {}/{}\ncases {}\nfingerprint {}\ncommit {}\n", sh.index, sh.count, total, fingerprint,
+                     DMASIM_GIT_COMMIT);
+    for (std::size_t i = 0; i < cases.size(); ++i) {
+        m += fmt::format("case {} {} {}\n", cases[i], outputs[i].rows_csv.size(), outputs[i].links_csv.size());
+    }
+    return m;
+}
+
+void write_run_meta(core::JsonWriter& j, const std::string& cmdline, std::size_t rows, double wall_s, int jobs,
+                    const std::string& shard, int ranks) {
+    char host[256] = {0};
+    ::gethostname(host, sizeof host - 1);
+    j.begin_object();
+    j.value("tool", "dmasim");
+    j.value("version", DMASIM_VERSION);
+    j.value("commit", DMASIM_GIT_COMMIT);
+    j.value("source", "sim");
+    j.value("date", utc_now());
+    j.value("host", std::string(host));
+    j.value("command", cmdline);
+    j.value("rows", static_cast<std::uint64_t>(rows));
+    j.value("wall_seconds", wall_s);
+    j.value("systemc", sc_core::sc_version());
+    // How it ran, which changes nothing in the other files (docs/scaling.md).
+    j.value("jobs", jobs);
+    if (!shard.empty()) j.value("shard", shard);
+    if (ranks > 1) j.value("mpi_ranks", ranks);
+    j.end_object();
+}
 
 int cmd_run(const Options& o, int argc, char** argv, std::ostream& out, std::ostream& err) {
+    const bool distributed = mpi::size() > 1;
+    const bool sharded = !o.shard.empty();
+    const Shard shard = sharded ? parse_shard(o.shard) : Shard{};
+    if (distributed && sharded) {
+        throw core::InputError("--shard", o.shard, "not under mpirun with several ranks: the ranks share the cases");
+    }
     const auto all = load_all(o);  // every file checked before anything runs
     const auto wall0 = std::chrono::steady_clock::now();
-    const std::vector<std::string> platforms = platforms_of(all);
+    const Workload w = make_workload(all);
     std::unique_ptr<sim::Tracer> tracer;
     if (!o.trace_file.empty()) {
-        if (platforms.size() > 1) {
+        if (w.platforms.size() > 1) {
             throw core::InputError("--trace", o.trace_file,
                                    "a timeline covers one platform; these scenarios use " +
-                                       std::to_string(platforms.size()) + " (run them separately)");
+                                       std::to_string(w.platforms.size()) + " (run them separately)");
+        }
+        if (sharded || distributed) {
+            throw core::InputError("--trace", o.trace_file, "a timeline is written by one process: not with --shard or mpirun");
         }
         tracer = std::make_unique<sim::Tracer>(static_cast<double>(trace_resolution(o.trace_resolution).ps));
     }
-    // Where the files go is checked before the simulation, which can take minutes.
-    core::OutputFiles planned(o.out_dir);
-    for (const char* name : kRunFiles) planned.add(name, {});
-    if (tracer) planned.add_path(o.trace_file, {});
-    planned.check();
+    // Where the files go is checked before the simulation, which can take minutes; by rank 0
+    // alone, which writes them, and the ranks agree before any simulates.
+    std::exception_ptr refused;
+    if (mpi::rank() == 0) {
+        try {
+            core::OutputFiles planned(o.out_dir);
+            for (const char* name : kRunFiles) planned.add(name, {});
+            if (sharded) planned.add(kShardFile, {});
+            if (tracer) planned.add_path(o.trace_file, {});
+            planned.check();
+        } catch (const core::InputError&) {
+            refused = std::current_exception();
+        }
+    }
+    if (distributed && mpi::allreduce_min(refused ? 0 : 1) == 0 && !refused) return kExitBadInput;
+    if (refused) std::rethrow_exception(refused);
 
+    // The cases this process runs: all, its shard's, or its rank's (the same round robin).
+    std::vector<std::size_t> selected;
+    if (sharded) {
+        selected = shard_cases(w.cases.size(), shard.index, shard.count);
+    } else if (distributed) {
+        selected = shard_cases(w.cases.size(), static_cast<std::size_t>(mpi::rank()), static_cast<std::size_t>(mpi::size()));
+    } else {
+        selected = shard_cases(w.cases.size(), 0, 1);
+    }
     const ActiveTracer active(tracer.get());
-    std::vector<core::ResultRow> rows;
-    std::string links_body;
-    simulate_all(all, o, out, err, rows, links_body);
+    Progress progress(err, !o.quiet, stderr_is_terminal(err),
+                      distributed ? fmt::format("rank 0 of {}:", mpi::size()) : std::string("simulating"));
+    RunSettings rs;
+    rs.jobs = o.jobs;
+    rs.explain = o.explain;
+    // A timeline records this process's simulation.
+    rs.in_process_last = tracer != nullptr || o.jobs == 1;
+    rs.progress = &progress;
+    std::vector<CaseOutput> outputs;
+    if (!distributed) {
+        outputs = run_cases(w, selected, rs);
+    } else {
+        // Every rank reports to rank 0, a failure too: no rank may wait for one that gave up.
+        std::string failure;
+        try {
+            outputs = run_cases(w, selected, rs);
+        } catch (const std::exception& e) {
+            failure = fmt::format("rank {}: {}", mpi::rank(), e.what());
+            outputs.clear();
+        }
+        const std::string mine = ByteWriter{}.str(failure).str(encode_outputs(failure.empty() ? selected : std::vector<std::size_t>{}, outputs)).bytes();
+        const std::vector<std::string> all_ranks = mpi::gather(mine);
+        if (mpi::rank() != 0) {
+            if (!failure.empty()) throw std::runtime_error(failure);
+            return kExitOk;
+        }
+        std::vector<CaseOutput> by_case(w.cases.size());
+        std::vector<bool> seen(w.cases.size(), false);
+        for (std::size_t r = 0; r < all_ranks.size(); ++r) {
+            ByteReader in(all_ranks[r], fmt::format("rank {}'s results", r));
+            const std::string f = in.str();
+            if (!f.empty()) throw std::runtime_error(f);
+            std::vector<std::size_t> cases;
+            std::vector<CaseOutput> outs;
+            decode_outputs(in.str(), cases, outs, fmt::format("rank {}'s results", r));
+            for (std::size_t i = 0; i < cases.size(); ++i) {
+                by_case.at(cases[i]) = std::move(outs[i]);
+                seen[cases[i]] = true;
+            }
+        }
+        if (std::find(seen.begin(), seen.end(), false) != seen.end()) throw std::runtime_error("a rank's cases are missing");
+        outputs = std::move(by_case);
+        selected = shard_cases(w.cases.size(), 0, 1);
+    }
     const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
 
+    std::string results_csv = core::results_csv_header() + '\n';
+    std::string links_csv = links_csv_header();
+    for (const auto& c : outputs) {
+        results_csv += c.rows_csv;
+        links_csv += c.links_csv;
+    }
+    const std::vector<core::ResultRow> rows = rows_of(outputs);
     core::OutputFiles files(o.out_dir);
-    std::ostringstream csv;
-    core::write_results_csv(csv, rows);
-    files.add(kRunFiles[0], csv.str());
-    files.add(kRunFiles[1], links_csv_header() + links_body);
-    core::JsonWriter cfg;
-    cfg.begin_array();
-    for (const auto& s : all) config::write_config_json(cfg, s, topology::effective_json(topology::load_platform(s)));
-    cfg.end_array();
-    files.add(kRunFiles[2], cfg.str());
+    files.add(kRunFiles[0], results_csv);
+    files.add(kRunFiles[1], links_csv);
+    const std::string config = config_json(all);
+    files.add(kRunFiles[2], config);
     core::JsonWriter meta;
-    write_meta(meta, command_line(argc, argv), rows.size(), wall_s);
+    write_run_meta(meta, command_line(argc, argv), rows.size(), wall_s, o.jobs, o.shard, mpi::size());
     files.add(kRunFiles[3], meta.str());
+    if (sharded) files.add(kShardFile, shard_manifest(shard, w.cases.size(), run_fingerprint(config, w), selected, outputs));
     const bool truncated = tracer && tracer->truncated();
     if (tracer) files.add_path(o.trace_file, tracer->json());
     files.commit();  // the timeline with the results: both or neither
+    for (const auto& c : outputs) out << c.explain;
     if (tracer) {
         out << fmt::format("wrote a timeline of {} events to {} (open it in ui.perfetto.dev or chrome://tracing)\n",
                            tracer->events(), o.trace_file);
@@ -694,12 +597,180 @@ int cmd_run(const Options& o, int argc, char** argv, std::ostream& out, std::ost
     }
 
     print_table(out, rows);
-    out << fmt::format("\nwrote {} rows to {}/results.csv (configuration in config.json, per-link breakdown in links.csv)\n",
-                       rows.size(), o.out_dir);
+    if (sharded) {
+        out << fmt::format("\nwrote shard {}/{} ({} of {} cases, {} rows) to {} (dmasim merge puts the shards together)\n",
+                           shard.index, shard.count, selected.size(), w.cases.size(), rows.size(), o.out_dir);
+    } else {
+        out << fmt::format("\nwrote {} rows to {}/results.csv (configuration in config.json, per-link breakdown in links.csv)\n",
+                           rows.size(), o.out_dir);
+    }
     return kExitOk;
 }
 
+// One shard folder, read for merge.
+struct ShardDir {
+    std::string dir;
+    Shard shard;
+    std::size_t total = 0;
+    std::string fingerprint;
+    std::string commit;
+    std::vector<std::size_t> cases;
+    std::vector<std::pair<std::size_t, std::size_t>> bytes;  // results.csv, links.csv per case
+    std::string results_body;
+    std::string links_body;
+    std::string config;
+};
+
+constexpr std::uint64_t kMaxShardFileBytes = std::uint64_t{4} << 30;
+
+ShardDir read_shard_dir(const std::string& dir) {
+    ShardDir d;
+    d.dir = dir;
+    const std::string manifest_path = dir + "/" + kShardFile;
+    if (!core::is_regular_file(manifest_path)) {
+        throw core::InputError(dir, "", std::string("not a shard of dmasim run --shard (no ") + kShardFile + ")");
+    }
+    std::istringstream m(core::read_input_file(manifest_path, "shard manifest", kMaxShardFileBytes));
+    std::string line;
+    int lineno = 0;
+    auto bad = [&](const std::string& why) {
+        return core::InputError(manifest_path + ":" + std::to_string(lineno), "", why);
+    };
+    bool have_shard = false;
+    while (std::getline(m, line)) {
+        ++lineno;
+        std::istringstream ls(line);
+        std::string key;
+        ls >> key;
+        if (lineno == 1) {
+            if (line != "dmasim-shard 1") throw bad("not a dmasim shard manifest (first line: dmasim-shard 1)");
+            continue;
+        }
+        if (key == "shard") {
+            std::string text;
+            ls >> text;
+            try {
+                d.shard = parse_shard(text);
+            } catch (const core::InputError&) {
+                throw bad("shard '" + text + "' is not I/N");
+            }
+            have_shard = true;
+        } else if (key == "cases") {
+            if (!(ls >> d.total)) throw bad("cases: not a count");
+        } else if (key == "fingerprint") {
+            ls >> d.fingerprint;
+        } else if (key == "commit") {
+            ls >> d.commit;
+        } else if (key == "case") {
+            std::size_t index = 0, rb = 0, lb = 0;
+            if (!(ls >> index >> rb >> lb)) throw bad("case: needs an index and two byte counts");
+            d.cases.push_back(index);
+            d.bytes.emplace_back(rb, lb);
+        } else {
+            throw bad("unknown line '" + key + "'");
+        }
+    }
+    if (!have_shard || d.fingerprint.empty() || lineno == 0) throw bad("incomplete manifest");
+    if (d.cases != shard_cases(d.total, d.shard.index, d.shard.count)) {
+        throw core::InputError(manifest_path, "case", "the cases are not those of shard " + std::to_string(d.shard.index) +
+                                                          "/" + std::to_string(d.shard.count));
+    }
+    auto body = [&](const char* name, const std::string& header, std::size_t expected) {
+        const std::string path = dir + "/" + name;
+        std::string text = core::read_input_file(path, "shard results", kMaxShardFileBytes);
+        if (text.compare(0, header.size(), header) != 0) throw core::InputError(path, "", "not a dmasim results file of this version");
+        text.erase(0, header.size());
+        if (text.size() != expected) {
+            throw core::InputError(path, "", "holds " + std::to_string(text.size()) + " bytes of rows, the manifest says " +
+                                                 std::to_string(expected) + " (a changed or partial file)");
+        }
+        return text;
+    };
+    std::size_t rb = 0, lb = 0;
+    for (const auto& [r, l] : d.bytes) {
+        rb += r;
+        lb += l;
+    }
+    d.results_body = body(kRunFiles[0], core::results_csv_header() + "\n", rb);
+    d.links_body = body(kRunFiles[1], links_csv_header(), lb);
+    d.config = core::read_input_file(dir + "/" + kRunFiles[2], "configuration", kMaxShardFileBytes);
+    return d;
+}
+
 }  // namespace
+
+int cmd_merge(const std::vector<std::string>& dirs, const std::string& out_dir, int argc, char** argv, std::ostream& out) {
+    core::OutputFiles planned(out_dir);
+    for (const char* name : kRunFiles) planned.add(name, {});
+    planned.check();
+    std::vector<ShardDir> shards;
+    for (const auto& d : dirs) shards.push_back(read_shard_dir(d));
+    const ShardDir& first = shards.front();
+    std::vector<const ShardDir*> by_index(first.shard.count, nullptr);
+    for (const auto& s : shards) {
+        const std::string which = std::to_string(s.shard.index) + "/" + std::to_string(s.shard.count);
+        if (s.shard.count != first.shard.count || s.total != first.total || s.fingerprint != first.fingerprint ||
+            s.commit != first.commit || s.config != first.config) {
+            throw core::InputError(s.dir, "fingerprint",
+                                   "shard " + which + " is not of the same run as shard " + std::to_string(first.shard.index) +
+                                       "/" + std::to_string(first.shard.count) + " in " + first.dir +
+                                       " (other scenarios, --set, calibration, shard count or dmasim version)");
+        }
+        if (by_index[s.shard.index] != nullptr) {
+            throw core::InputError(s.dir, "shard", "shard " + which + " is given twice (also " + by_index[s.shard.index]->dir + ")");
+        }
+        by_index[s.shard.index] = &s;
+    }
+    std::string missing;
+    for (std::size_t i = 0; i < by_index.size(); ++i) {
+        if (by_index[i] == nullptr) missing += (missing.empty() ? "" : ", ") + std::to_string(i) + "/" + std::to_string(by_index.size());
+    }
+    if (!missing.empty()) throw core::InputError(first.dir, "shard", "shards missing: " + missing);
+
+    // Case i is case i / N of shard i % N (round robin).
+    const std::size_t n = first.shard.count;
+    std::vector<std::size_t> roff(n, 0), loff(n, 0);
+    std::string results_csv = core::results_csv_header() + '\n';
+    std::string links_csv = links_csv_header();
+    for (std::size_t c = 0; c < first.total; ++c) {
+        const ShardDir& s = *by_index[c % n];
+        const auto [rb, lb] = s.bytes[c / n];
+        results_csv.append(s.results_body, roff[c % n], rb);
+        links_csv.append(s.links_body, loff[c % n], lb);
+        roff[c % n] += rb;
+        loff[c % n] += lb;
+    }
+    std::istringstream rows_in(results_csv);
+    const std::size_t rows = core::read_results_csv(rows_in, "the merged rows").size();
+    core::OutputFiles files(out_dir);
+    files.add(kRunFiles[0], results_csv);
+    files.add(kRunFiles[1], links_csv);
+    files.add(kRunFiles[2], first.config);
+    // The shards' own meta.json say where and how long each ran; this one says what was merged.
+    core::JsonWriter meta;
+    char host[256] = {0};
+    ::gethostname(host, sizeof host - 1);
+    meta.begin_object();
+    meta.value("tool", "dmasim");
+    meta.value("version", DMASIM_VERSION);
+    meta.value("commit", DMASIM_GIT_COMMIT);
+    meta.value("source", "sim");
+    meta.value("date", utc_now());
+    meta.value("host", std::string(host));
+    meta.value("command", command_line(argc, argv));
+    meta.value("rows", static_cast<std::uint64_t>(rows));
+    meta.value("systemc", sc_core::sc_version());
+    meta.value("shards", static_cast<std::uint64_t>(n));
+    meta.begin_array("shard_dirs");
+    for (std::size_t i = 0; i < n; ++i) meta.value("", by_index[i]->dir);
+    meta.end_array();
+    meta.end_object();
+    files.add(kRunFiles[3], meta.str());
+    files.commit();
+    out << fmt::format("merged {} shards ({} cases, {} rows) into {}/results.csv, links.csv, config.json, meta.json\n", n,
+                       first.total, rows, out_dir);
+    return kExitOk;
+}
 
 std::string result_key(const core::ResultRow& r) { return row_key(r); }
 
@@ -746,14 +817,8 @@ std::vector<config::Scenario> restrict_to_measured(const std::vector<config::Sce
     return selected;
 }
 
-std::vector<core::ResultRow> simulate_quietly(const std::vector<config::Scenario>& scenarios) {
-    Options o;
-    o.quiet = true;
-    std::ostringstream out, err;
-    std::vector<core::ResultRow> rows;
-    std::string links;
-    simulate_all(scenarios, o, out, err, rows, links);
-    return rows;
+std::vector<core::ResultRow> simulate_quietly(const std::vector<config::Scenario>& scenarios, int jobs) {
+    return rows_of(simulate(scenarios, jobs));
 }
 
 int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
@@ -763,8 +828,19 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
     app.require_subcommand(1);
     app.set_version_flag("--version", std::string(DMASIM_VERSION) + " (" + DMASIM_GIT_COMMIT + ")");
     Options o;
+    // docs/fast-forward.md; set for the whole process before anything forks.
+    std::string fidelity = "fast";
+    const auto add_fidelity = [&fidelity](CLI::App* command) {
+        command
+            ->add_option("--fidelity", fidelity,
+                         "fast: long transfers are simulated at a few smaller sizes and extrapolated where that is "
+                         "exact, frames at rest reuse the last frame's result; tlp: every TLP (--trace forces it)")
+            ->check(CLI::IsMember({"fast", "tlp"}))
+            ->capture_default_str();
+    };
 
     auto* run = app.add_subcommand("run", "simulate scenarios and write results (CSV + config.json + meta.json)");
+    add_fidelity(run);
     run->add_option("files", o.files, "scenario files (YAML)")->required();
     run->add_option("--out,-o", o.out_dir,
                     "directory for results.csv, links.csv, config.json, meta.json (the committed predictions: "
@@ -775,7 +851,15 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
                     "(repeatable; applies to every scenario)");
     run->add_option("--calibration", o.calibration, "a calibration file (dmasim calibrate): its parameters replace the defaults");
     run->add_flag("--explain", o.explain, "print what every link carried in each case (TLPs, DLLPs, busy time)");
-    run->add_flag("--quiet,-q", o.quiet, "no progress lines on stderr");
+    run->add_flag("--quiet,-q", o.quiet, "no progress on stderr (a bar on a terminal, else a line every few seconds)");
+    // --jobs 0 is refused rather than read as "all CPUs": the default already is.
+    const auto jobs_check = CLI::Range(1, kMaxJobs);
+    const std::string jobs_help = "worker processes that simulate at once (default: the CPUs this process may use, " +
+                                  std::to_string(default_jobs()) + " here); results do not depend on it";
+    auto* run_jobs = run->add_option("--jobs,-j", o.jobs, jobs_help)->check(jobs_check);
+    run->add_option("--shard", o.shard,
+                    "run only shard I of N (I from 0): the cases whose position in the sweep is I modulo N; "
+                    "dmasim merge puts the shards' folders together (docs/scaling.md)");
     run->add_option("--trace", o.trace_file,
                     "write a timeline of the simulated run (Chrome trace JSON: CPU calls, streams, copy engines, "
                     "kernels, CPU copies, link occupancy) for ui.perfetto.dev");
@@ -793,6 +877,7 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
     plan->add_option("--set", o.sets, "override a key, as for run");
 
     auto* compare = app.add_subcommand("compare", "simulate what was measured and compare, row by row and per strategy");
+    add_fidelity(compare);
     compare->add_option("--measured", o.measured,
                         "a machine's measured folder (one sub-folder per lease), a lease folder, or a measured.csv; "
                         "measured values are medians across leases")
@@ -800,6 +885,7 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
     compare->add_option("--calibration", o.calibration, "a calibration file: its `parameters` override the defaults");
     compare->add_option("--scenarios", o.scenarios_dir, "folder of scenario files the measured rows name")->capture_default_str();
     compare->add_option("--set", o.sets, "override a key, as for run");
+    auto* compare_jobs = compare->add_option("--jobs,-j", o.jobs, jobs_help)->check(jobs_check);
     // Not results/: a committed comparison is replaced only when asked for by name.
     std::string compare_out = "out/compare";
     compare->add_option("--out,-o", compare_out,
@@ -809,6 +895,7 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
 
     CalibrateOptions co;
     auto* calibrate = app.add_subcommand("calibrate", "fit the model's free parameters to measured rows (NLopt BOBYQA), with held-out error");
+    add_fidelity(calibrate);
     calibrate->add_option("--measured", co.measured,
                           "a machine's measured folder (one sub-folder per lease), a lease folder, or a measured.csv; "
                           "the fit is to medians across leases")
@@ -835,6 +922,18 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
     bool no_lolo = false;
     calibrate->add_flag("--no-lolo", no_lolo, "skip the leave-one-lease-out error (it costs one more fit per lease)");
     calibrate->add_flag("--quiet,-q", co.quiet, "no progress on stderr");
+    auto* calibrate_jobs = calibrate->add_option("--jobs,-j", co.jobs,
+                                                 "processes that simulate at once: independent fits (main, folds, "
+                                                 "leave-one-lease-out) side by side, else a step's cases split "
+                                                 "(default: the CPUs, " + std::to_string(default_jobs()) +
+                                                     " here); the fit does not depend on it")
+                               ->check(jobs_check);
+
+    std::vector<std::string> merge_dirs;
+    std::string merge_out;
+    auto* merge = app.add_subcommand("merge", "put the folders of dmasim run --shard I/N together: the files one run writes");
+    merge->add_option("dirs", merge_dirs, "the shards' output folders, every shard of one run, any order")->required();
+    merge->add_option("--out,-o", merge_out, "folder for results.csv, links.csv, config.json, meta.json")->required();
 
     SpreadOptions so;
     auto* spread = app.add_subcommand("spread", "how far a machine's leases agree, row by row (spread.csv, spread_summary.csv)");
@@ -879,9 +978,20 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
         return app.exit(e, out, err) == 0 ? kExitOk : kExitBadInput;
     }
 
+    const int jobs = default_jobs();
+    if (run_jobs->count() == 0 && compare_jobs->count() == 0) o.jobs = jobs;
+    if (calibrate_jobs->count() == 0) co.jobs = jobs;
+
+    // A timeline needs every TLP-level event: --trace simulates at TLP level.
+    sim::set_default_fidelity(o.trace_file.empty() ? sim::parse_fidelity(fidelity) : sim::Fidelity::kTlp);
+
     // Children and temporary files end with the command, however it ends.
     const TerminationHandler handler;
     try {
+        // Under mpirun the ranks share run's and calibrate's work; any other command runs on
+        // rank 0 alone (the others would write the same files).
+        if (mpi::rank() != 0 && !*run && !*calibrate) return kExitOk;
+        if (*merge) return cmd_merge(merge_dirs, merge_out, argc, argv, out);
         if (*run) {
             (void)trace_resolution(o.trace_resolution);  // checked with or without --trace
             return cmd_run(o, argc, argv, out, err);
@@ -925,7 +1035,8 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
 namespace {
 
 constexpr int kTerminationSignals[] = {SIGINT, SIGTERM, SIGHUP};
-constexpr std::size_t kSlots = 64;  // children run one at a time; temporary files two per child
+// At most --jobs workers (or fits) at a time; a few temporary files besides.
+constexpr std::size_t kSlots = kMaxJobs + 16;
 pid_t g_children[kSlots];
 char g_temps[kSlots][4096];
 struct sigaction g_previous[std::size(kTerminationSignals)];

@@ -26,8 +26,9 @@ std::vector<config::Scenario> load_scenario_dir(const std::string& dir, const st
 // The scenarios that measured rows name, cut down to the measured directions and sizes.
 std::vector<config::Scenario> restrict_to_measured(const std::vector<config::Scenario>& scenarios,
                                                    const std::vector<core::ResultRow>& measured);
-// Simulates scenarios without progress output (forks per platform, as `run` does).
-std::vector<core::ResultRow> simulate_quietly(const std::vector<config::Scenario>& scenarios);
+// Simulates scenarios without progress output, as `run` does (jobs 1: a child per platform but
+// the last, which runs in this process).
+std::vector<core::ResultRow> simulate_quietly(const std::vector<config::Scenario>& scenarios, int jobs = 1);
 // The key a measured and a simulated row share: scenario|strategy|direction|size|variant.
 std::string result_key(const core::ResultRow& r);
 // The measured rows of a measured.csv, a lease folder or a machine's measured folder
@@ -46,8 +47,13 @@ struct CalibrateOptions {
     int folds = 0;  // k-fold cross-validation on top of the fixed split; 0: none
     bool leave_one_lease_out = true;  // one more fit per lease; needs at least two leases
     bool quiet = false;
+    int jobs = 1;  // processes that simulate at once; the result does not depend on it
 };
 int cmd_calibrate(const CalibrateOptions& o, int argc, char** argv, std::ostream& out, std::ostream& err);
+
+// `dmasim merge`: the folders of `dmasim run --shard I/N` (every shard of one run) put together
+// into the files one run writes (docs/scaling.md).
+int cmd_merge(const std::vector<std::string>& dirs, const std::string& out_dir, int argc, char** argv, std::ostream& out);
 
 // `dmasim spread` (model/src/app/spread.cpp): how far the leases of one machine kind agree.
 struct SpreadOptions {

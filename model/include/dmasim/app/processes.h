@@ -1,7 +1,7 @@
 // Child processes and temporary files that must not outlive the command that made them.
 //
-// SystemC elaborates one platform per process, so run, compare and calibrate fork a child per
-// platform (or per calibration step) and read its rows back from a temporary file. While a
+// SystemC elaborates one platform per process, so run, compare and calibrate simulate in forked
+// worker processes (dmasim/app/parallel.h) that send their rows back over a socket. While a
 // command runs, SIGINT, SIGTERM and SIGHUP end its children (and theirs), remove its temporary
 // files and exit with 128 + the signal; a child ends when its parent dies, even by SIGKILL.
 // Implemented in model/src/app/commands.cpp.
