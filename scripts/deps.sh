@@ -6,7 +6,8 @@ set -euo pipefail
 DMASIM_PACKAGES=(build-essential cmake pkg-config git libsystemc-dev libboost-graph-dev libyaml-cpp-dev
                  libcli11-dev libfmt-dev googletest libgmock-dev libgtest-dev libbenchmark-dev
                  libnlopt-cxx-dev python3-matplotlib
-                 clang libclang-rt-dev)  # clang and libFuzzer: scripts/fuzz.sh (docs/testing.md)
+                 clang libclang-rt-dev  # clang and libFuzzer: scripts/fuzz.sh (docs/testing.md)
+                 libopenmpi-dev openmpi-bin)  # mpirun -np K dmasim (docs/scaling.md); CI tests two ranks
 missing=()
 for p in "${DMASIM_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -11,7 +11,8 @@ cd "$(dirname "$0")/.."
 . scripts/deps.sh
 BUILD=${BUILD:-build}
 cmake -S . -B "$BUILD" -DCMAKE_BUILD_TYPE=Release -DDMASIM_WARNINGS_AS_ERRORS=ON \
-      -DDMASIM_SANITIZE=OFF -DDMASIM_FUZZ=OFF
+      -DDMASIM_SANITIZE=OFF -DDMASIM_FUZZ=OFF \
+      -DDMASIM_MPI="$(command -v mpicxx > /dev/null && echo ON || echo OFF)"  # the two-rank test (docs/scaling.md)
 cmake --build "$BUILD" -j"$(nproc)"
 ctest --test-dir "$BUILD" --output-on-failure -j"$(nproc)"
 if [ "${DMASIM_TEST_SANITIZERS:-1}" != 0 ]; then
