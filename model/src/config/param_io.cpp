@@ -81,7 +81,8 @@ std::vector<ParamDoc> describe(ModelParams params, StrategyOptions options) {
     return out;
 }
 
-void write_config_json(core::JsonWriter& json, const Scenario& scenario, const std::string& platform_json) {
+void write_config_json(core::JsonWriter& json, const Scenario& scenario, const std::string& platform_json,
+                       const std::string& fidelity) {
     Scenario s = scenario;  // visit() takes non-const references
     json.begin_object();
     json.value("name", s.name);
@@ -100,6 +101,7 @@ void write_config_json(core::JsonWriter& json, const Scenario& scenario, const s
     json.value("repetitions", s.repetitions);
     json.value("warmup", s.warmup);
     json.value("link_explicit", s.link_explicit);
+    if (!fidelity.empty()) json.value("fidelity", fidelity);
     JsonFieldWriter d{&json};
     s.params.visit_sections(d);
     s.options.visit_sections(d);

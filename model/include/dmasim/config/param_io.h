@@ -61,7 +61,9 @@ struct JsonFieldWriter {
 
 // The full effective configuration of one scenario, as a JSON object (gem5's config.json).
 // `platform_json`: the platform as this scenario's settings made it (every node and link with
-// its own parameters), inserted as "platform_effective".
-void write_config_json(core::JsonWriter& json, const Scenario& scenario, const std::string& platform_json = {});
+// its own parameters), inserted as "platform_effective". `fidelity`: how the run simulated it
+// ("fast" or "tlp", docs/fast-forward.md), written when given.
+void write_config_json(core::JsonWriter& json, const Scenario& scenario, const std::string& platform_json = {},
+                       const std::string& fidelity = {});
 
 }  // namespace dmasim::config

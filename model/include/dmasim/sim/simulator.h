@@ -20,7 +20,22 @@ namespace dmasim::sim {
 
 class PlatformTop;
 struct Program;
+struct ProgramOutcome;
+struct ProgramFamily;
 enum class CopyDirection : std::uint8_t;
+
+// How a case is computed (docs/fast-forward.md): `kFast` simulates long transfers at a few
+// reduced sizes and extrapolates exactly when the run is affine in the size (and reuses a
+// periodic frame's result while the model is at rest between frames), falling back to TLP level
+// otherwise; `kTlp` simulates every TLP. A Tracer forces TLP level: a timeline needs every event.
+enum class Fidelity : std::uint8_t { kFast, kTlp };
+const char* to_string(Fidelity f);
+// "fast" or "tlp"; throws std::invalid_argument for anything else.
+Fidelity parse_fidelity(const std::string& text);
+// What a Simulator starts with (kFast unless set): `dmasim --fidelity` sets it once per
+// command, before the processes that simulate are forked.
+void set_default_fidelity(Fidelity f);
+Fidelity default_fidelity();
 
 struct LinkReport {
     std::string label;  // "gpu0->rc0"
@@ -80,6 +95,9 @@ struct CaseResult {
     std::uint32_t peak_outstanding_reads = 0;
     std::uint64_t host_memory_bytes = 0;  // read + written in host DRAM during the main program
     double time_ps = 0.0;            // rows.front().time_ps
+    // How the main program was computed: empty when simulated TLP by TLP, else how it was
+    // fast-forwarded (the same text ends the note of each row it gave).
+    std::string fast_forward;
     std::uint64_t tlps() const;
 };
 
@@ -110,10 +128,22 @@ public:
     // Tests shrink the budget to see the watchdog stop a case.
     void set_watchdog(const Watchdog& w) { watchdog_ = w; }
     const Watchdog& watchdog() const { return watchdog_; }
+    void set_fidelity(Fidelity f) { fidelity_ = f; }
+    Fidelity fidelity() const { return fidelity_; }
 
 private:
-    struct ProgramOutcome;
     ProgramOutcome execute(const config::ModelParams& params, const Program& program);
+    // The family's real program, fast-forwarded when the fidelity allows and the checks pass.
+    ProgramOutcome execute(const config::ModelParams& params, const ProgramFamily& family);
+    // Byte period of everything that splits a transfer on this platform (MPS, MRRS, completions,
+    // engine requests, NVLink packets, CPU stores and loads) times `extra`; 0 when too large.
+    std::uint64_t transfer_period(const config::ModelParams& params, std::uint64_t extra) const;
+    // A family whose every member is build(bytes) at bytes = size mod U + m * U, U the transfer
+    // period with `extra`, m >= the level of `warmup_bytes`.
+    ProgramFamily sized_family(const config::ModelParams& params, std::uint64_t size, std::uint64_t extra,
+                               std::uint64_t warmup_bytes, std::function<Program(std::uint64_t bytes)> build) const;
+    std::uint64_t default_warmup(const config::ModelParams& params) const;
+    Fidelity fidelity_ = default_fidelity();
     [[noreturn]] void fail(const std::string& what);
     std::string trace_label_;
     std::string origin_;

@@ -1,0 +1,251 @@
+// Fast-forward against TLP level on every shipped scenario (scenarios/*.yaml, scenarios/*/*.yaml),
+// at reduced sizes: each case is simulated at both fidelities and every row's time and every
+// link's bytes must agree within 0.1 %. The sizes are large enough for fast-forward to engage,
+// and the test requires that it did for the cases it applies to (so a fast mode that never
+// engages cannot pass by simulating everything at TLP level).
+//
+// SystemC elaborates one platform per process: each TEST forks a child that elaborates its
+// platform and writes what disagreed into a file, which the parent reads and reports.
+#include <gtest/gtest.h>
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "dmasim/config/scenario.h"
+#include "dmasim/sim/simulator.h"
+#include "dmasim/topology/platform_file.h"
+
+namespace dmasim {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr std::uint64_t kMiB = 1 << 20;
+// Not a multiple of any period of a transfer, so that the levels carry a remainder.
+constexpr std::uint64_t kSize = 24 * kMiB + 4099;
+// Pageable staging settles over several bounce buffers (2 MiB each by default).
+constexpr std::uint64_t kStagedSize = 80 * kMiB + 4099;
+constexpr std::uint64_t kSmallSize = 8 * kMiB + 4099;
+constexpr std::uint64_t kZeroCopySize = 4 * kMiB + 4099;
+// Two directions at once settle later (levels of 8 to 12 MiB): the case must be worth them.
+constexpr std::uint64_t kDuplexSize = 64 * kMiB + 4099;
+// Contention flows: one starts 100 us after the other, which the reduced levels must pass.
+constexpr std::uint64_t kFlowSize = 64 * kMiB + 4099;
+// Frame streams: enough frames for the reuse (runs of 2, 3 and 4 frames) to be worth it.
+constexpr std::int64_t kFrames = 12;
+constexpr double kAgreement = 1e-3;
+
+std::vector<config::Scenario> shipped() {
+    std::vector<std::string> files;
+    for (const auto& e : fs::recursive_directory_iterator(std::string(DMASIM_SOURCE_DIR) + "/scenarios")) {
+        if (e.is_regular_file() && e.path().extension() == ".yaml") files.push_back(e.path().string());
+    }
+    std::sort(files.begin(), files.end());
+    std::vector<config::Scenario> all;
+    for (const auto& f : files) {
+        for (auto& s : config::load_scenarios(f)) all.push_back(std::move(s));
+    }
+    return all;
+}
+
+std::string platform_of(const config::Scenario& s) {
+    return fs::path(config::resolve_platform(s.platform, s.file)).filename().string();
+}
+
+bool staged(const config::Scenario& s, const std::string& strategy) {
+    return strategy == "pageable" || (strategy == "duplex" && s.options.duplex.host_memory == "pageable");
+}
+
+// The sizes a case runs at here: reduced, except where the size does not scale the run.
+std::vector<std::uint64_t> sizes_for(const config::Scenario& s, const std::string& strategy) {
+    if (strategy == "periodic") return {s.options.periodic.size.value};
+    const bool setup_only = (strategy == "pinned" && s.options.pinned.setup_only) ||
+                            (strategy == "registered" && s.options.registered.setup_only);
+    const bool chase = strategy == "zero_copy" && s.options.zero_copy.pattern == "chase";
+    // Setup rows are formulas; a chase and CPU accesses through the BAR are small by nature.
+    if (setup_only || chase || strategy == "cpu_mapped") return {s.sizes.front()};
+    // Not asserted to engage (its kernels may set the pace at reduced sizes): kept small.
+    if (strategy == "async_overlap") return {kSmallSize};
+    // The SMs' requests settle within their window of reads in flight, far below a copy's.
+    if (strategy == "zero_copy") return {kZeroCopySize};
+    if (staged(s, strategy)) return {kStagedSize};
+    if (strategy == "duplex") return {kDuplexSize};
+    return {kSize};
+}
+
+// Where fast-forward must engage: every transfer that grows with its size and runs alone or
+// beside kernels that outlast it, and frame streams that come to rest between frames.
+bool must_engage(const config::Scenario& s, const std::string& strategy, const sim::CaseResult& tlp) {
+    if (tlp.rows.empty() || tlp.rows.front().status != "ok") return false;  // not modelled: nothing ran
+    if (strategy == "async_overlap" || strategy == "cpu_mapped") return false;  // may rightly fall back
+    if ((strategy == "pinned" && s.options.pinned.setup_only) ||
+        (strategy == "registered" && s.options.registered.setup_only)) {
+        return false;  // formulas only
+    }
+    if (strategy == "zero_copy" && s.options.zero_copy.pattern == "chase") return false;
+    if (strategy == "periodic") {
+        return tlp.rows.front().max_ps < static_cast<double>(s.options.periodic.period.ps);
+    }
+    return true;
+}
+
+std::uint64_t wire_bytes(const sim::LinkStats& st) { return st.payload_bytes + st.tlp_overhead_bytes + st.dllp_bytes; }
+
+bool near(double a, double b) { return std::fabs(a - b) <= kAgreement * std::fabs(b); }
+
+// Compares one case's two results; appends what disagrees to `report`.
+void compare(const std::string& what, const sim::CaseResult& fast, const sim::CaseResult& tlp, bool engage,
+             std::ostringstream& report, int& engaged) {
+    if (!fast.fast_forward.empty()) ++engaged;
+    if (engage && fast.fast_forward.empty()) report << what << ": fast-forward did not engage\n";
+    if (fast.rows.size() != tlp.rows.size()) {
+        report << what << ": " << fast.rows.size() << " rows fast, " << tlp.rows.size() << " at TLP level\n";
+        return;
+    }
+    for (std::size_t i = 0; i < tlp.rows.size(); ++i) {
+        const auto& f = fast.rows[i];
+        const auto& t = tlp.rows[i];
+        if (f.status != t.status || !near(f.time_ps, t.time_ps) || !near(f.p10_ps, t.p10_ps) ||
+            !near(f.p90_ps, t.p90_ps) || !near(f.max_ps, t.max_ps)) {
+            report << what << " row '" << t.variant << "': " << f.time_ps << " ps fast, " << t.time_ps
+                   << " ps at TLP level (" << fast.fast_forward << ")\n";
+        }
+    }
+    if (fast.links.size() != tlp.links.size()) {
+        report << what << ": links differ\n";
+        return;
+    }
+    for (std::size_t i = 0; i < tlp.links.size(); ++i) {
+        const double f = static_cast<double>(wire_bytes(fast.links[i].stats));
+        const double t = static_cast<double>(wire_bytes(tlp.links[i].stats));
+        const double fp = static_cast<double>(fast.links[i].stats.payload_bytes);
+        const double tp = static_cast<double>(tlp.links[i].stats.payload_bytes);
+        if (!near(f, t) || !near(fp, tp)) {
+            report << what << " link " << tlp.links[i].label << ": " << f << " bytes fast, " << t << " at TLP level\n";
+        }
+    }
+}
+
+// Runs `body` in a child process; returns what it wrote to the report file.
+std::string in_child(const std::function<std::string()>& body) {
+    char path[] = "/tmp/dmasim-ff-XXXXXX";
+    const int fd = ::mkstemp(path);
+    if (fd < 0) return "cannot create a temporary file";
+    ::close(fd);
+    std::fflush(nullptr);
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+        std::string text;
+        try {
+            text = body();
+        } catch (const std::exception& e) {
+            text = std::string("exception: ") + e.what() + "\n";
+        }
+        std::ofstream(path) << text;
+        std::fflush(nullptr);
+        ::_exit(0);
+    }
+    int status = 0;
+    ::waitpid(pid, &status, 0);
+    std::stringstream ss;
+    ss << std::ifstream(path).rdbuf();
+    ::unlink(path);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) return "child ended abnormally\n" + ss.str();
+    return ss.str();
+}
+
+// Every case of every shipped scenario on `platform`, at both fidelities.
+std::string agreement_on(const std::string& platform) {
+    std::vector<config::Scenario> group;
+    for (auto& s : shipped()) {
+        if (platform_of(s) == platform) group.push_back(std::move(s));
+    }
+    if (group.empty()) return "no shipped scenario uses " + platform + "\n";
+    sim::Simulator simulator(topology::load_platform(group.front()), group.front().params);
+    std::ostringstream report;
+    int engaged = 0;
+    int cases = 0;
+    auto both = [&](const std::function<sim::CaseResult()>& one) {
+        simulator.set_fidelity(sim::Fidelity::kFast);
+        sim::CaseResult fast = one();
+        simulator.set_fidelity(sim::Fidelity::kTlp);
+        sim::CaseResult tlp = one();
+        return std::make_pair(std::move(fast), std::move(tlp));
+    };
+    for (auto& s : group) {
+        const topology::Platform links = topology::load_platform(s);
+        if (!s.flows.empty()) {
+            for (auto& f : s.flows) f.size = kFlowSize;
+            const auto [fast, tlp] = both([&] { return simulator.run_flows(s.params, s.flows, &links, s.name, s.file); });
+            compare(s.name + " flows", fast, tlp, true, report, engaged);
+            ++cases;
+            continue;
+        }
+        s.options.periodic.count = std::min(s.options.periodic.count, kFrames);
+        for (const auto& strategy : s.strategies) {
+            for (const auto& direction : s.directions) {
+                for (const auto size : sizes_for(s, strategy)) {
+                    const std::string what = s.name + " " + strategy + " " + direction + " " + std::to_string(size);
+                    const sim::CaseSpec spec{strategy, direction, size, s.options, what, &links, s.file};
+                    const auto [fast, tlp] = both([&] { return simulator.run(s.params, spec); });
+                    compare(what, fast, tlp, must_engage(s, strategy, tlp), report, engaged);
+                    ++cases;
+                }
+            }
+        }
+    }
+    if (engaged == 0) report << platform << ": fast-forward engaged in none of " << cases << " cases\n";
+    return report.str();
+}
+
+// The shipped platforms the scenarios use; a scenario on another one fails FastForwardCoverage.ShippedPlatformsAreAllCovered.
+const char* const kPlatforms[] = {"h100-sxm",      "h200x2-nvlink", "workstation-2gpu-switch", "2gpu-rootports",
+                                  "radar-switch",  "radar-rootports", "v100-gen3",             "a100-gen4"};
+
+TEST(FastForwardCoverage, ShippedPlatformsAreAllCovered) {
+    for (const auto& s : shipped()) {
+        const std::string p = platform_of(s);
+        const bool known = std::any_of(std::begin(kPlatforms), std::end(kPlatforms),
+                                       [&](const char* k) { return p == k || p == std::string(k) + ".yaml"; });
+        EXPECT_TRUE(known) << s.file << ": scenario '" << s.name << "' runs on " << p << ", which no test below covers";
+    }
+}
+
+class FastForwardAgreement : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(FastForwardAgreement, EveryShippedCaseAgreesWithTlpLevel) {
+    const std::string platform = GetParam();
+    const std::string report = in_child([&] {
+        // The scenario's platform reference resolves to a shipped name or a file path.
+        for (const auto& s : shipped()) {
+            const std::string p = platform_of(s);
+            if (p == platform || p == platform + ".yaml") return agreement_on(p);
+        }
+        return std::string("no shipped scenario uses ") + platform + "\n";
+    });
+    EXPECT_EQ(report, "");
+}
+
+INSTANTIATE_TEST_SUITE_P(Shipped, FastForwardAgreement, ::testing::ValuesIn(kPlatforms),
+                         [](const ::testing::TestParamInfo<const char*>& info) {
+                             std::string n = info.param;
+                             for (auto& c : n) {
+                                 if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+                             }
+                             return n;
+                         });
+
+}  // namespace
+}  // namespace dmasim
