@@ -107,11 +107,9 @@ tlm::tlm_sync_enum RootComplex::port_fw(int port, Tlp& t, tlm::tlm_phase& phase,
                 now + static_cast<double>((memory->access(false, t.length, forward) + forward).value());
             read_release_.push(now + static_cast<double>(forward.value()), Release{port, t});
             const auto out_port = static_cast<std::size_t>(port_towards(t.requester));
-            EgressQueue& q = *egress_[out_port];
-            for_each_completion(t, node_id_, completion_bytes_[out_port], [&](const Tlp& c) {
-                q.queue.push(data_ready, Out{c, -1});
-                stats_.completions++;
-            });
+            const std::uint32_t per = completion_bytes_[out_port];
+            if (t.length > 0) egress_[out_port]->queue.push(data_ready, Out{t, -1, false, per, 0});
+            stats_.completions += (t.length + per - 1) / per;
             return tlm::TLM_ACCEPTED;
         }
         case TlpKind::kCompletion:
@@ -137,7 +135,26 @@ void RootComplex::egress() {
 void RootComplex::drain(std::size_t i) {
     EgressQueue& q = *egress_[i];
     while (q.link_ready && q.queue.due()) {
-        const Out out = q.queue.front();
+        Out& front = q.queue.front();
+        if (front.completion_bytes > 0) {
+            // The next completion of a read; the entry stays until the last one has left.
+            Tlp c;
+            c.kind = TlpKind::kCompletion;
+            c.requester = front.tlp.requester;
+            c.completer = node_id_;
+            c.payload = std::min(front.completion_bytes, front.tlp.length - front.answered);
+            c.tag = front.tlp.tag;
+            c.job = front.tlp.job;
+            front.answered += c.payload;
+            c.last = front.answered == front.tlp.length;
+            if (c.last) q.queue.pop();
+            tlm::tlm_phase phase = tlm::BEGIN_REQ;
+            sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
+            const tlm::tlm_sync_enum r = ports[i]->egress->nb_transport_fw(c, phase, delay);
+            q.link_ready = (r == tlm::TLM_UPDATED && phase == tlm::END_REQ);
+            continue;
+        }
+        const Out out = front;
         q.queue.pop();
         Tlp t = out.tlp;
         tlm::tlm_phase phase = tlm::BEGIN_REQ;

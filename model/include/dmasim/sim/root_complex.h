@@ -88,6 +88,10 @@ private:
         Tlp tlp;
         int ingress = -1;  // forwarded TLPs: the ingress port whose buffer frees when it leaves
         bool from_cpu = false;
+        // A read's answer: `tlp` is the request, and the entry leaves as its completions of at
+        // most this many bytes, one at a time (one entry per read, not one per completion).
+        std::uint32_t completion_bytes = 0;
+        std::uint32_t answered = 0;  // bytes of the request already sent as completions
     };
     struct EgressQueue {
         TimedHeap<Out> queue;

@@ -68,6 +68,8 @@ public:
     }
     bool due() const { return !empty() && next_due() <= now_ps() + 0.5; }
     const T& front() const { return from_ring() ? ring_.front().item : heap_.front().item; }
+    // The earliest item, to change in place (never its due time: that orders the entries).
+    T& front() { return from_ring() ? ring_.front().item : heap_.front().item; }
     void pop() {
         if (from_ring()) {
             ring_.pop();
