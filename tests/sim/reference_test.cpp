@@ -61,7 +61,8 @@ std::string differences(const fs::path& expected_file, const fs::path& actual_fi
 
 TEST(Reference, EveryCaseGivesItsCommittedNumbers) {
     const TempDir dir;
-    const auto r = cli({"run", (kReference / "cases.yaml").string(), "--out", dir.path.string(), "--quiet"});
+    // TLP level always: these numbers pin the simulator itself, not the fast-forward.
+    const auto r = cli({"run", (kReference / "cases.yaml").string(), "--out", dir.path.string(), "--quiet", "--fidelity", "tlp"});
     ASSERT_EQ(r.code, 0) << r.err;
     for (const char* file : {"results.csv", "links.csv"}) {
         const std::string diff = differences(kReference / file, dir.path / file);
