@@ -966,13 +966,15 @@ CaseResult Simulator::run(const config::ModelParams& params, const CaseSpec& spe
         const gpu::WarpAccess w = gpu::coalesce(static_cast<std::uint32_t>(spec.options.zero_copy.access.value),
                                                 static_cast<std::uint32_t>(spec.options.zero_copy.stride));
         // Warp accesses are whole: a period of whole accesses keeps the request count affine.
-        // The SMs' requests are in steady state once their window of reads in flight has filled
-        // a few times (no copy engine is involved): the warm-up, in the case's bytes.
+        // The SMs' requests settle once their window of reads in flight has filled a few times;
+        // but with few reads in flight the phase of Acks against round trips drifts slowly (one
+        // block: exactly affine Ack counts at 64-192 KiB, 10 % more Acks at 64 MiB), so the
+        // warm-up is at least a copy's.
         const Op& op = prog.ops[mapped];
         const std::uint64_t window = std::max<std::uint64_t>(1, op.mapped.reads_in_flight) * op.mapped.request_bytes *
                                      w.useful_bytes / std::max<std::uint32_t>(1, w.request_bytes);
         const ProgramOutcome o = execute(
-            params, sized_family(params, spec.bytes, w.useful_bytes, std::max<std::uint64_t>(64 * 1024, 4 * window), build));
+            params, sized_family(params, spec.bytes, w.useful_bytes, std::max(default_warmup(params), 4 * window), build));
         take_main(o);
         result.rows.push_back(sim_row("", compute ? o.timings[mapped].end_ps : o.elapsed_ps, ndirs,
                                   std::to_string(prog.ops[mapped].mapped.reads_in_flight) + " reads in flight of " +
