@@ -104,6 +104,9 @@ FLAG_RULES = [
     ["calibrate", "--max-evaluations", "-1"], ["calibrate", "--folds", "1"], ["calibrate", "--folds", "-3"],
     ["run", "--trace-resolution", "1ps"], ["run", "--trace-resolution", "-1us"], ["run", "--set", "link.lanes=3"],
     ["run", "--set", "=4"], ["calibrate", "--max-size", "-1MiB"],
+    ["run", "--jobs", "0"], ["run", "--jobs", "-2"], ["run", "--jobs", "100000"], ["run", "--shard", "3/2"],
+    ["run", "--shard", "x"], ["run", "--shard", "0/0"], ["run", "--shard", "-1/4"], ["run", "--fidelity", "ultra"],
+    ["calibrate", "--jobs", "0"],
 ]
 
 
@@ -337,6 +340,22 @@ def run_rules(c, work):
         else:
             args = flags[:1] + ["-q", "-o", str(work / "out-flag"), "ok.yaml"] + flags[1:]
         c.judge("flag-rule", " ".join(flags), args, work, True, [flags[1], flags[-1], "ok.yaml"])
+    # dmasim merge: folders that are not every shard of one run are refused, and the output
+    # folder stays as it was.
+    (work / "other.yaml").write_text(RUN_BASES["pinned"].replace("4KiB", "8KiB", 1))
+    for i in (0, 1):
+        c.invoke(["run", "-q", "--shard", "%d/2" % i, "-o", str(work / ("shard%d" % i)), "ok.yaml"], work)
+        c.invoke(["run", "-q", "--shard", "%d/2" % i, "-o", str(work / ("oshard%d" % i)), "other.yaml"], work)
+    c.invoke(["run", "-q", "-o", str(work / "whole"), "ok.yaml"], work)
+    merged = work / "merged"
+    c.judge("merge", "every shard", ["merge", "-o", str(merged), "shard0", "shard1"], work, False, None, merged)
+    for case, dirs, names in [("a missing folder", ["shard0", "nowhere"], ["nowhere"]),
+                              ("one shard of two", ["shard0"], ["shard"]),
+                              ("a shard twice", ["shard0", "shard0"], ["shard0"]),
+                              ("shards of two runs", ["shard0", "oshard1"], ["shard"]),
+                              ("a run that is not a shard", ["whole"], ["whole"]),
+                              ("a file", ["ok.yaml"], ["ok.yaml"])]:
+        c.judge("merge", case, ["merge", "-o", str(merged)] + dirs, work, True, names, merged)
     # Output paths: a file where the directory should be, a directory where a file should be.
     (work / "afile").write_text("x")
     c.judge("output", "-o at a file", ["run", "-q", "-o", "afile", "ok.yaml"], work, True, ["afile"])
