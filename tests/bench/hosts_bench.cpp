@@ -15,8 +15,11 @@ struct Hosts {
     dmasim::sim::Simulator simulator{dmasim::topology::load_platform("a100-gen4", params), params};
 };
 
+// TLP level: the per-TLP cost is what is timed (fast-forward is the default).
 Hosts& hosts() {
     static Hosts h;
+    static const bool tlp = (h.simulator.set_fidelity(dmasim::sim::Fidelity::kTlp), true);
+    (void)tlp;
     return h;
 }
 

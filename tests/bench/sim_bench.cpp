@@ -48,8 +48,12 @@ struct Model {
                                      dmasim::config::ModelParams{}};
 };
 
+// TLP level: these benchmarks time the simulator itself (bench_fast_forward times the
+// fast-forward, which is the default).
 Model& model() {
     static Model m;
+    static const bool tlp = (m.simulator.set_fidelity(dmasim::sim::Fidelity::kTlp), true);
+    (void)tlp;
     return m;
 }
 
