@@ -201,16 +201,7 @@ void PcieLink::transmit() {
         // (and wakes its sender then only if it waits for credits).
         const Dllp d = dllp_queue_.front();
         dllp_queue_.pop();
-        const std::uint32_t bytes_on_wire = pcie::dllp_wire_bytes(params_);
-        stats_.dllps++;
-        stats_.dllp_bytes += bytes_on_wire;
-        (d.kind == DllpKind::kAck ? stats_.ack_dllps : stats_.updatefc_dllps)++;
-        const double duration = bytes_on_wire * phys_.ps_per_byte;
-        wire_free_ps_ = start + duration;
-        stats_.busy_ps += duration;
-        probe_.busy(trace_name_, start, duration);
-        last_dllp_arrival_ps_ = wire_free_ps_ + static_cast<double>(params_.latency.ps);
-        if (d.kind == DllpKind::kUpdateFc) reverse_->update_in_flight(last_dllp_arrival_ps_, d);
+        send_dllp(d, start);
         if (anything_queued()) {
             tx_scheduled_ = true;
             tx_event_.notify(ps_delay(wire_free_ps_ - now));
@@ -330,7 +321,32 @@ void PcieLink::flush_updates(bool force) {
     }
 }
 
+void PcieLink::send_dllp(const Dllp& d, double start) {
+    const std::uint32_t bytes_on_wire = pcie::dllp_wire_bytes(params_);
+    stats_.dllps++;
+    stats_.dllp_bytes += bytes_on_wire;
+    (d.kind == DllpKind::kAck ? stats_.ack_dllps : stats_.updatefc_dllps)++;
+    const double duration = bytes_on_wire * phys_.ps_per_byte;
+    wire_free_ps_ = start + duration;
+    stats_.busy_ps += duration;
+    probe_.busy(trace_name_, start, duration);
+    last_dllp_arrival_ps_ = wire_free_ps_ + static_cast<double>(params_.latency.ps);
+    if (d.kind == DllpKind::kUpdateFc) reverse_->update_in_flight(last_dllp_arrival_ps_, d);
+}
+
 void PcieLink::queue_dllp(const Dllp& d) {
+    const double now = now_ps();
+    if (!tx_scheduled_ && !in_transmit_ && dllp_queue_.empty() && !(wire_free_ps_ > now + 0.5)) {
+        // The wire is free and nothing is about to use it: the DLLP starts now, as the transmit
+        // process woken for it would start it (DLLPs go before any TLP), without that wake-up.
+        // The link of an H2D copy's read requests carries the Acks of the completions so.
+        send_dllp(d, now < wire_free_ps_ + 0.5 ? wire_free_ps_ : now);
+        if (anything_queued()) {
+            tx_scheduled_ = true;
+            tx_event_.notify(ps_delay(wire_free_ps_ - now));
+        }
+        return;
+    }
     dllp_queue_.push(d);
     wake();
 }

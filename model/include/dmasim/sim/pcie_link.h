@@ -101,6 +101,7 @@ private:
     bool has_credit(const Tlp& t) const;
     void take_credit(const Tlp& t);
     void queue_dllp(const Dllp& d);         // called by the paired link
+    void send_dllp(const Dllp& d, double start);  // puts it on the wire from `start`
     // An UpdateFC about this link's TLPs left the paired link's wire; its credits count from
     // `arrival_ps`, when it reaches this link's sender.
     void update_in_flight(double arrival_ps, const Dllp& d);
