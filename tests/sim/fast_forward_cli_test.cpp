@@ -20,20 +20,9 @@ namespace {
 namespace fs = std::filesystem;
 using dmasim::app::testing::cli;
 using dmasim::app::testing::read_csv;
+using dmasim::app::testing::TempDir;
 
 const std::string kPinned = std::string(DMASIM_SOURCE_DIR) + "/scenarios/pinned.yaml";
-
-struct TempDir {
-    TempDir() {
-        std::string pattern = (fs::temp_directory_path() / "dmasim-fidelity-XXXXXX").string();
-        path = ::mkdtemp(pattern.data());
-    }
-    ~TempDir() {
-        std::error_code ec;
-        fs::remove_all(path, ec);
-    }
-    std::string path;
-};
 
 std::string slurp(const std::string& file) {
     std::stringstream ss;

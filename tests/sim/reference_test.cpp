@@ -20,20 +20,9 @@ namespace {
 namespace fs = std::filesystem;
 using dmasim::app::testing::cli;
 using dmasim::app::testing::read_csv;
+using dmasim::app::testing::TempDir;
 
 const fs::path kReference = fs::path(DMASIM_SOURCE_DIR) / "tests/sim/fixtures/reference";
-
-struct TempDir {
-    TempDir() {
-        std::string pattern = (fs::temp_directory_path() / "dmasim-reference-XXXXXX").string();
-        path = ::mkdtemp(pattern.data());
-    }
-    ~TempDir() {
-        std::error_code ec;
-        fs::remove_all(path, ec);
-    }
-    fs::path path;
-};
 
 // Each differing line, with the columns that differ by name, so that a failure says what moved.
 std::string differences(const fs::path& expected_file, const fs::path& actual_file) {
@@ -60,12 +49,14 @@ std::string differences(const fs::path& expected_file, const fs::path& actual_fi
 }
 
 TEST(Reference, EveryCaseGivesItsCommittedNumbers) {
-    const TempDir dir;
+    const TempDir tmp("dmasim-reference-");
+    ASSERT_FALSE(tmp.path.empty());
+    const fs::path dir = tmp.path;
     // TLP level always: these numbers pin the simulator itself, not the fast-forward.
-    const auto r = cli({"run", (kReference / "cases.yaml").string(), "--out", dir.path.string(), "--quiet", "--fidelity", "tlp"});
+    const auto r = cli({"run", (kReference / "cases.yaml").string(), "--out", dir.string(), "--quiet", "--fidelity", "tlp"});
     ASSERT_EQ(r.code, 0) << r.err;
     for (const char* file : {"results.csv", "links.csv"}) {
-        const std::string diff = differences(kReference / file, dir.path / file);
+        const std::string diff = differences(kReference / file, dir / file);
         EXPECT_TRUE(diff.empty()) << file << " differs from " << (kReference / file).string()
                                   << " (if a mechanism changed on purpose: scripts/update-reference.sh)\n"
                                   << diff;
@@ -74,21 +65,23 @@ TEST(Reference, EveryCaseGivesItsCommittedNumbers) {
 
 // The check itself must notice a change: one digit of one committed time altered.
 TEST(Reference, ADifferenceIsReportedWithItsColumn) {
-    const TempDir dir;
+    const TempDir tmp("dmasim-reference-");
+    ASSERT_FALSE(tmp.path.empty());
+    const fs::path dir = tmp.path;
     const auto rows = read_csv((kReference / "results.csv").string());
     ASSERT_GT(rows.size(), 2U);
-    fs::copy_file(kReference / "results.csv", dir.path / "expected.csv");
+    fs::copy_file(kReference / "results.csv", dir / "expected.csv");
     std::string text;
     {
-        std::ifstream in(dir.path / "expected.csv");
+        std::ifstream in(dir / "expected.csv");
         text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
     }
     const std::string time = rows[1][5];
     const auto at = text.find("," + time + ",");
     ASSERT_NE(at, std::string::npos);
     text.replace(at + 1, time.size(), time + "1");
-    std::ofstream(dir.path / "changed.csv") << text;
-    const std::string diff = differences(dir.path / "expected.csv", dir.path / "changed.csv");
+    std::ofstream(dir / "changed.csv") << text;
+    const std::string diff = differences(dir / "expected.csv", dir / "changed.csv");
     EXPECT_NE(diff.find("time_us " + time + " -> " + time + "1"), std::string::npos) << diff;
 }
 
