@@ -504,43 +504,73 @@ std::vector<CaseOutput> run_cases(const Workload& w, const std::vector<std::size
     if (selected.empty()) return results;
     const std::size_t last_platform = w.platforms.size() - 1;
     const bool one_at_a_time = s.jobs <= 1 || s.in_process_last;
-    // Per platform, the positions (into `selected`) a worker takes in turn: in sweep order one
-    // at a time, as dmasim always ran them; largest first otherwise, so that the last case to
-    // end is a small one.
+    // Per platform, the positions (into `selected`) not yet handed out. One at a time they go in
+    // sweep order, as dmasim always ran them; otherwise the case expected to take longest goes
+    // first, so that the last case to end is a short one.
     std::vector<std::vector<std::size_t>> pending(w.platforms.size());
-    std::vector<double> pending_cost(w.platforms.size(), 0.0);
     std::vector<std::size_t> here;  // run in this process
     double total_cost = 0.0;
+    // What a case costs is learnt as the run goes: seconds per unit of estimated cost, per kind
+    // of case (its strategy, or flows). The estimate alone (bytes) is far off between kinds (a
+    // peer copy takes many times a pinned one of the same size).
+    std::vector<std::string> kinds;
+    std::vector<std::size_t> kind_of(selected.size(), 0);
     for (std::size_t pos = 0; pos < selected.size(); ++pos) {
         const WorkCase& c = w.cases.at(selected[pos]);
         total_cost += c.cost;
+        const std::string kind = c.flows ? std::string("flows") : c.strategy;
+        const auto k = std::find(kinds.begin(), kinds.end(), kind);
+        kind_of[pos] = static_cast<std::size_t>(k - kinds.begin());
+        if (k == kinds.end()) kinds.push_back(kind);
         if (s.in_process_last && c.platform == last_platform) {
             here.push_back(pos);
             continue;
         }
         pending[c.platform].push_back(pos);
-        pending_cost[c.platform] += c.cost;
     }
-    if (!one_at_a_time) {
-        for (auto& p : pending) {
-            std::stable_sort(p.begin(), p.end(), [&](std::size_t a, std::size_t b) {
-                return w.cases[selected[a]].cost > w.cases[selected[b]].cost;
-            });
+    std::vector<double> seen_seconds(kinds.size(), 0.0), seen_cost(kinds.size(), 0.0), rate(kinds.size(), 1.0);
+    bool learnt = false;
+    auto relearn = [&] {
+        // A kind not seen yet counts as the slowest seen: started early, it is soon known.
+        double slowest = 0.0;
+        for (std::size_t k = 0; k < kinds.size(); ++k) {
+            if (seen_cost[k] > 0) slowest = std::max(slowest, seen_seconds[k] / seen_cost[k]);
         }
-    }
-    std::vector<std::size_t> next(w.platforms.size(), 0);  // the next pending position to hand out
+        for (std::size_t k = 0; k < kinds.size(); ++k) {
+            rate[k] = seen_cost[k] > 0 ? seen_seconds[k] / seen_cost[k] : (slowest > 0 ? slowest : 1.0);
+        }
+    };
+    auto expected = [&](std::size_t pos) { return w.cases[selected[pos]].cost * rate[kind_of[pos]]; };
+    auto remaining = [&](std::size_t p) {
+        double sum = 0.0;
+        for (const std::size_t pos : pending[p]) sum += expected(pos);
+        return sum;
+    };
+    // Takes the platform's next case out of `pending`.
+    auto take = [&](std::size_t p) {
+        std::vector<std::size_t>& q = pending[p];
+        std::size_t at = 0;
+        if (!one_at_a_time) {
+            for (std::size_t i = 1; i < q.size(); ++i) {
+                if (expected(q[i]) > expected(q[at])) at = i;
+            }
+        }
+        const std::size_t pos = q[at];
+        q.erase(q.begin() + static_cast<std::ptrdiff_t>(at));
+        return pos;
+    };
     if (s.progress) s.progress->start(selected.size(), total_cost);
 
     std::size_t outstanding = selected.size() - here.size();
     const std::size_t jobs = one_at_a_time ? 1 : static_cast<std::size_t>(s.jobs);
     ChildSet pool;
     std::vector<std::size_t> workers_on(w.platforms.size(), 0);
-    auto hand_out = [&](Child& c) {
-        std::vector<std::size_t>& p = pending[c.platform];
+    std::vector<std::chrono::steady_clock::time_point> handed(selected.size());
+    auto hand_out = [&](Child& c, bool stop) {
         std::uint64_t msg = kStop;
-        if (next[c.platform] < p.size()) {
-            c.current = static_cast<long>(p[next[c.platform]++]);
-            pending_cost[c.platform] -= w.cases[selected[static_cast<std::size_t>(c.current)]].cost;
+        if (!stop && !pending[c.platform].empty()) {
+            c.current = static_cast<long>(take(c.platform));
+            handed[static_cast<std::size_t>(c.current)] = std::chrono::steady_clock::now();
             msg = static_cast<std::uint64_t>(c.current);
         } else {
             c.current = -1;
@@ -550,16 +580,16 @@ std::vector<CaseOutput> run_cases(const Workload& w, const std::vector<std::size
         }
     };
     while (outstanding > 0) {
-        // Start workers while there are free slots: for the platform with the most estimated
+        // Start workers while there are free slots: for the platform with the most expected
         // work left per worker, so that platforms end at about the same time.
         while (pool.live() < jobs) {
             long best = -1;
             double best_share = 0.0;
             for (std::size_t p = 0; p < w.platforms.size(); ++p) {
-                if (next[p] >= pending[p].size()) continue;
+                if (pending[p].empty()) continue;
                 // One at a time: the platforms in sweep order.
                 const double share = one_at_a_time ? static_cast<double>(w.platforms.size() - p)
-                                                   : pending_cost[p] / static_cast<double>(workers_on[p] + 1);
+                                                   : remaining(p) / static_cast<double>(workers_on[p] + 1);
                 if (best < 0 || share > best_share) {
                     best = static_cast<long>(p);
                     best_share = share;
@@ -570,7 +600,7 @@ std::vector<CaseOutput> run_cases(const Workload& w, const std::vector<std::size
             const std::size_t slot = pool.start([&w, &selected, &s](int fd) { return worker_main(fd, w, selected, s.explain); });
             pool.children[slot].platform = platform;
             ++workers_on[platform];
-            hand_out(pool.children[slot]);
+            hand_out(pool.children[slot], false);
         }
         std::vector<pollfd> fds;
         std::vector<std::size_t> slots;
@@ -596,8 +626,31 @@ std::vector<CaseOutput> run_cases(const Workload& w, const std::vector<std::size
                 if (static_cast<long>(pos) != c.current) throw std::logic_error("a worker answered another case");
                 results[pos] = get_output(in);
                 --outstanding;
-                if (s.progress) s.progress->done(w.cases[selected[pos]].cost, w.cases[selected[pos]].label);
-                hand_out(c);
+                const WorkCase& done = w.cases[selected[pos]];
+                seen_seconds[kind_of[pos]] +=
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - handed[pos]).count();
+                seen_cost[kind_of[pos]] += done.cost;
+                learnt = true;
+                bool stop = false;
+                if (!one_at_a_time) relearn();
+                // Only when every slot is taken: a free one gets a worker for that platform anyway.
+                if (!one_at_a_time && pool.live() >= jobs) {
+                    // A platform with no worker and much more work left than this worker has
+                    // gets this slot: the worker stops, and one for that platform starts.
+                    const double mine = remaining(c.platform) / static_cast<double>(workers_on[c.platform]);
+                    for (std::size_t p = 0; p < w.platforms.size() && !stop; ++p) {
+                        stop = p != c.platform && workers_on[p] == 0 && !pending[p].empty() && remaining(p) > 2.0 * mine;
+                    }
+                }
+                if (s.progress) {
+                    if (learnt && !one_at_a_time) {
+                        double left = 0.0;
+                        for (std::size_t p = 0; p < w.platforms.size(); ++p) left += remaining(p);
+                        s.progress->expect(left / static_cast<double>(jobs));
+                    }
+                    s.progress->done(done.cost, done.label);
+                }
+                hand_out(c, stop);
             }
             if (!open) {
                 const bool busy = c.current >= 0;
@@ -713,6 +766,7 @@ void Progress::start(std::size_t cases, double cost) {
     cost_ = cost;
     cases_done_ = 0;
     cost_done_ = 0.0;
+    expected_left_ = -1.0;
     t0_ = last_ = std::chrono::steady_clock::now();
 }
 
@@ -731,6 +785,8 @@ void Progress::draw(bool final) {
     std::string eta = "?";
     if (final) {
         eta = "0:00";
+    } else if (expected_left_ >= 0) {
+        eta = clock_text(std::max(0.0, expected_left_ - std::chrono::duration<double>(now - expected_at_).count()));
     } else if (cost_done_ > 0 && elapsed > 0) {
         eta = clock_text((cost_ - cost_done_) / (cost_done_ / elapsed));
     }
@@ -750,6 +806,11 @@ void Progress::draw(bool final) {
     err_.flush();
     printed_ = true;
     last_ = now;
+}
+
+void Progress::expect(double seconds_left) {
+    expected_left_ = seconds_left;
+    expected_at_ = std::chrono::steady_clock::now();
 }
 
 void Progress::done(double cost, const std::string& label) {

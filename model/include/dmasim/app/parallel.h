@@ -3,7 +3,7 @@
 // A sweep is cut into cases: one (scenario, strategy, direction, size), or one scenario's flows
 // (they run together). SystemC elaborates one platform per process, so cases run in worker
 // processes, each elaborating one platform once and then running every case of that platform
-// the parent hands it, largest first. Each case's rows are formatted in the worker, and the
+// the parent hands it, the one expected to take longest first. Each case's rows are formatted in the worker, and the
 // parent puts the cases back in sweep order: the files are the same whatever the number of
 // workers, and the same as the cases of a shard (--shard I/N) or of an MPI rank put together.
 // The model itself carries nothing from one case to the next (tests/sim/invariants_test.cpp,
@@ -36,8 +36,9 @@ struct WorkCase {
     std::string strategy;
     std::string direction;
     std::uint64_t size = 0;
-    // A relative estimate of the simulation's work (bytes moved, plus a fixed part per case):
-    // the order in which a worker takes its cases and the progress ETA. Only an estimate.
+    // A relative estimate of the simulation's work (bytes moved, plus a fixed part per case),
+    // which run_cases scales by the time cases of the same kind took so far: the order in which
+    // workers take cases, and the progress ETA. Only an estimate.
     double cost = 0.0;
     std::string label;  // "scenario strategy direction size", for progress lines
 };
@@ -70,8 +71,9 @@ struct CaseOutput {
 std::string links_csv_header();
 
 // Progress on stderr: a bar redrawn in place when stderr is a terminal, otherwise a plain line
-// at most every `interval` (and one at the end of a run that printed any). The ETA assumes the
-// remaining cases go at the rate (in estimated cost per second) of those done so far.
+// at most every `interval` (and one at the end of a run that printed any). The ETA is what the
+// scheduler last expected (expect()), counted down; before that, the remaining cases at the rate
+// (in estimated cost per second) of those done so far.
 class Progress {
 public:
     // `enabled`: false prints nothing (--quiet). `tty`: draw a bar.
@@ -79,6 +81,7 @@ public:
              std::chrono::steady_clock::duration interval = std::chrono::seconds(5));
     void start(std::size_t cases, double cost);
     void done(double cost, const std::string& label);  // one case finished
+    void expect(double seconds_left);                  // the scheduler's estimate of the time left
     void tick();                                       // time passed: redraw the bar
     void finish();                                     // the end of the run: the bar is closed
     bool tty() const { return tty_; }
@@ -98,6 +101,8 @@ private:
     double cost_done_ = 0.0;
     std::string label_;
     bool printed_ = false;
+    double expected_left_ = -1.0;
+    std::chrono::steady_clock::time_point expected_at_{};
 };
 
 // Whether `err` is this process's standard error and that is a terminal.
