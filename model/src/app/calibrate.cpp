@@ -77,14 +77,6 @@ double current_value(const FreeParam& p) {
     throw std::logic_error(std::string("free parameter ") + p.key + " is not a model parameter");
 }
 
-std::uint64_t fnv1a(const std::string& text) {
-    std::uint64_t h = 1469598103934665603ULL;
-    for (const unsigned char c : text) {
-        h ^= c;
-        h *= 1099511628211ULL;
-    }
-    return h;
-}
 
 struct Row {
     std::string key;
@@ -408,7 +400,7 @@ int cmd_calibrate(const CalibrateOptions& o, int argc, char** argv, std::ostream
     constexpr int kSplit = 5;
     std::vector<bool> train(rows.size());
     for (std::size_t i = 0; i < rows.size(); ++i) {
-        rows[i].fold = static_cast<int>(fnv1a(rows[i].key) % kSplit);
+        rows[i].fold = static_cast<int>(fnv1a64(rows[i].key) % kSplit);
         train[i] = rows[i].fold != 0;
     }
     if (!o.quiet) err << fmt::format("calibrating {} free parameters on {} rows ({} held out)\n", free.size(), rows.size(),
@@ -417,7 +409,7 @@ int cmd_calibrate(const CalibrateOptions& o, int argc, char** argv, std::ostream
     std::vector<FitTask> tasks{FitTask{"main", rows, train}};
     for (int k = 0; k < o.folds; ++k) {
         std::vector<bool> t(rows.size());
-        for (std::size_t i = 0; i < rows.size(); ++i) t[i] = static_cast<int>(fnv1a(rows[i].key) % o.folds) != k;
+        for (std::size_t i = 0; i < rows.size(); ++i) t[i] = static_cast<int>(fnv1a64(rows[i].key) % o.folds) != k;
         tasks.push_back(FitTask{fmt::format("fold {}/{}", k + 1, o.folds), rows, t});
     }
     const std::size_t first_lease_task = tasks.size();
@@ -545,7 +537,7 @@ int cmd_calibrate(const CalibrateOptions& o, int argc, char** argv, std::ostream
         y << "  " << p.key << ": [" << format_value(p, p.lower) << ", " << format_value(p, p.upper) << "]  # default "
           << format_value(p, current_value(p)) << "\n";
     }
-    y << "data:\n  measured: " << csv_path << "\n" << fmt::format("  fnv1a64: \"{:016x}\"\n", fnv1a(raw_text));
+    y << "data:\n  measured: " << csv_path << "\n" << fmt::format("  fnv1a64: \"{:016x}\"\n", fnv1a64(raw_text));
     y << "  values: \"median over leases of each lease's median over its runs\"\n  leases:\n";
     for (const auto& l : set.leases) {
         y << fmt::format("    - {{ lease: {}, runs: {}, legacy: {} }}\n", yaml_quote(l.name), l.runs.size(),

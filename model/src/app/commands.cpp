@@ -47,6 +47,15 @@
 
 namespace dmasim::app {
 
+std::uint64_t fnv1a64(const std::string& text) {
+    std::uint64_t h = 1469598103934665603ULL;
+    for (const unsigned char c : text) {
+        h ^= c;
+        h *= 1099511628211ULL;
+    }
+    return h;
+}
+
 namespace {
 
 constexpr int kExitOk = 0;
@@ -418,14 +427,6 @@ std::string config_json(const std::vector<config::Scenario>& all) {
     return cfg.str();
 }
 
-std::uint64_t fnv1a64(const std::string& text) {
-    std::uint64_t h = 1469598103934665603ULL;
-    for (const unsigned char c : text) {
-        h ^= c;
-        h *= 1099511628211ULL;
-    }
-    return h;
-}
 
 // What makes two runs' cases the same cases: the code, the effective configuration of every
 // scenario and the list of cases. Shards are merged only when this agrees.
@@ -449,8 +450,8 @@ std::string shard_manifest(const Shard& sh, std::size_t total, const std::string
     return m;
 }
 
-void write_run_meta(core::JsonWriter& j, const std::string& cmdline, std::size_t rows, double wall_s, int jobs,
-                    const std::string& shard, int ranks) {
+// What every meta.json begins with: which dmasim wrote the folder, where, when, and how called.
+void begin_meta(core::JsonWriter& j, const std::string& cmdline, std::size_t rows) {
     char host[256] = {0};
     ::gethostname(host, sizeof host - 1);
     j.begin_object();
@@ -462,6 +463,11 @@ void write_run_meta(core::JsonWriter& j, const std::string& cmdline, std::size_t
     j.value("host", std::string(host));
     j.value("command", cmdline);
     j.value("rows", static_cast<std::uint64_t>(rows));
+}
+
+void write_run_meta(core::JsonWriter& j, const std::string& cmdline, std::size_t rows, double wall_s, int jobs,
+                    const std::string& shard, int ranks) {
+    begin_meta(j, cmdline, rows);
     j.value("wall_seconds", wall_s);
     j.value("systemc", sc_core::sc_version());
     // How it ran, which changes nothing in the other files (docs/scaling.md).
@@ -748,17 +754,7 @@ int cmd_merge(const std::vector<std::string>& dirs, const std::string& out_dir, 
     files.add(kRunFiles[2], first.config);
     // The shards' own meta.json say where and how long each ran; this one says what was merged.
     core::JsonWriter meta;
-    char host[256] = {0};
-    ::gethostname(host, sizeof host - 1);
-    meta.begin_object();
-    meta.value("tool", "dmasim");
-    meta.value("version", DMASIM_VERSION);
-    meta.value("commit", DMASIM_GIT_COMMIT);
-    meta.value("source", "sim");
-    meta.value("date", utc_now());
-    meta.value("host", std::string(host));
-    meta.value("command", command_line(argc, argv));
-    meta.value("rows", static_cast<std::uint64_t>(rows));
+    begin_meta(meta, command_line(argc, argv), rows);
     meta.value("systemc", sc_core::sc_version());
     meta.value("shards", static_cast<std::uint64_t>(n));
     meta.begin_array("shard_dirs");

@@ -31,6 +31,8 @@ std::vector<config::Scenario> restrict_to_measured(const std::vector<config::Sce
 std::vector<core::ResultRow> simulate_quietly(const std::vector<config::Scenario>& scenarios, int jobs = 1);
 // The key a measured and a simulated row share: scenario|strategy|direction|size|variant.
 std::string result_key(const core::ResultRow& r);
+// FNV-1a (64-bit) of a text: a stable fingerprint of inputs (shards, calibration data, folds).
+std::uint64_t fnv1a64(const std::string& text);
 // The measured rows of a measured.csv, a lease folder or a machine's measured folder
 // (dmasim/app/leases.h): each row's time is the median over leases of each lease's median over
 // its runs, which for a single CSV is the row itself. `resolved`: the path read.
