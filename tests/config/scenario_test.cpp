@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "dmasim/config/param_io.h"
 #include "dmasim/config/plan_expand.h"
 #include "dmasim/core/error.h"
@@ -71,6 +73,63 @@ TEST(Scenario, SetOverridesAnyKeyByDottedPath) {
     EXPECT_NE(error_of(yaml, {parse_set("direction=d2h"), parse_set("strategy=duplex")}).find("'direction'"),
               std::string::npos);
     EXPECT_THROW(parse_set("novalue"), core::InputError);
+}
+
+// What a scenario's config.json and its explicit keys say: all a case reads of it.
+std::string effective(const Scenario& sc) {
+    core::JsonWriter j;
+    write_config_json(j, sc);
+    std::vector<std::string> keys = sc.explicit_keys;
+    std::sort(keys.begin(), keys.end());
+    std::string out = j.str() + (sc.link_explicit ? "\nlink explicit" : "\nlink from the platform");
+    for (const auto& k : keys) out += "\n" + k;
+    return out;
+}
+
+TEST(Scenario, ParameterSetOnAScenarioReadIsTheSameAsSetWhileReading) {
+    const std::string yaml = "name: a\nstrategy: pinned\nsizes: 4KiB\nruntime: {sync_latency: 2us}\n";
+    // Values a calibration step sets, none of them the default.
+    const std::vector<SetOverride> sets{parse_set("runtime.call_overhead=3700ns"), parse_set("runtime.sync_latency=900ns"),
+                                        parse_set("cpu.memcpy_bandwidth=14.9GB/s"), parse_set("dma.launch_latency=2461785ps"),
+                                        parse_set("root_complex.forward_latency=314ns"), parse_set("link.generation=4")};
+    Scenario applied = parse_scenarios(yaml, "s.yaml").at(0);
+    for (const auto& set : sets) apply_parameter(applied, set);
+    EXPECT_EQ(effective(applied), effective(parse_scenarios(yaml, "s.yaml", sets).at(0)));
+    EXPECT_EQ(applied.params.cpu.memcpy_bandwidth.bytes_per_s, 14.9e9);
+    EXPECT_TRUE(applied.link_explicit);
+
+    // Every model parameter, at its default: the same again; a strategy option is not one.
+    int parameters = 0;
+    for (const auto& d : describe(ModelParams{}, StrategyOptions{})) {
+        const SetOverride set{d.path, d.value};
+        Scenario sc = parse_scenarios(yaml, "s.yaml").at(0);
+        try {
+            apply_parameter(sc, set);
+        } catch (const core::InputError& e) {
+            EXPECT_NE(std::string(e.what()).find("not a model parameter"), std::string::npos) << d.path << ": " << e.what();
+            EXPECT_NO_THROW(parse_scenarios(yaml, "s.yaml", {set})) << d.path;  // an option, set while reading
+            continue;
+        }
+        ++parameters;
+        EXPECT_EQ(effective(sc), effective(parse_scenarios(yaml, "s.yaml", {set}).at(0))) << d.path;
+    }
+    EXPECT_GT(parameters, 40);
+
+    // A bad value, a value out of range, a key that is no parameter: the file and the key.
+    Scenario sc = parse_scenarios(yaml, "s.yaml").at(0);
+    for (const auto& [text, expect] : std::vector<std::pair<std::string, std::string>>{
+             {"runtime.call_overhead=fast", "key 'runtime.call_overhead'"},
+             {"link.lanes=3", "key 'link.lanes'"},
+             {"runtime.warp_speed=1us", "key 'runtime.warp_speed': not a model parameter"},
+             {"zero_copy.access=4B", "key 'zero_copy.access': not a model parameter"}}) {
+        try {
+            apply_parameter(sc, parse_set(text));
+            ADD_FAILURE() << text << " was accepted";
+        } catch (const core::InputError& e) {
+            EXPECT_EQ(std::string(e.what()).rfind("s.yaml", 0), 0U) << e.what();
+            EXPECT_NE(std::string(e.what()).find(expect), std::string::npos) << e.what();
+        }
+    }
 }
 
 TEST(Scenario, ErrorsNameFileAndKey) {

@@ -126,6 +126,35 @@ TEST(PlatformFiles, ErrorsNameTheFileAndTheKey) {
     EXPECT_THROW(load_platform("/nonexistent/platform.yaml", params), core::InputError);
 }
 
+// The parsed text is kept between calls (a calibration reads each platform thousands of times):
+// parameters still apply per call, and a text that failed fails again the same way.
+TEST(PlatformFiles, ReadingATextAgainAppliesTheNewParameters) {
+    const std::string yaml = "name: t\nnodes:\n  - {name: cpu0, kind: cpu}\n  - {name: rc0, kind: root_complex}\n"
+                             "  - {name: g, kind: gpu}\nlinks:\n  - {a: cpu0, b: rc0, kind: internal}\n"
+                             "  - {a: rc0, b: g}\n";
+    auto gpu_link_generation = [&](int generation) {
+        config::ModelParams params;
+        params.link.generation = generation;
+        const Platform p = parse_platform(yaml, "t.yaml", params, {"link.generation"});
+        const auto edges = boost::edges(p.graph());
+        for (auto e = edges.first; e != edges.second; ++e) {
+            if (p.link(*e).kind == LinkKind::kPcie) return p.link(*e).pcie.generation;
+        }
+        return std::int64_t{-1};
+    };
+    EXPECT_EQ(gpu_link_generation(4), 4);
+    EXPECT_EQ(gpu_link_generation(6), 6);
+    EXPECT_EQ(gpu_link_generation(4), 4);
+    for (int i = 0; i < 2; ++i) {
+        try {
+            parse_platform(yaml + "  - {a: rc0, b: nowhere}\n", "t.yaml", config::ModelParams{});
+            ADD_FAILURE() << "accepted a link to no node, time " << i;
+        } catch (const core::InputError& e) {
+            EXPECT_NE(std::string(e.what()).find("key 'links[2].b'"), std::string::npos) << e.what();
+        }
+    }
+}
+
 TEST(PeerPolicy, AscendRuleAllowsPeerCopiesOnlyUnderOneSwitch) {
     const config::ModelParams params;
     const std::string nodes = "nodes:\n  - {name: cpu0, kind: cpu}\n  - {name: rc0, kind: root_complex}\n"

@@ -87,12 +87,16 @@ struct Row {
 // One evaluation: the cases of the scenarios the rows name, simulated in worker processes
 // (SystemC elaborates once per process; this process never does), `jobs` at a time; under
 // mpirun the ranks share them and every rank gets every prediction, so that each runs the same
-// optimisation step for step.
-std::map<std::string, double> predict(const std::string& scenarios_dir, const std::vector<Row>& rows,
+// optimisation step for step. `loaded` is the scenario folder read once, with the defaults; the
+// step's values are set on copies (reading the files at every step was a fifth of its time).
+std::map<std::string, double> predict(const std::vector<config::Scenario>& loaded, const std::vector<Row>& rows,
                                       const std::vector<config::SetOverride>& sets, int jobs) {
     std::vector<core::ResultRow> measured;
     for (const auto& r : rows) measured.push_back(r.measured);
-    const auto scenarios = restrict_to_measured(load_scenario_dir(scenarios_dir, sets), measured);
+    std::vector<config::Scenario> scenarios = restrict_to_measured(loaded, measured);
+    for (auto& sc : scenarios) {
+        for (const auto& set : sets) config::apply_parameter(sc, set);
+    }
     const Workload w = make_workload(scenarios);
     RunSettings rs;
     rs.jobs = jobs;
@@ -146,26 +150,27 @@ struct Fit {
     int evaluations = 0;
 };
 
-Fit fit(const std::vector<FreeParam>& free, const std::vector<Row>& rows, const std::vector<bool>& train,
-        const CalibrateOptions& o, std::ostream& err) {
+Fit fit(const std::vector<FreeParam>& free, const std::vector<config::Scenario>& loaded, const std::vector<Row>& rows,
+        const std::vector<bool>& train, const CalibrateOptions& o, std::ostream& err) {
     Fit best;
     best.x.resize(free.size());
     for (std::size_t i = 0; i < free.size(); ++i) best.x[i] = to_unit(free[i], current_value(free[i]));
     struct Context {
         const std::vector<FreeParam>* free;
+        const std::vector<config::Scenario>* loaded;
         const std::vector<Row>* rows;
         const std::vector<bool>* train;
         const CalibrateOptions* o;
         std::ostream* err;
         int evaluations = 0;
-    } ctx{&free, &rows, &train, &o, &err};
+    } ctx{&free, &loaded, &rows, &train, &o, &err};
     auto objective = [](const std::vector<double>& x, std::vector<double>&, void* data) -> double {
         auto& c = *static_cast<Context*>(data);
         std::vector<config::SetOverride> sets;
         for (std::size_t i = 0; i < c.free->size(); ++i) {
             sets.push_back({(*c.free)[i].key, format_value((*c.free)[i], to_value((*c.free)[i], x[i]))});
         }
-        const auto predicted = predict(c.o->scenarios_dir, *c.rows, sets, c.o->jobs);
+        const auto predicted = predict(*c.loaded, *c.rows, sets, c.o->jobs);
         double sum = 0.0;
         std::size_t n = 0;
         for (std::size_t i = 0; i < c.rows->size(); ++i) {
@@ -386,7 +391,8 @@ int cmd_calibrate(const CalibrateOptions& o, int argc, char** argv, std::ostream
         rows.push_back(Row{result_key(m), m, 0});
     }
     // Keep the rows the model predicts.
-    const auto baseline = predict(o.scenarios_dir, rows, {}, o.jobs);
+    const std::vector<config::Scenario> loaded = load_scenario_dir(o.scenarios_dir, {});
+    const auto baseline = predict(loaded, rows, {}, o.jobs);
     rows.erase(std::remove_if(rows.begin(), rows.end(), [&](const Row& r) { return !baseline.count(r.key); }), rows.end());
     if (rows.size() < free.size() + 1) {
         throw core::InputError(csv_path, "", "only " + std::to_string(rows.size()) + " usable rows for " +
@@ -430,8 +436,8 @@ int cmd_calibrate(const CalibrateOptions& o, int argc, char** argv, std::ostream
     auto run_task = [&](std::size_t ti, const CalibrateOptions& opts, std::ostream& log) {
         const FitTask& t = tasks[ti];
         FitOutcome r;
-        r.fit = fit(free, t.rows, t.train, opts, log);
-        r.predicted = predict(opts.scenarios_dir, rows, sets_of(free, r.fit.x), opts.jobs);
+        r.fit = fit(free, loaded, t.rows, t.train, opts, log);
+        r.predicted = predict(loaded, rows, sets_of(free, r.fit.x), opts.jobs);
         return r;
     };
     std::vector<FitOutcome> outcomes(tasks.size());

@@ -747,6 +747,44 @@ std::vector<SetOverride> read_calibration(const std::string& file) {
     return out;
 }
 
+namespace {
+
+// Finds `section.key` among the model parameters and sets it from text.
+struct ParameterSetter {
+    const SetOverride& set;
+    const std::string& file;
+    bool found = false;
+
+    template <class S>
+    void section(const char* name, const char* /*doc*/, S& params) {
+        const std::string prefix = std::string(name) + ".";
+        if (set.path.compare(0, prefix.size(), prefix) != 0) return;
+        const std::string key = set.path.substr(prefix.size());
+        params.visit([&](const FieldInfo& fi, auto& field) {
+            if (found || key != fi.key) return;
+            found = true;
+            try {
+                parse_field(set.value, field);
+            } catch (const core::UnitError& e) {
+                throw InputError(file, set.path, e.what());
+            }
+        });
+    }
+};
+
+}  // namespace
+
+void apply_parameter(Scenario& s, const SetOverride& set) {
+    ParameterSetter setter{set, s.file};
+    s.params.visit_sections(setter);
+    if (!setter.found) throw InputError(s.file, set.path, "not a model parameter (section.key, see dmasim params)");
+    if (std::find(s.explicit_keys.begin(), s.explicit_keys.end(), set.path) == s.explicit_keys.end()) {
+        s.explicit_keys.push_back(set.path);
+    }
+    if (set.path.compare(0, 5, "link.") == 0) s.link_explicit = true;
+    validate(s);
+}
+
 std::vector<Scenario> load_scenarios(const std::string& file, const std::vector<SetOverride>& sets) {
     return parse_scenarios(core::read_input_file(file, "scenario"), file, sets);
 }

@@ -30,8 +30,14 @@ void DmaEngine::configure(const Params& params, const config::LinkParams& link) 
     mrrs_ = static_cast<std::uint32_t>(link.mrrs.value);
     chunks_ahead_ = static_cast<int>(std::max<std::uint64_t>(1, params_.read_ahead.value / kChunk));
     stats_ = EngineStats{};
-    // The tag pool covers whichever is larger: the engine's tags or what SM traffic may use.
-    const auto tags = static_cast<std::size_t>(std::max<std::int64_t>(params_.max_read_requests, kMaxSmOutstanding));
+    // A case that ended early (an error) may leave tags taken; the next starts with all free.
+    if (free_tags_.size() != tag_remaining_.size()) reset_tags(tag_remaining_.size());
+}
+
+// The pool grows to what a job needs when it starts, rather than to the largest any job may need
+// (16 384 tags for SM traffic) at every configure: configure runs for every engine of every
+// case, and filling that pool was an eighth of a calibration step.
+void DmaEngine::reset_tags(std::size_t tags) {
     tag_remaining_.assign(tags, 0);
     free_tags_.clear();
     free_tags_.reserve(tags);
@@ -52,7 +58,7 @@ void DmaEngine::start(const CopyJob& job) {
     outstanding_cap_ = job.max_outstanding ? job.max_outstanding : static_cast<std::uint32_t>(params_.max_read_requests);
     read_size_ = job.request_bytes ? job.request_bytes : mrrs_;
     write_size_ = job.request_bytes ? job.request_bytes : mps_;
-    DMASIM_ASSERT(outstanding_cap_ <= tag_remaining_.size());
+    if (tag_remaining_.size() < outstanding_cap_) reset_tags(outstanding_cap_);
     launch_event_.notify(to_sc(params_.launch_latency));
 }
 

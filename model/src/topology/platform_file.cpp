@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <map>
 #include <optional>
 #include <set>
 #include <sstream>
@@ -532,11 +533,28 @@ Platform read_platform(const YAML::Node& doc, const std::string& origin, const c
     return p;
 }
 
+// A platform file is read once per scenario and case in every worker, and a calibration step
+// reads each again; parsing its YAML was a tenth of a step. The document depends on the text
+// alone (the parameters are applied after), and read_platform only reads it, so one parsed copy
+// of each text serves every call of the process and of the workers it forks. Texts that fail
+// are not kept: each call gets the same error. Bounded, so that a stream of different texts
+// (a fuzzer) cannot grow it.
+const YAML::Node& parsed_platform_text(const std::string& yaml, const std::string& origin) {
+    static std::map<std::string, YAML::Node> parsed;
+    constexpr std::size_t kMaxTexts = 64;
+    const std::string key = origin + '\n' + yaml;
+    auto it = parsed.find(key);
+    if (it != parsed.end()) return it->second;
+    YAML::Node doc = config::load_yaml(yaml, origin);
+    if (parsed.size() >= kMaxTexts) parsed.clear();
+    return parsed.emplace(key, std::move(doc)).first->second;
+}
+
 }  // namespace
 
 Platform parse_platform(const std::string& yaml, const std::string& origin, const config::ModelParams& params,
                         const std::vector<std::string>& explicit_keys) {
-    const YAML::Node doc = config::load_yaml(yaml, origin);
+    const YAML::Node& doc = parsed_platform_text(yaml, origin);
     try {
         return read_platform(doc, origin, params, explicit_keys);
     } catch (const YAML::Exception& e) {

@@ -216,6 +216,13 @@ std::vector<Scenario> load_scenarios(const std::string& file, const std::vector<
 std::vector<Scenario> parse_scenarios(const std::string& yaml_text, const std::string& origin,
                                       const std::vector<SetOverride>& sets = {});
 
+// Sets one model parameter (`section.key`, not a strategy option) of a scenario already read,
+// with the checks reading its file with the same --set applies, and with the same result: the
+// value, the key counted as given by the scenario (it overrides the platform file), `link.*`
+// making the link explicit. Throws InputError naming the scenario's file and the key. What a
+// calibration step does to every scenario, without reading the files again.
+void apply_parameter(Scenario& s, const SetOverride& set);
+
 // The parameter values of a calibration file (`parameters:` map of dotted keys), as overrides.
 // Throws InputError naming the file and the key for an unknown parameter or a bad value.
 std::vector<SetOverride> read_calibration(const std::string& file);

@@ -88,9 +88,9 @@ private:
     void prepare();       // decides the next TLP
     void make_semaphore(Tlp& t) const;  // the completion write that ends a job
     void read_ahead();
+    void reset_tags(std::size_t tags);  // `tags` tags, all free
 
     static constexpr std::uint64_t kChunk = 64 * 1024;  // GPU-memory access granule of the engine
-    static constexpr std::int64_t kMaxSmOutstanding = 16384;  // bound of gpu.sysmem_max_outstanding_reads
 
     Params params_;
     int index_;
