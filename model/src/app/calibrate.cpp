@@ -51,6 +51,7 @@ const std::vector<FreeParam>& free_params() {
         {"cpu.register_per_page", 5e3, 5e6, false},
         {"cpu.unregister_fixed", 1e6, 1e9, false},
         {"cpu.unregister_per_page", 5e3, 5e6, false},
+        {"cpu.alloc_pinned_pool_fixed", 0.5e6, 1e9, false},
         {"cpu.alloc_pinned_fixed", 0.5e6, 1e9, false},
         {"cpu.alloc_pinned_per_page", 5e3, 5e6, false},
     };

@@ -172,6 +172,7 @@ void check_cpu(const CpuParams& p, const std::string& prefix, const FailFn& fail
     c.duration("register_per_page", p.register_per_page, kMaxHardwareLatency);
     c.duration("unregister_fixed", p.unregister_fixed, kMaxSoftwareLatency);
     c.duration("unregister_per_page", p.unregister_per_page, kMaxHardwareLatency);
+    c.duration("alloc_pinned_pool_fixed", p.alloc_pinned_pool_fixed, kMaxSoftwareLatency);
     c.duration("alloc_pinned_fixed", p.alloc_pinned_fixed, kMaxSoftwareLatency);
     c.duration("alloc_pinned_per_page", p.alloc_pinned_per_page, kMaxHardwareLatency);
     c.bytes("alloc_pinned_pool", p.alloc_pinned_pool, 0, kTiB);

@@ -146,9 +146,10 @@ struct CpuParams {
     Duration register_per_page{250'000};
     Duration unregister_fixed{10'000'000};
     Duration unregister_per_page{100'000};
-    Duration alloc_pinned_fixed{30'000'000};
-    Duration alloc_pinned_per_page{600'000};
-    Bytes alloc_pinned_pool{1 << 20};
+    Duration alloc_pinned_pool_fixed{3'000'000};
+    Duration alloc_pinned_fixed{100'000'000};
+    Duration alloc_pinned_per_page{1'700'000};
+    Bytes alloc_pinned_pool{2 << 20};
     Bandwidth wc_bandwidth{10e9};
     std::int64_t wc_buffers = 10;
     Bytes mmio_read_bytes{64};
@@ -164,9 +165,10 @@ struct CpuParams {
         v(FieldInfo{"register_per_page", "time", "cudaHostRegister: pin and map one page; 0s..1ms"}, register_per_page);
         v(FieldInfo{"unregister_fixed", "time", "cudaHostUnregister: cost independent of size; 0s..1s"}, unregister_fixed);
         v(FieldInfo{"unregister_per_page", "time", "cudaHostUnregister: unmap and unpin one page; 0s..1ms"}, unregister_per_page);
-        v(FieldInfo{"alloc_pinned_fixed", "time", "cudaMallocHost: cost independent of size; 0s..1s"}, alloc_pinned_fixed);
-        v(FieldInfo{"alloc_pinned_per_page", "time", "cudaMallocHost: allocate, zero, pin and map one page; 0s..1ms"}, alloc_pinned_per_page);
-        v(FieldInfo{"alloc_pinned_pool", "bytes", "cudaMallocHost up to this size comes from the driver's pinned pool: fixed cost only; 0B..1TiB"}, alloc_pinned_pool);
+        v(FieldInfo{"alloc_pinned_pool_fixed", "time", "cudaMallocHost served from the driver's pinned pool (any size below alloc_pinned_pool); 0s..1s"}, alloc_pinned_pool_fixed);
+        v(FieldInfo{"alloc_pinned_fixed", "time", "cudaMallocHost from the OS (not pooled): cost independent of size; 0s..1s"}, alloc_pinned_fixed);
+        v(FieldInfo{"alloc_pinned_per_page", "time", "cudaMallocHost from the OS: allocate, zero, pin and map one page; 0s..1ms"}, alloc_pinned_per_page);
+        v(FieldInfo{"alloc_pinned_pool", "bytes", "cudaMallocHost is served from the driver's pinned pool when its size, rounded up to whole pages, is below this (H100: 2 MiB - 4 KiB pooled, 2 MiB - 1 B not); 0B..1TiB"}, alloc_pinned_pool);
         v(FieldInfo{"wc_bandwidth", "bytes/s", "one core's stores into a write-combining mapping (BAR of GPU memory); above 0, at most 100TB/s"}, wc_bandwidth);
         v(FieldInfo{"wc_buffers", "count", "write-combining buffers: 64-byte writes in flight before the core stalls; 1..1024"}, wc_buffers);
         v(FieldInfo{"mmio_read_bytes", "bytes", "bytes one uncached load from a mapping reads (64B: streaming loads); 1B..64B"}, mmio_read_bytes);
