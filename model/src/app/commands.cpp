@@ -899,8 +899,11 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
     calibrate->add_option("--out,-o", co.out_file, "calibration file to write")->required();
     calibrate->add_option("--scenarios", co.scenarios_dir, "folder of scenario files the measured rows name")->capture_default_str();
     calibrate->add_option("--free", co.free, "fit only these free parameters (docs/calibration.md lists them)");
-    std::string max_size = "16MiB";
-    calibrate->add_option("--max-size", max_size, "fit rows up to this size (bigger ones are slow to simulate)")->capture_default_str();
+    std::string max_size = "4MiB";
+    calibrate->add_option("--max-size", max_size,
+                          "fit rows up to this size: larger rows are link-bound, so say little about the free "
+                          "parameters, and are slow to simulate (up to 16MiB a step takes about 2.5 s, up to 4MiB 0.1 s)")
+        ->capture_default_str();
     calibrate->add_option("--max-evaluations", co.max_evaluations, "optimiser steps at most, per fit (1 to 100000)")
         ->check(CLI::Range(1, 100000))
         ->capture_default_str();

@@ -44,7 +44,7 @@ struct CalibrateOptions {
     std::string scenarios_dir = "scenarios";
     std::string out_file;
     std::vector<std::string> free;  // subset of the free parameters; empty: all
-    std::uint64_t max_size = 16u << 20;
+    std::uint64_t max_size = 4u << 20;
     int max_evaluations = 200;
     int folds = 0;  // k-fold cross-validation on top of the fixed split; 0: none
     bool leave_one_lease_out = true;  // one more fit per lease; needs at least two leases
