@@ -25,9 +25,6 @@ RootComplex::RootComplex(sc_core::sc_module_name name, const Params& params, std
     SC_METHOD(release_writes);
     sensitive << write_release_.event();
     dont_initialize();
-    SC_METHOD(release_reads);
-    sensitive << read_release_.event();
-    dont_initialize();
     SC_METHOD(notify_semaphores);
     sensitive << semaphores_.event();
     dont_initialize();
@@ -49,7 +46,7 @@ void RootComplex::configure(const Params& params, const std::vector<config::Link
 }
 
 bool RootComplex::idle() const {
-    return write_release_.empty() && read_release_.empty() && semaphores_.empty() &&
+    return write_release_.empty() && semaphores_.empty() &&
            std::all_of(egress_.begin(), egress_.end(), [](const auto& q) { return q->queue.empty(); });
 }
 
@@ -95,9 +92,14 @@ tlm::tlm_sync_enum RootComplex::port_fw(int port, Tlp& t, tlm::tlm_phase& phase,
         case TlpKind::kMemWrite: {
             stats_.writes++;
             const double done = now + static_cast<double>(memory->access(true, t.payload, forward).value());
-            // The buffer is free when the controller has taken the data; it is visible a
-            // memory latency later.
-            write_release_.push(done - memory_latency_ps_, Release{port, t});
+            // The ingress buffer (what the posted credits count) is free once the write has
+            // entered the path to the controller: that path is a pipeline `forward` long with
+            // its own buffers, not part of the credited buffer. So the buffer frees a forward
+            // latency before the controller has taken the data, which is at once when the
+            // controller keeps up and at the controller's pace when it does not. The data is
+            // visible a memory latency after the controller took it.
+            write_release_.push(std::max(now, done - memory_latency_ps_ - static_cast<double>(forward.value())),
+                                Release{port, t});
             if (t.semaphore) semaphores_.push(done, t.job);
             return tlm::TLM_ACCEPTED;
         }
@@ -105,12 +107,16 @@ tlm::tlm_sync_enum RootComplex::port_fw(int port, Tlp& t, tlm::tlm_phase& phase,
             stats_.reads++;
             const double data_ready =
                 now + static_cast<double>((memory->access(false, t.length, forward) + forward).value());
-            read_release_.push(now + static_cast<double>(forward.value()), Release{port, t});
             const auto out_port = static_cast<std::size_t>(port_towards(t.requester));
             const std::uint32_t per = completion_bytes_[out_port];
             if (t.length > 0) egress_[out_port]->queue.push(data_ready, Out{t, -1, false, per, 0});
             stats_.completions += (t.length + per - 1) / per;
-            return tlm::TLM_ACCEPTED;
+            // The request's ingress buffer (a non-posted credit) is free as soon as the request
+            // has entered the path to the controller, as a posted write's is (above): the
+            // forward latency is a pipeline with buffers of its own. Holding the buffer for it
+            // capped reads in flight at credits / forward latency: a zero-copy kernel's 4-byte
+            // reads at half the measured rate.
+            return tlm::TLM_COMPLETED;
         }
         case TlpKind::kCompletion:
             SC_REPORT_ERROR(name(), "a completion for the CPU arrived, but the CPU issued no reads");
@@ -190,14 +196,6 @@ void RootComplex::release_writes() {
         write_release_.pop();
     }
     write_release_.rearm();
-}
-
-void RootComplex::release_reads() {
-    while (read_release_.due()) {
-        free_buffer(read_release_.front().port, read_release_.front().tlp);
-        read_release_.pop();
-    }
-    read_release_.rearm();
 }
 
 void RootComplex::notify_semaphores() {

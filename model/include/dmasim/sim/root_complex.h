@@ -100,8 +100,7 @@ private:
 
     void egress();           // SC_METHOD: TLPs to their ports as they become ready
     void drain(std::size_t port);  // what is due for one port, while its link takes it
-    void release_writes();   // SC_METHOD: posted buffers freed once the controller took the write
-    void release_reads();    // SC_METHOD: non-posted buffers freed once the read was forwarded
+    void release_writes();   // SC_METHOD: posted buffers freed as writes enter the path to the controller
     void notify_semaphores();
     void free_buffer(int port, const Tlp& t);
     int port_towards(std::uint16_t node) const;
@@ -119,7 +118,6 @@ private:
     std::vector<std::unique_ptr<BwPort<RootComplex>>> bw_;
     std::vector<std::unique_ptr<EgressQueue>> egress_;
     TimedFifo<Release> write_release_;
-    TimedFifo<Release> read_release_;
     TimedFifo<std::uint32_t> semaphores_;
     CompletionListener* listener_ = nullptr;
     RootComplexStats stats_;
