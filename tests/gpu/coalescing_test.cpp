@@ -30,5 +30,15 @@ TEST(Coalescing, StrideWastesTheBytesBetweenAccesses) {
     EXPECT_DOUBLE_EQ(coalesce(16, 2).efficiency(), 0.5);
 }
 
+// Stores: the L2 merges a line's stores, and a PCIe write carries contiguous bytes only.
+TEST(Coalescing, StoresGoOutAsWholeLinesOrOneWriteEach) {
+    // Stride 1, any width: the line fills, whoever filled it (1-byte stores included).
+    for (const std::uint32_t width : {1U, 2U, 4U, 8U, 16U}) EXPECT_EQ(store_traffic(width, 1).write_bytes, kLineBytes) << width;
+    // Any gap between stores: a write per store, of its own size, not the sector around it.
+    EXPECT_EQ(store_traffic(4, 2).write_bytes, 4U);
+    EXPECT_EQ(store_traffic(4, 32).write_bytes, 4U);
+    EXPECT_EQ(store_traffic(16, 2).write_bytes, 16U);
+}
+
 }  // namespace
 }  // namespace dmasim::gpu

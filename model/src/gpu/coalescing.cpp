@@ -28,4 +28,11 @@ WarpAccess coalesce(std::uint32_t access_bytes, std::uint32_t stride) {
     return w;
 }
 
+StoreTraffic store_traffic(std::uint32_t access_bytes, std::uint32_t stride) {
+    StoreTraffic t;
+    // Stores are aligned to their size, which divides the line: no run crosses a line.
+    t.write_bytes = stride <= 1 ? kLineBytes : access_bytes;
+    return t;
+}
+
 }  // namespace dmasim::gpu

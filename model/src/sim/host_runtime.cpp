@@ -192,6 +192,7 @@ void HostRuntime::dispatch(std::size_t i) {
         if (op.mapped.write_bytes > 0) {
             job.direction = CopyDirection::kDeviceToHost;
             job.bytes = op.mapped.write_bytes;
+            if (op.mapped.write_request_bytes > 0) job.request_bytes = op.mapped.write_request_bytes;
             submit_job(unit(op.gpu, Gpu::kSmWriteUnit), job, i);
         }
         return;

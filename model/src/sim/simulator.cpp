@@ -130,9 +130,10 @@ Program pageable_program(const std::vector<CopyDirection>& dirs, std::uint64_t b
     return prog;
 }
 
-// A zero-copy kernel: its warps' accesses coalesce into requests (gpu/coalescing.h); reads
-// are bounded by what the resident warps keep in flight (Little's law) and by the GPU's limit
-// on outstanding host-memory reads; writes are posted.
+// A zero-copy kernel: its warps' loads coalesce into requests (gpu/coalescing.h), bounded by
+// what the resident warps keep in flight (Little's law) and by the GPU's limit on outstanding
+// host-memory reads; its stores are merged per line in the L2 and posted one write per
+// contiguous run (gpu::store_traffic).
 Op mapped_kernel_op(const std::vector<CopyDirection>& dirs, std::uint64_t bytes, const config::ZeroCopyOptions& z,
                     const config::GpuParams& g) {
     const gpu::WarpAccess w = gpu::coalesce(static_cast<std::uint32_t>(z.access.value), static_cast<std::uint32_t>(z.stride));
@@ -148,8 +149,15 @@ Op mapped_kernel_op(const std::vector<CopyDirection>& dirs, std::uint64_t bytes,
     op.mapped.request_bytes = w.request_bytes / w.requests;
     op.mapped.reads_in_flight = static_cast<std::uint32_t>(
         std::min<std::int64_t>(warps * g.loads_in_flight * w.requests, g.sysmem_max_outstanding_reads));
+    const gpu::StoreTraffic st = gpu::store_traffic(static_cast<std::uint32_t>(z.access.value), static_cast<std::uint32_t>(z.stride));
+    op.mapped.write_request_bytes = st.write_bytes;
     for (const auto d : dirs) {
-        (d == CopyDirection::kHostToDevice ? op.mapped.read_bytes : op.mapped.write_bytes) = warp_accesses * w.request_bytes;
+        if (d == CopyDirection::kHostToDevice) {
+            op.mapped.read_bytes = warp_accesses * w.request_bytes;
+        } else {
+            // Whole warp accesses, as the reads; only the stored bytes travel.
+            op.mapped.write_bytes = warp_accesses * w.useful_bytes;
+        }
     }
     return op;
 }
@@ -232,9 +240,11 @@ double estimate_ps(const Program& prog, const config::ModelParams& p, const topo
                 const auto rd = static_cast<double>(op.mapped.read_bytes);
                 const auto wr = static_cast<double>(op.mapped.write_bytes);
                 const auto req = static_cast<double>(std::max<std::uint32_t>(op.mapped.request_bytes, 1));
+                const auto wreq = static_cast<double>(
+                    std::max<std::uint32_t>(op.mapped.write_request_bytes ? op.mapped.write_request_bytes : op.mapped.request_bytes, 1));
                 total_ps += fixed_ps + (rd + wr) / dma_bps * 1e12 +
                             (ceil_div(rd, req) / std::max<double>(op.mapped.reads_in_flight, 1.0) +
-                             ceil_div(wr, req) / write_window) * rtt_ps;
+                             ceil_div(wr, wreq) / write_window) * rtt_ps;
                 break;
             }
             case Op::Kind::kCpuMapped:
@@ -981,12 +991,19 @@ CaseResult Simulator::run(const config::ModelParams& params, const CaseSpec& spe
         const ProgramOutcome o = execute(
             params, sized_family(params, spec.bytes, w.useful_bytes, std::max(default_warmup(params), 4 * window), build));
         take_main(o);
+        // What the loads and the stores became, for the direction(s) the kernel has.
+        std::string shape;
+        if (op.mapped.read_bytes > 0) {
+            shape = std::to_string(op.mapped.reads_in_flight) + " reads in flight of " + std::to_string(op.mapped.request_bytes) +
+                    "B; " + std::to_string(static_cast<int>(w.efficiency() * 100)) + "% of moved bytes useful";
+        }
+        if (op.mapped.write_bytes > 0) {
+            shape += std::string(shape.empty() ? "" : "; ") + "stores as " + std::to_string(op.mapped.write_request_bytes) +
+                     "B writes" + (op.mapped.write_request_bytes == gpu::kLineBytes ? " (whole lines)" : " (one per store)");
+        }
         result.rows.push_back(sim_row("", compute ? o.timings[mapped].end_ps : o.elapsed_ps, ndirs,
-                                  std::to_string(prog.ops[mapped].mapped.reads_in_flight) + " reads in flight of " +
-                                      std::to_string(prog.ops[mapped].mapped.request_bytes) + "B; " +
-                                      std::to_string(static_cast<int>(w.efficiency() * 100)) + "% of moved bytes useful" +
-                                          (compute ? "; beside a compute kernel, which in this version uses no SMs or memory bandwidth"
-                                                   : ""),
+                                      shape + (compute ? "; beside a compute kernel, which in this version uses no SMs or memory bandwidth"
+                                                       : ""),
                                       o));
     } else if (st == "cpu_mapped") {
         if (ndirs != 1) throw std::invalid_argument("cpu_mapped moves one direction at a time");

@@ -40,7 +40,8 @@ struct Op {
     struct MappedTraffic {
         std::uint64_t read_bytes = 0;    // bytes the read requests move
         std::uint64_t write_bytes = 0;   // bytes the writes move
-        std::uint32_t request_bytes = 0; // size of one request
+        std::uint32_t request_bytes = 0; // size of one read request
+        std::uint32_t write_request_bytes = 0;  // size of one write (0: as a read request)
         std::uint32_t reads_in_flight = 0;
     };
     Kind kind = Kind::kCopy;
