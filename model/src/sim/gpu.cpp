@@ -15,7 +15,8 @@ Gpu::Gpu(sc_core::sc_module_name name, std::uint16_t node_id, const config::Mode
         ports.back()->ingress.bind(*fw_.back());
         ports.back()->egress.bind(*bw_.back());
     }
-    link_ready_.assign(peers.size(), true);
+    link_ready_.assign(peers.size(), 1);
+    ready_ports_ = peers.size();
     for (int i = 0; i < kUnits; ++i) {
         const std::string n = i == kSmReadUnit ? "sm_reads" : i == kSmWriteUnit ? "sm_writes" : "ce" + std::to_string(i);
         engines.push_back(std::make_unique<DmaEngine>(n.c_str(), params.dma, i, node_id, doorbell_));
@@ -57,7 +58,8 @@ void Gpu::configure(const config::ModelParams& params) {
     sources_.push_back(kSmReadUnit);
     sources_.push_back(kSmWriteUnit);
     next_source_ = 0;
-    std::fill(link_ready_.begin(), link_ready_.end(), true);
+    std::fill(link_ready_.begin(), link_ready_.end(), std::uint8_t{1});
+    ready_ports_ = link_ready_.size();
     completion_bytes_ = static_cast<std::uint32_t>(params.link.mps.value);
     stats_ = GpuStats{};
 }
@@ -97,16 +99,24 @@ tlm::tlm_sync_enum Gpu::port_bw(int port, Tlp&, tlm::tlm_phase& phase, sc_core::
     DMASIM_ASSERT(phase == tlm::END_REQ);
     // The link took a TLP off its transmit queue (from inside its transmit process): offer the
     // next one now rather than from a process woken for it a delta cycle later.
-    link_ready_[static_cast<std::size_t>(port)] = true;
+    set_ready(port, true);
     arbitrate();
     return tlm::TLM_COMPLETED;
+}
+
+void Gpu::set_ready(int port, bool ready) {
+    std::uint8_t& r = link_ready_[static_cast<std::size_t>(port)];
+    if (r != static_cast<std::uint8_t>(ready)) {
+        ready_ports_ = ready ? ready_ports_ + 1 : ready_ports_ - 1;
+        r = ready ? 1 : 0;
+    }
 }
 
 bool Gpu::send(int port, Tlp t) {
     tlm::tlm_phase phase = tlm::BEGIN_REQ;
     sc_core::sc_time delay = sc_core::SC_ZERO_TIME;
     const tlm::tlm_sync_enum r = ports[static_cast<std::size_t>(port)]->egress->nb_transport_fw(t, phase, delay);
-    link_ready_[static_cast<std::size_t>(port)] = (r == tlm::TLM_UPDATED && phase == tlm::END_REQ);
+    set_ready(port, r == tlm::TLM_UPDATED && phase == tlm::END_REQ);
     return true;
 }
 
@@ -116,7 +126,7 @@ void Gpu::arbitrate() {
     bool blocked = false;
     while (completions_.due()) {
         const int port = port_towards(completions_.front().tlp.requester);
-        if (!link_ready_[static_cast<std::size_t>(port)]) {
+        if (link_ready_[static_cast<std::size_t>(port)] == 0) {
             blocked = true;  // the link's END_REQ kicks us again
             break;
         }
@@ -124,21 +134,23 @@ void Gpu::arbitrate() {
         completions_.pop();
     }
     if (!blocked) completions_.rearm();
+    // Round robin from the source after the last one served. Once no port can take a TLP
+    // nothing more can go: the common case of a single port, busy after each TLP, stops there.
     const std::size_t n = sources_.size();
-    bool progress = true;
-    while (progress) {
-        progress = false;
-        for (std::size_t i = 0; i < n; ++i) {
-            const std::size_t k = (next_source_ + i) % n;
+    while (ready_ports_ > 0) {
+        bool sent = false;
+        std::size_t k = next_source_;
+        for (std::size_t i = 0; i < n; ++i, k = k + 1 == n ? 0 : k + 1) {
             DmaEngine& e = *engines[static_cast<std::size_t>(sources_[k])];
             if (!e.has_tlp()) continue;
             const int port = port_towards(e.next_destination());
-            if (!link_ready_[static_cast<std::size_t>(port)]) continue;
+            if (link_ready_[static_cast<std::size_t>(port)] == 0) continue;
             send(port, e.take());
-            next_source_ = (k + 1) % n;
-            progress = true;
+            next_source_ = k + 1 == n ? 0 : k + 1;
+            sent = true;
             break;
         }
+        if (!sent) break;
     }
     doorbell_.hold(false);
 }

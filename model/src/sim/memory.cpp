@@ -37,15 +37,19 @@ void MemoryController::b_transport(int /*requester*/, tlm::tlm_generic_payload& 
     gp.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
-sc_core::sc_time MemoryPort::access(bool write, std::uint64_t bytes, const sc_core::sc_time& offset) {
-    // Timing only: the model moves no data, so the payload has no data pointer.
-    gp_.set_command(write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+MemoryPort::MemoryPort(const char* name) : socket(name) {
+    // Timing only: the model moves no data, so the payload has no data pointer. What never
+    // changes between accesses is set once here; access() sets the rest.
     gp_.set_address(0);
     gp_.set_data_ptr(nullptr);
-    gp_.set_data_length(static_cast<unsigned int>(bytes));
-    gp_.set_streaming_width(static_cast<unsigned int>(bytes));
     gp_.set_byte_enable_ptr(nullptr);
     gp_.set_dmi_allowed(false);
+}
+
+sc_core::sc_time MemoryPort::access(bool write, std::uint64_t bytes, const sc_core::sc_time& offset) {
+    gp_.set_command(write ? tlm::TLM_WRITE_COMMAND : tlm::TLM_READ_COMMAND);
+    gp_.set_data_length(static_cast<unsigned int>(bytes));
+    gp_.set_streaming_width(static_cast<unsigned int>(bytes));
     gp_.set_response_status(tlm::TLM_INCOMPLETE_RESPONSE);
     sc_core::sc_time delay = offset;
     socket->b_transport(gp_, delay);

@@ -48,6 +48,7 @@ void PcieLink::configure(const Params& params) {
     params_ = params;
     phys_ = pcie::link_physics(params_);
     nvlink_ = false;
+    cache_overheads();
     stats_ = LinkStats{};
     reset_credits();
     start_idle();
@@ -73,14 +74,23 @@ void PcieLink::configure_nvlink(const config::NvlinkParams& nv) {
     phys_.lanes = nv.links;
     phys_.stream_bytes_per_s = static_cast<double>(nv.links) * nv.link_rate.bytes_per_s;
     phys_.ps_per_byte = 1e12 / phys_.stream_bytes_per_s;
+    cache_overheads();
     stats_ = LinkStats{};
     reset_credits();
     start_idle();
 }
 
 std::uint32_t PcieLink::wire_bytes(const Tlp& t) const {
-    if (nvlink_) return t.payload + nvlink_overhead_;
-    return pcie::tlp_wire_bytes(t.kind, t.payload, params_);
+    return t.payload + overhead_bytes_[static_cast<std::size_t>(t.kind)];
+}
+
+// A TLP's wire bytes are its payload plus what its kind adds (framing, header, digests), which
+// depends only on the link's settings: worked out once here rather than per packet.
+void PcieLink::cache_overheads() {
+    for (const TlpKind k : {TlpKind::kMemWrite, TlpKind::kMemRead, TlpKind::kCompletion}) {
+        overhead_bytes_[static_cast<std::size_t>(k)] = nvlink_ ? nvlink_overhead_ : pcie::tlp_wire_bytes(k, 0, params_);
+    }
+    dllp_bytes_ = nvlink_ ? 0 : pcie::dllp_wire_bytes(params_);
 }
 
 bool PcieLink::idle() const {
@@ -322,7 +332,7 @@ void PcieLink::flush_updates(bool force) {
 }
 
 void PcieLink::send_dllp(const Dllp& d, double start) {
-    const std::uint32_t bytes_on_wire = pcie::dllp_wire_bytes(params_);
+    const std::uint32_t bytes_on_wire = dllp_bytes_;
     stats_.dllps++;
     stats_.dllp_bytes += bytes_on_wire;
     (d.kind == DllpKind::kAck ? stats_.ack_dllps : stats_.updatefc_dllps)++;

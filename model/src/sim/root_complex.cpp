@@ -6,7 +6,8 @@ namespace dmasim::sim {
 
 RootComplex::RootComplex(sc_core::sc_module_name name, const Params& params, std::uint16_t node_id,
                          const std::vector<std::uint16_t>& peers, bool is_switch, std::uint16_t memory_node)
-    : sc_core::sc_module(name), params_(params), node_id_(node_id), is_switch_(is_switch), memory_node_(memory_node) {
+    : sc_core::sc_module(name), params_(params), forward_(to_sc(params.forward_latency)), node_id_(node_id),
+      is_switch_(is_switch), memory_node_(memory_node) {
     if (!is_switch_) memory = std::make_unique<MemoryPort>("memory");
     for (std::size_t i = 0; i < peers.size(); ++i) {
         const std::string n = "port" + std::to_string(i);
@@ -33,6 +34,7 @@ RootComplex::RootComplex(sc_core::sc_module_name name, const Params& params, std
 void RootComplex::configure(const Params& params, const std::vector<config::LinkParams>& port_links,
                             core::Duration host_memory_latency) {
     params_ = params;
+    forward_ = to_sc(params_.forward_latency);
     if (port_links.size() != ports.size()) SC_REPORT_ERROR(name(), "configure: one link setting per port expected");
     // Completions never exceed the port's MPS and are cut at its RCB multiples (spec).
     completion_bytes_.clear();
@@ -64,7 +66,7 @@ int RootComplex::port_towards(std::uint16_t node) const {
 tlm::tlm_sync_enum RootComplex::port_fw(int port, Tlp& t, tlm::tlm_phase& phase, sc_core::sc_time&) {
     DMASIM_ASSERT(phase == tlm::BEGIN_REQ);
     const double now = now_ps();
-    const sc_core::sc_time forward = to_sc(params_.forward_latency);
+    const sc_core::sc_time& forward = forward_;
     const std::uint16_t destination = t.kind == TlpKind::kCompletion ? t.requester : t.completer;
     if (!is_switch_ && t.kind == TlpKind::kCompletion && destination == memory_node_) {
         // Data for one of the CPU's loads from a device mapping.

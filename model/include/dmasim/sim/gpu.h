@@ -70,13 +70,15 @@ private:
     void arbitrate();  // SC_METHOD
     int port_towards(std::uint16_t node) const;
     bool send(int port, Tlp t);
+    void set_ready(int port, bool ready);  // whether the port's link takes a TLP now
 
     std::uint16_t node_id_;
     int engine_count_ = 0;
     std::size_t next_source_ = 0;
     std::uint32_t completion_bytes_ = 256;
     std::vector<int> sources_;  // engines taking part in arbitration this run
-    std::vector<bool> link_ready_;
+    std::vector<std::uint8_t> link_ready_;  // per port: 1 while its link takes a TLP
+    std::size_t ready_ports_ = 0;
     std::vector<int> route_;
     std::vector<std::unique_ptr<FwPort<Gpu>>> fw_;
     std::vector<std::unique_ptr<BwPort<Gpu>>> bw_;

@@ -50,7 +50,7 @@ private:
 // Returns the delay (from `now + offset`) until the access completes.
 class MemoryPort {
 public:
-    explicit MemoryPort(const char* name) : socket(name) {}
+    explicit MemoryPort(const char* name);
     tlm_utils::simple_initiator_socket<MemoryPort> socket;
     sc_core::sc_time access(bool write, std::uint64_t bytes, const sc_core::sc_time& offset = sc_core::SC_ZERO_TIME);
 

@@ -112,11 +112,14 @@ private:
     void start_idle();
 
     std::uint32_t wire_bytes(const Tlp& t) const;
+    void cache_overheads();
 
     Params params_;
     pcie::LinkPhysics phys_{};
     bool nvlink_ = false;
     std::uint32_t nvlink_overhead_ = 0;
+    std::array<std::uint32_t, 3> overhead_bytes_{};  // wire bytes a TLP adds to its payload, by TlpKind
+    std::uint32_t dllp_bytes_ = 0;
     PcieLink* reverse_ = nullptr;
 
     std::array<Ring<Tlp>, kFcClasses> queue_;
