@@ -75,7 +75,13 @@ tlm::tlm_sync_enum Gpu::port_fw(int /*port*/, Tlp& t, tlm::tlm_phase& phase, sc_
         case TlpKind::kCompletion: {
             const std::uint32_t engine = t.tag >> 16;
             DMASIM_ASSERT(engine < engines.size());
-            engines[engine]->on_completion(t);
+            // A completion may free the engine's tag for its next read: offered to the port
+            // now, from inside this call, rather than by a process woken for it a delta later.
+            DmaEngine& e = *engines[engine];
+            doorbell_.hold(true);
+            e.on_completion(t);
+            doorbell_.hold(false);
+            if (e.has_tlp()) arbitrate();
             // Endpoints advertise infinite completion credits: the data goes straight to memory.
             return tlm::TLM_COMPLETED;
         }

@@ -123,7 +123,16 @@ tlm::tlm_sync_enum PcieLink::nb_transport_fw(Tlp& t, tlm::tlm_phase& phase, sc_c
     DMASIM_ASSERT(phase == tlm::BEGIN_REQ);
     const auto c = static_cast<std::size_t>(fc_class(t.kind));
     DMASIM_ASSERT(queue_[c].size() < kQueueDepth);
+    const bool at_rest = !tx_scheduled_ && !in_transmit_ && !anything_queued() && !(wire_free_ps_ > now_ps() + 0.5);
     queue_[c].push(t);
+    if (at_rest) {
+        // Nothing queued and the wire free: the packet starts now, as the transmit process woken
+        // for it would start it, without that wake-up. Nothing waits behind it, so transmit()
+        // calls no sender back from inside this call.
+        transmit();
+        phase = tlm::END_REQ;
+        return tlm::TLM_UPDATED;
+    }
     wake();
     if (queue_[c].size() < kQueueDepth) {
         phase = tlm::END_REQ;

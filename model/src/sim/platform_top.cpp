@@ -172,7 +172,7 @@ void PlatformTop::configure(const config::ModelParams& params, const topology::P
             const bool pcie = found && links_from.link(e).kind == topology::LinkKind::kPcie;
             port_links.push_back(pcie ? links_from.link(e).pcie : params.link);
         }
-        rc.configure(links_from.node(self).bridge, port_links, params.host_memory.latency);
+        rc.configure(links_from.node(self).bridge, port_links, params.host_memory);
     }
     for (auto& entry : links_) {
         // The same platform, loaded for this case: its links carry this case's settings.

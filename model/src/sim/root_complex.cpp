@@ -32,7 +32,7 @@ RootComplex::RootComplex(sc_core::sc_module_name name, const Params& params, std
 }
 
 void RootComplex::configure(const Params& params, const std::vector<config::LinkParams>& port_links,
-                            core::Duration host_memory_latency) {
+                            const config::MemoryParams& host_memory) {
     params_ = params;
     forward_ = to_sc(params_.forward_latency);
     if (port_links.size() != ports.size()) SC_REPORT_ERROR(name(), "configure: one link setting per port expected");
@@ -43,7 +43,8 @@ void RootComplex::configure(const Params& params, const std::vector<config::Link
         bytes -= bytes % static_cast<std::uint32_t>(link.rcb.value);
         completion_bytes_.push_back(bytes);
     }
-    memory_latency_ps_ = static_cast<double>(host_memory_latency.ps);
+    memory_latency_ps_ = static_cast<double>(host_memory.latency.ps);
+    memory_ps_per_byte_ = 1e12 / host_memory.bandwidth.bytes_per_s;
     stats_ = RootComplexStats{};
 }
 
@@ -96,13 +97,16 @@ tlm::tlm_sync_enum RootComplex::port_fw(int port, Tlp& t, tlm::tlm_phase& phase,
             const double done = now + static_cast<double>(memory->access(true, t.payload, forward).value());
             // The ingress buffer (what the posted credits count) is free once the write has
             // entered the path to the controller: that path is a pipeline `forward` long with
-            // its own buffers, not part of the credited buffer. So the buffer frees a forward
-            // latency before the controller has taken the data, which is at once when the
-            // controller keeps up and at the controller's pace when it does not. The data is
-            // visible a memory latency after the controller took it.
-            write_release_.push(std::max(now, done - memory_latency_ps_ - static_cast<double>(forward.value())),
-                                Release{port, t});
+            // its own buffers, not part of the credited buffer, and the controller takes a write
+            // into its queue when it starts on it. So the buffer frees a forward latency before
+            // the controller starts on the write: at once when the controller keeps up, at the
+            // controller's pace when it does not. The data is visible a memory latency after
+            // the controller has taken it.
             if (t.semaphore) semaphores_.push(done, t.job);
+            const double accepted = done - memory_latency_ps_ - static_cast<double>(t.payload) * memory_ps_per_byte_;
+            const double release = accepted - static_cast<double>(forward.value());
+            if (release <= now + 0.5 && write_release_.empty()) return tlm::TLM_COMPLETED;
+            write_release_.push(std::max(now, release), Release{port, t});
             return tlm::TLM_ACCEPTED;
         }
         case TlpKind::kMemRead: {

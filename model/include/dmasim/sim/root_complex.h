@@ -1,8 +1,8 @@
 // A PCIe bridge: the root complex (host bridge) of a CPU socket, or, without memory, a PCIe
 // switch.
 //
-// TLPs for the socket's memory go to the memory controller: writes release their posted
-// credits once the controller has taken them; reads come back as completions of at most
+// TLPs for the socket's memory go to the memory controller: a write releases its posted
+// credits once the controller starts on it (at once while the controller keeps up); reads come back as completions of at most
 // `completion_size` bytes (a multiple of the Read Completion Boundary, capped at MPS) on the
 // port towards the requester. A write flagged as a copy engine's semaphore tells the
 // completion listener (the host runtime polling for it) when it becomes visible in memory.
@@ -69,7 +69,7 @@ public:
     void set_route(std::uint16_t destination, int port);
     // `port_links[i]`: the PCIe settings of the link at port i (MPS and RCB cut its completions).
     void configure(const Params& params, const std::vector<config::LinkParams>& port_links,
-                   core::Duration host_memory_latency);
+                   const config::MemoryParams& host_memory);
     void set_listener(CompletionListener* listener) { listener_ = listener; }
     // Peer-to-peer through this root complex bounces through host memory (written, read back).
     void set_p2p_via_cpu(bool v) { p2p_via_cpu_ = v; }
@@ -114,6 +114,7 @@ private:
     std::vector<std::uint32_t> completion_bytes_;  // per port
     bool p2p_via_cpu_ = false;
     double memory_latency_ps_ = 0.0;
+    double memory_ps_per_byte_ = 0.0;  // the memory controller's service time per byte
     std::vector<int> route_;
     std::vector<std::unique_ptr<FwPort<RootComplex>>> fw_;
     std::vector<std::unique_ptr<BwPort<RootComplex>>> bw_;
