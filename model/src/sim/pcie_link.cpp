@@ -186,8 +186,7 @@ void PcieLink::wake_for_credits(double arrival_ps) {
 }
 
 bool PcieLink::anything_queued() const {
-    return !dllp_queue_.empty() ||
-           std::any_of(queue_.begin(), queue_.end(), [](const Ring<Tlp>& q) { return !q.empty(); });
+    return !dllp_queue_.empty() || !queue_[0].empty() || !queue_[1].empty() || !queue_[2].empty();
 }
 
 void PcieLink::transmit() {
@@ -275,7 +274,7 @@ void PcieLink::transmit() {
     const double duration = bytes_on_wire * phys_.ps_per_byte;
     wire_free_ps_ = start + duration;
     stats_.busy_ps += duration;
-    probe_.busy(trace_name_, start, duration);
+    if (Tracer::active() != nullptr) probe_.busy(trace_name_, start, duration);
     slot->arrival_ps = wire_free_ps_ + static_cast<double>(params_.latency.ps);
     if (was_empty) deliver_event_.notify(ps_delay(slot->arrival_ps - now));
     if (freed_class < kFcClasses) {
@@ -348,7 +347,7 @@ void PcieLink::send_dllp(const Dllp& d, double start) {
     const double duration = bytes_on_wire * phys_.ps_per_byte;
     wire_free_ps_ = start + duration;
     stats_.busy_ps += duration;
-    probe_.busy(trace_name_, start, duration);
+    if (Tracer::active() != nullptr) probe_.busy(trace_name_, start, duration);
     last_dllp_arrival_ps_ = wire_free_ps_ + static_cast<double>(params_.latency.ps);
     if (d.kind == DllpKind::kUpdateFc) reverse_->update_in_flight(last_dllp_arrival_ps_, d);
 }

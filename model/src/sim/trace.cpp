@@ -9,7 +9,6 @@
 namespace dmasim::sim {
 
 namespace {
-Tracer* g_active = nullptr;
 
 // Link-occupancy counters grow with the simulated time over the resolution, or with the TLPs
 // once a window is shorter than one: a 1 GiB copy at 1 ns windows makes tens of millions, and
@@ -27,8 +26,6 @@ std::string us(double ps) {
 }
 }  // namespace
 
-Tracer* Tracer::active() { return g_active; }
-void Tracer::set_active(Tracer* tracer) { g_active = tracer; }
 
 int Tracer::pid_of(const std::string& process) {
     const auto it = pids_.find(process);

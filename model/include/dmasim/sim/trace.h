@@ -20,8 +20,9 @@ class Tracer {
 public:
     explicit Tracer(double resolution_ps = 1e6) : resolution_ps_(resolution_ps) {}
 
-    static Tracer* active();
-    static void set_active(Tracer* tracer);
+    // Inline: links ask on every packet whether a timeline is being recorded.
+    static Tracer* active() { return active_; }
+    static void set_active(Tracer* tracer) { active_ = tracer; }
 
     // A track: `process` groups tracks ("gpu0"), `thread` names one ("ce0", "stream 1").
     int track(const std::string& process, const std::string& thread);
@@ -35,6 +36,7 @@ public:
     std::string json() const;
 
 private:
+    static inline Tracer* active_ = nullptr;
     struct Event {
         char phase;  // 'X' span, 'C' counter
         int pid;
