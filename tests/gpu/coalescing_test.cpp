@@ -38,6 +38,35 @@ TEST(Coalescing, StoresGoOutAsWholeLinesOrOneWriteEach) {
     EXPECT_EQ(store_traffic(4, 2).write_bytes, 4U);
     EXPECT_EQ(store_traffic(4, 32).write_bytes, 4U);
     EXPECT_EQ(store_traffic(16, 2).write_bytes, 16U);
+    // How far apart they land decides which share a host cache line.
+    EXPECT_EQ(store_traffic(4, 1).spacing_bytes, 0U);
+    EXPECT_EQ(store_traffic(4, 12).spacing_bytes, 48U);
+    EXPECT_EQ(store_traffic(16, 4).spacing_bytes, 64U);
+}
+
+// Which partial writes share a 64-byte host line with a neighbour: all of them when several fall
+// in each line, none at one per line or more apart, and at 48 bytes apart the pairs that fall
+// in one line (writes 0-1, 4-5, ...) but not the lone ones between (2, 3, 6, 7).
+TEST(Coalescing, PartialWritesShareAHostLineWhenNeighboursFallInIt) {
+    constexpr std::uint32_t kHostLine = 64;
+    constexpr std::uint64_t kCount = 1000;
+    auto shared = [&](std::uint32_t spacing, std::uint32_t bytes, std::uint64_t i) {
+        return shares_host_line(i, kCount, spacing, bytes, kHostLine);
+    };
+    for (std::uint64_t i = 0; i < 16; ++i) {
+        EXPECT_TRUE(shared(32, 4, i)) << i;   // two per line
+        EXPECT_TRUE(shared(8, 4, i)) << i;    // eight per line
+        EXPECT_FALSE(shared(64, 4, i)) << i;  // one per line
+        EXPECT_FALSE(shared(128, 16, i)) << i;
+    }
+    const bool expected48[] = {true, true, false, false, true, true, false, false};
+    for (std::uint64_t i = 0; i < 8; ++i) EXPECT_EQ(shared(48, 4, i), expected48[i]) << i;
+    // The last write has only a neighbour before it; a lone first write none.
+    EXPECT_TRUE(shares_host_line(kCount - 1, kCount, 32, 4, kHostLine));
+    EXPECT_FALSE(shares_host_line(0, 1, 32, 4, kHostLine));
+    // Whole lines are never partial, nor is a stream written back to back.
+    EXPECT_FALSE(shared(64, 64, 1));
+    EXPECT_FALSE(shared(0, 4, 1));
 }
 
 }  // namespace

@@ -63,6 +63,35 @@ TEST(IsolatingCases, ZeroCopyStoresBecomeLineWritesOrOneWritePerStore) {
     EXPECT_LT(payload, kMiB + 64);  // only the stored bytes travel
 }
 
+// Partial writes are merged into their host cache line one after another: at a rate of
+// 1/root_complex.shared_line_write when neighbouring writes share the line, and no faster than
+// 1/root_complex.partial_write otherwise (results/h100-sxm/isolating/zero-copy-partial-writes:
+// 2.01 ns per store at 2 to 16 stores per 64-byte line, 1.26 ns at one). Doubling a cost must
+// slow the rows it governs in proportion and leave the other kind of row alone.
+TEST(IsolatingCases, PartialWritesAreMergedIntoTheirHostLineOneAfterAnother) {
+    auto ns_per_store = [](std::uint32_t width, std::int64_t stride, const config::ModelParams& p) {
+        config::StrategyOptions o;
+        o.zero_copy.access = core::Bytes{width};
+        o.zero_copy.stride = stride;
+        const CaseResult r = run("zero_copy", "d2h", 4 * kMiB, o, p);
+        return r.time_ps / 1000.0 / static_cast<double>(4 * kMiB / width);
+    };
+    const config::ModelParams base;
+    const double shared = ns_per_store(4, 2, base);  // 8 stores per host line
+    const double lone = ns_per_store(4, 32, base);   // 1 per host line
+    EXPECT_NEAR(shared, static_cast<double>(base.root_complex.shared_line_write.ps) / 1000.0, 0.03);
+    EXPECT_GT(lone, static_cast<double>(base.root_complex.partial_write.ps) / 1000.0 * 0.98);
+    EXPECT_LT(lone, shared * 0.75);
+    // Coalesced stores write whole lines: no merge, the link's rate.
+    config::ModelParams slow_merge = base;
+    slow_merge.root_complex.shared_line_write.ps *= 2;
+    slow_merge.root_complex.partial_write.ps *= 2;
+    EXPECT_NEAR(ns_per_store(4, 2, slow_merge), 2 * shared, 0.05 * shared);
+    EXPECT_NEAR(ns_per_store(4, 32, slow_merge), 2 * static_cast<double>(base.root_complex.partial_write.ps) / 1000.0,
+                0.05 * lone);
+    EXPECT_NEAR(ns_per_store(4, 1, slow_merge), ns_per_store(4, 1, base), 1e-9);
+}
+
 TEST(IsolatingCases, ChaseRowIsOneLoadRoundTripWhateverTheHops) {
     const CaseResult a = run("zero_copy", "h2d", 4096, chase(2000));
     const CaseResult b = run("zero_copy", "h2d", 4096, chase(8000));

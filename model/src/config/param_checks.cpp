@@ -125,6 +125,8 @@ void check_root_complex(const RootComplexParams& rc, const std::string& prefix, 
     const Check c(prefix, fail);
     c.duration("forward_latency", rc.forward_latency, kMaxHardwareLatency);
     c.duration("switch_latency", rc.switch_latency, kMaxHardwareLatency);
+    c.duration("partial_write", rc.partial_write, kMaxPerWriteTime);
+    c.duration("shared_line_write", rc.shared_line_write, kMaxPerWriteTime);
     // Above the largest MPS it would always be capped; zero would never move a byte.
     c.bytes("completion_size", rc.completion_size, 64, 4096);
 }
@@ -179,6 +181,7 @@ void check_cpu(const CpuParams& p, const std::string& prefix, const FailFn& fail
     c.bandwidth("wc_bandwidth", p.wc_bandwidth, kMaxBandwidth);
     c.count("wc_buffers", p.wc_buffers, 1, 1024);
     c.bytes("mmio_read_bytes", p.mmio_read_bytes, 1, 64);
+    c.power_of_two("cache_line", p.cache_line, 32, 256);
     c.count("mmio_reads_in_flight", p.mmio_reads_in_flight, 1, 64);
 }
 

@@ -32,7 +32,15 @@ StoreTraffic store_traffic(std::uint32_t access_bytes, std::uint32_t stride) {
     StoreTraffic t;
     // Stores are aligned to their size, which divides the line: no run crosses a line.
     t.write_bytes = stride <= 1 ? kLineBytes : access_bytes;
+    t.spacing_bytes = stride <= 1 ? 0 : stride * access_bytes;
     return t;
+}
+
+bool shares_host_line(std::uint64_t index, std::uint64_t count, std::uint32_t spacing, std::uint32_t write_bytes,
+                      std::uint32_t host_line) {
+    if (spacing == 0 || host_line == 0 || write_bytes >= host_line) return false;
+    const auto line = [&](std::uint64_t i) { return i * spacing / host_line; };
+    return (index > 0 && line(index - 1) == line(index)) || (index + 1 < count && line(index + 1) == line(index));
 }
 
 }  // namespace dmasim::gpu

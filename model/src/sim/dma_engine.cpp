@@ -4,6 +4,7 @@
 #include <string>
 
 #include "dmasim/core/units.h"
+#include "dmasim/gpu/coalescing.h"
 #include "dmasim/sim/trace.h"
 
 namespace dmasim::sim {
@@ -162,6 +163,12 @@ Tlp DmaEngine::take() {
         stats_.read_requests++;
         stats_.peak_outstanding_reads = std::max(stats_.peak_outstanding_reads, outstanding_);
     } else {
+        if (job_.write_spacing > 0 && write_size_ < job_.host_line) {
+            const std::uint64_t writes = (job_.bytes + write_size_ - 1) / write_size_;
+            out.line_write = gpu::shares_host_line(issued_ / write_size_, writes, job_.write_spacing, write_size_, job_.host_line)
+                                 ? LineWrite::kShared
+                                 : LineWrite::kPartial;
+        }
         issued_ += next_.payload;
         stats_.writes++;
         if (available_ - issued_ < static_cast<std::uint64_t>(chunks_ahead_) * kChunk) read_ahead();

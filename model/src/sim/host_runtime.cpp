@@ -193,6 +193,8 @@ void HostRuntime::dispatch(std::size_t i) {
             job.direction = CopyDirection::kDeviceToHost;
             job.bytes = op.mapped.write_bytes;
             if (op.mapped.write_request_bytes > 0) job.request_bytes = op.mapped.write_request_bytes;
+            job.write_spacing = op.mapped.write_spacing;
+            job.host_line = op.mapped.host_line;
             submit_job(unit(op.gpu, Gpu::kSmWriteUnit), job, i);
         }
         return;

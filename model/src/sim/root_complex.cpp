@@ -45,6 +45,9 @@ void RootComplex::configure(const Params& params, const std::vector<config::Link
     }
     memory_latency_ps_ = static_cast<double>(host_memory.latency.ps);
     memory_ps_per_byte_ = 1e12 / host_memory.bandwidth.bytes_per_s;
+    // Configured between cases, with the model at rest and the case clock at zero.
+    merge_free_ps_ = 0.0;
+    last_release_ps_ = 0.0;
     stats_ = RootComplexStats{};
 }
 
@@ -104,7 +107,21 @@ tlm::tlm_sync_enum RootComplex::port_fw(int port, Tlp& t, tlm::tlm_phase& phase,
             // the controller has taken it.
             if (t.semaphore) semaphores_.push(done, t.job);
             const double accepted = done - memory_latency_ps_ - static_cast<double>(t.payload) * memory_ps_per_byte_;
-            const double release = accepted - static_cast<double>(forward.value());
+            double release = accepted - static_cast<double>(forward.value());
+            if (t.line_write != LineWrite::kWhole) {
+                // A write of part of a host cache line is merged into the line by the host, one
+                // write after another, and more slowly when neighbouring writes merge into the
+                // same line (measured: results/h100-sxm/isolating/zero-copy-partial-writes). As
+                // with the controller, the buffer frees when the merge starts on its write, and
+                // posted writes behind it wait (they may not pass it).
+                const double start = std::max(now, merge_free_ps_);
+                const core::Duration cost = t.line_write == LineWrite::kShared ? params_.shared_line_write : params_.partial_write;
+                merge_free_ps_ = start + static_cast<double>(cost.ps);
+                release = std::max(release, start);
+            }
+            // Posted writes leave the buffer in order.
+            release = std::max(release, last_release_ps_);
+            last_release_ps_ = release;
             if (release <= now + 0.5 && write_release_.empty()) return tlm::TLM_COMPLETED;
             write_release_.push(std::max(now, release), Release{port, t});
             return tlm::TLM_ACCEPTED;

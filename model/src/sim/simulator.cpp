@@ -135,7 +135,7 @@ Program pageable_program(const std::vector<CopyDirection>& dirs, std::uint64_t b
 // host-memory reads; its stores are merged per line in the L2 and posted one write per
 // contiguous run (gpu::store_traffic).
 Op mapped_kernel_op(const std::vector<CopyDirection>& dirs, std::uint64_t bytes, const config::ZeroCopyOptions& z,
-                    const config::GpuParams& g) {
+                    const config::GpuParams& g, core::Bytes host_line) {
     const gpu::WarpAccess w = gpu::coalesce(static_cast<std::uint32_t>(z.access.value), static_cast<std::uint32_t>(z.stride));
     const std::uint64_t warp_accesses = (bytes + w.useful_bytes - 1) / w.useful_bytes;
     const std::int64_t warps_per_block = z.threads / static_cast<std::int64_t>(gpu::kWarpSize);
@@ -151,6 +151,8 @@ Op mapped_kernel_op(const std::vector<CopyDirection>& dirs, std::uint64_t bytes,
         std::min<std::int64_t>(warps * g.loads_in_flight * w.requests, g.sysmem_max_outstanding_reads));
     const gpu::StoreTraffic st = gpu::store_traffic(static_cast<std::uint32_t>(z.access.value), static_cast<std::uint32_t>(z.stride));
     op.mapped.write_request_bytes = st.write_bytes;
+    op.mapped.write_spacing = st.spacing_bytes;
+    op.mapped.host_line = static_cast<std::uint32_t>(host_line.value);
     for (const auto d : dirs) {
         if (d == CopyDirection::kHostToDevice) {
             op.mapped.read_bytes = warp_accesses * w.request_bytes;
@@ -970,7 +972,7 @@ CaseResult Simulator::run(const config::ModelParams& params, const CaseSpec& spe
     } else if (st == "zero_copy") {
         const auto build = [&](std::uint64_t bytes) {
             Program p;
-            p.ops.push_back(mapped_kernel_op(dirs, bytes, spec.options.zero_copy, params.gpu));
+            p.ops.push_back(mapped_kernel_op(dirs, bytes, spec.options.zero_copy, params.gpu, params.cpu.cache_line));
             p.ops.push_back(simple_op(Op::Kind::kSynchronize));
             add_compute(p, spec.options.compute);
             return p;
@@ -1051,7 +1053,7 @@ CaseResult Simulator::run(const config::ModelParams& params, const CaseSpec& spe
                 if (f.via == "pageable") {
                     prog.ops.push_back(staged_op(CopyDirection::kHostToDevice, spec.bytes, cached));
                 } else if (f.via == "zero_copy") {
-                    Op op = mapped_kernel_op({CopyDirection::kHostToDevice}, spec.bytes, spec.options.zero_copy, params.gpu);
+                    Op op = mapped_kernel_op({CopyDirection::kHostToDevice}, spec.bytes, spec.options.zero_copy, params.gpu, params.cpu.cache_line);
                     op.blocking = true;
                     prog.ops.push_back(op);
                 } else if (from_card) {

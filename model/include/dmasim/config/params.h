@@ -81,12 +81,16 @@ struct RootComplexParams {
     Duration forward_latency{150'000};
     Bytes completion_size{128};
     Duration switch_latency{100'000};
+    Duration partial_write{1'260};
+    Duration shared_line_write{2'010};
 
     template <class V>
     void visit(V&& v) {
         v(FieldInfo{"forward_latency", "time", "ingress port to memory controller (and back for completions), or port to port; 0s..1ms"}, forward_latency);
         v(FieldInfo{"completion_size", "bytes", "largest read completion payload it sends: a multiple of RCB, 64B..4096B, capped at MPS"}, completion_size);
         v(FieldInfo{"switch_latency", "time", "a PCIe switch's port-to-port forwarding latency (cut-through); 0s..1ms"}, switch_latency);
+        v(FieldInfo{"partial_write", "time", "a posted write of part of a host cache line (cpu.cache_line) that no neighbouring write touches: the time the host takes to merge it, one write after another (H100 host: 1.26 ns); 0s..1us"}, partial_write);
+        v(FieldInfo{"shared_line_write", "time", "the same for a partial write whose line neighbouring writes also touch (H100 host: 2.01 ns); 0s..1us"}, shared_line_write);
     }
 };
 
@@ -154,6 +158,7 @@ struct CpuParams {
     std::int64_t wc_buffers = 10;
     Bytes mmio_read_bytes{64};
     std::int64_t mmio_reads_in_flight = 1;
+    Bytes cache_line{64};
 
     template <class V>
     void visit(V&& v) {
@@ -173,6 +178,7 @@ struct CpuParams {
         v(FieldInfo{"wc_buffers", "count", "write-combining buffers: 64-byte writes in flight before the core stalls; 1..1024"}, wc_buffers);
         v(FieldInfo{"mmio_read_bytes", "bytes", "bytes one uncached load from a mapping reads (64B: streaming loads); 1B..64B"}, mmio_read_bytes);
         v(FieldInfo{"mmio_reads_in_flight", "count", "uncached loads a core keeps outstanding (they serialise); 1..64"}, mmio_reads_in_flight);
+        v(FieldInfo{"cache_line", "bytes", "host cache line: partial writes to one line are merged by the host one after another (root_complex.shared_line_write); a power of two, 32B..256B"}, cache_line);
     }
 };
 

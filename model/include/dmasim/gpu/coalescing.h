@@ -30,7 +30,17 @@ WarpAccess coalesce(std::uint32_t access_bytes, std::uint32_t stride);
 // `access_bytes` write per store otherwise.
 struct StoreTraffic {
     std::uint32_t write_bytes = 0;  // payload of one write
+    // Bytes from one write's start to the next one's in host memory when the writes are one per
+    // store (stride * access_bytes); 0 when they are whole lines, back to back.
+    std::uint32_t spacing_bytes = 0;
 };
 StoreTraffic store_traffic(std::uint32_t access_bytes, std::uint32_t stride);
+
+// Whether write `index` (0-based) of a stream of `count` writes `spacing` bytes apart shares its
+// host cache line of `host_line` bytes with the write before or after it: the host merges such
+// partial writes into the line one after another (root_complex.shared_line_write). A write of a
+// whole line, or writes further apart than a line, share nothing.
+bool shares_host_line(std::uint64_t index, std::uint64_t count, std::uint32_t spacing, std::uint32_t write_bytes,
+                      std::uint32_t host_line);
 
 }  // namespace dmasim::gpu

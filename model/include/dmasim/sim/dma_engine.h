@@ -31,6 +31,10 @@ struct CopyJob {
     // most this many reads in flight (0: the engine's tags).
     std::uint32_t request_bytes = 0;
     std::uint32_t max_outstanding = 0;
+    // SM stores, one write per store: bytes between consecutive writes in host memory, and the
+    // host's cache line, to flag the writes that share a line (gpu::shares_host_line).
+    std::uint32_t write_spacing = 0;
+    std::uint32_t host_line = 0;
 };
 
 struct EngineStats {

@@ -42,6 +42,8 @@ struct Op {
         std::uint64_t write_bytes = 0;   // bytes the writes move
         std::uint32_t request_bytes = 0; // size of one read request
         std::uint32_t write_request_bytes = 0;  // size of one write (0: as a read request)
+        std::uint32_t write_spacing = 0;  // bytes between the starts of consecutive writes (0: back to back)
+        std::uint32_t host_line = 0;      // the host's cache line (cpu.cache_line)
         std::uint32_t reads_in_flight = 0;
     };
     Kind kind = Kind::kCopy;

@@ -115,6 +115,8 @@ private:
     bool p2p_via_cpu_ = false;
     double memory_latency_ps_ = 0.0;
     double memory_ps_per_byte_ = 0.0;  // the memory controller's service time per byte
+    double merge_free_ps_ = 0.0;       // when the merge of shared-line partial writes is free
+    double last_release_ps_ = 0.0;     // when the last posted write left its buffer
     std::vector<int> route_;
     std::vector<std::unique_ptr<FwPort<RootComplex>>> fw_;
     std::vector<std::unique_ptr<BwPort<RootComplex>>> bw_;

@@ -28,6 +28,10 @@ namespace dmasim::sim {
 
 using pcie::TlpKind;
 
+// What a write is to the host's cache: whole lines, part of a line no other write of its stream
+// touches, or part of a line that neighbouring writes also write (merged one after another).
+enum class LineWrite : std::uint8_t { kWhole, kPartial, kShared };
+
 struct Tlp {
     TlpKind kind = TlpKind::kMemWrite;
     bool semaphore = false;      // the copy engine's completion write: the host polls for it
@@ -38,6 +42,7 @@ struct Tlp {
     std::uint32_t tag = 0;       // requester's tag: engine index << 16 | slot
     std::uint32_t job = 0;       // the transfer it belongs to
     bool last = false;           // last completion of its read request
+    LineWrite line_write = LineWrite::kWhole;  // writes: how much of its host cache line it writes
 };
 
 struct PcieProtocol {
