@@ -59,6 +59,9 @@ void DmaEngine::start(const CopyJob& job) {
     outstanding_cap_ = job.max_outstanding ? job.max_outstanding : static_cast<std::uint32_t>(params_.max_read_requests);
     read_size_ = job.request_bytes ? job.request_bytes : mrrs_;
     write_size_ = job.request_bytes ? job.request_bytes : mps_;
+    // Only partial writes (smaller than the host's line, spaced apart) are classified per write.
+    partial_writes_ = job.write_spacing > 0 && write_size_ < job.host_line;
+    write_count_ = (job.bytes + write_size_ - 1) / write_size_;
     if (tag_remaining_.size() < outstanding_cap_) reset_tags(outstanding_cap_);
     launch_event_.notify(to_sc(params_.launch_latency));
 }
@@ -163,9 +166,9 @@ Tlp DmaEngine::take() {
         stats_.read_requests++;
         stats_.peak_outstanding_reads = std::max(stats_.peak_outstanding_reads, outstanding_);
     } else {
-        if (job_.write_spacing > 0 && write_size_ < job_.host_line) {
-            const std::uint64_t writes = (job_.bytes + write_size_ - 1) / write_size_;
-            out.line_write = gpu::shares_host_line(issued_ / write_size_, writes, job_.write_spacing, write_size_, job_.host_line)
+        if (partial_writes_) {
+            out.line_write = gpu::shares_host_line(issued_ / write_size_, write_count_, job_.write_spacing, write_size_,
+                                                   job_.host_line)
                                  ? LineWrite::kShared
                                  : LineWrite::kPartial;
         }

@@ -120,6 +120,8 @@ private:
     std::uint32_t outstanding_cap_ = 0;
     std::uint32_t read_size_ = 0;
     std::uint32_t write_size_ = 0;
+    bool partial_writes_ = false;    // writes of part of a host line: each flagged (Tlp::line_write)
+    std::uint64_t write_count_ = 0;  // writes the job makes
     std::vector<std::uint32_t> free_tags_;
     std::vector<std::uint32_t> tag_remaining_;
     bool data_in_memory_ = false;

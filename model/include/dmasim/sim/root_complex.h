@@ -2,10 +2,11 @@
 // switch.
 //
 // TLPs for the socket's memory go to the memory controller: a write releases its posted
-// credits once the controller starts on it (at once while the controller keeps up); reads come back as completions of at most
-// `completion_size` bytes (a multiple of the Read Completion Boundary, capped at MPS) on the
-// port towards the requester. A write flagged as a copy engine's semaphore tells the
-// completion listener (the host runtime polling for it) when it becomes visible in memory.
+// credits once the controller starts on it (at once while the controller keeps up), a partial
+// write once the host's merge into its cache line starts on it; reads come back as completions
+// of at most `completion_size` bytes (a multiple of the Read Completion Boundary, capped at
+// MPS) on the port towards the requester. A write flagged as a copy engine's semaphore tells
+// the completion listener (the host runtime polling for it) when it becomes visible in memory.
 // Every other TLP is forwarded, by the routing table the top module derives from the platform
 // graph, to the port towards its destination; its ingress buffer is freed when it leaves, so
 // a busy egress link pushes back on the ingress link (peer-to-peer through the bridge).
