@@ -95,9 +95,11 @@ bool must_engage(const config::Scenario& s, const std::string& strategy, const s
         return false;  // formulas only
     }
     if (strategy == "zero_copy" && s.options.zero_copy.pattern == "chase") return false;
-    // One block of warps keeps few reads in flight; the phase of its Acks drifts for longer
-    // than these reduced sizes allow levels for (it engages from about 64 MiB).
-    if (strategy == "zero_copy" && s.options.zero_copy.blocks <= 1) return false;
+    // A few blocks of warps keep few reads in flight, each warp waiting for its own lines
+    // (sim::WarpLoop): the warps' phases against one another and against the Acks drift for
+    // longer than these reduced sizes allow levels for. Such runs are latency-bound and cheap at
+    // TLP level (up to 8 blocks: 64 warps, at most 256 reads in flight).
+    if (strategy == "zero_copy" && s.options.zero_copy.blocks < 16) return false;
     if (strategy == "periodic") {
         return tlp.rows.front().max_ps < static_cast<double>(s.options.periodic.period.ps);
     }

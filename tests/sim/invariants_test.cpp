@@ -37,9 +37,11 @@
 #include <vector>
 
 #include "dmasim/app/commands.h"
+#include "dmasim/config/params.h"
 #include "dmasim/config/scenario.h"
 #include "dmasim/core/error.h"
 #include "dmasim/core/results.h"
+#include "dmasim/pcie/wire.h"
 
 namespace dmasim {
 namespace {
@@ -673,7 +675,16 @@ TEST(Invariants, ZeroCopyThroughputDoesNotDropAsBlocksAreAdded) {
                 const std::uint64_t size = s[k].sizes.front();
                 const auto& fewer = find_row(rows, s[k].name, dir, size);
                 const auto& more = find_row(rows, s[k + 1].name, dir, size);
-                EXPECT_GE(more.gbps(), fewer.gbps())
+                // Warps take turns by when each is ready (sim::WarpLoop), so another block count
+                // sends the same requests in another order, and where the receiver's Ack timer
+                // falls moves with it: one Ack more or less on the busy link (seed 20261111,
+                // 2 -> 3 blocks on Gen4 x2: 3050 -> 3051 Acks, 2.0 ns in 495 us). That is the
+                // only slack: two DLLPs' wire time.
+                config::LinkParams lp;
+                lp.generation = s[k].link.generation;
+                lp.lanes = s[k].link.lanes;
+                const double dllp_us = 2.0 * pcie::dllp_wire_bytes(lp) / (pcie::raw_gbps(lp) * 1e3);
+                EXPECT_LE(more.time_us, fewer.time_us + dllp_us)
                     << "zero_copy " << dir << " " << size << " B: " << s[k].name << " " << fewer.gbps() << " GB/s ("
                     << us(fewer.time_us) << "), " << s[k + 1].name << " " << more.gbps() << " GB/s ("
                     << us(more.time_us) << "): " << ps_apart(more.time_us, fewer.time_us) << " slower\n"

@@ -92,6 +92,83 @@ TEST(IsolatingCases, PartialWritesAreMergedIntoTheirHostLineOneAfterAnother) {
     EXPECT_NEAR(ns_per_store(4, 1, slow_merge), ns_per_store(4, 1, base), 1e-9);
 }
 
+// The zero-copy kernel's loop as its warps run it (sim::WarpLoop; measured in
+// results/h100-sxm/isolating/zero-copy-warp-loop). Times are differences between two sizes, so
+// the launch and the last write's trip cancel and what is left is the loop's steady rate.
+config::StrategyOptions grid(std::int64_t blocks, std::int64_t threads, std::uint32_t width) {
+    config::StrategyOptions o;
+    o.zero_copy.access = core::Bytes{width};
+    o.zero_copy.blocks = blocks;
+    o.zero_copy.threads = threads;
+    return o;
+}
+
+double steady_ns(const std::string& dir, const config::StrategyOptions& o, const config::ModelParams& p) {
+    return (run("zero_copy", dir, 8 * kMiB, o, p).time_ps - run("zero_copy", dir, 4 * kMiB, o, p).time_ps) / 1000.0;
+}
+
+// Stores from one block: every warp loads its 512 bytes from GPU memory, four 128-byte lines
+// device_load_line_gap apart, stores them and goes round its loop, so a round of the block's warps
+// takes device_load_latency + sm_loop + 3 gaps, whatever the link could take. A block of 1024
+// threads is held by the SM's store limit instead, and a full grid by the link.
+TEST(IsolatingCases, OneBlockOfStoresRunsAtItsWarpsLoopNotTheLink) {
+    const config::ModelParams base;
+    const auto round_ns = [](const config::ModelParams& p) {
+        return static_cast<double>(p.gpu.device_load_latency.ps + p.gpu.sm_loop.ps + 3 * p.gpu.device_load_line_gap.ps) /
+               1000.0;
+    };
+    for (const std::int64_t threads : {64, 256}) {
+        const double rounds = static_cast<double>(4 * kMiB) / static_cast<double>(threads / 32 * 512);
+        EXPECT_NEAR(steady_ns("d2h", grid(1, threads, 16), base), rounds * round_ns(base), 0.005 * rounds * round_ns(base))
+            << threads << " threads";
+    }
+    config::ModelParams slow = base;
+    slow.gpu.device_load_latency.ps *= 2;
+    const double rounds = static_cast<double>(4 * kMiB) / (8 * 512);
+    EXPECT_NEAR(steady_ns("d2h", grid(1, 256, 16), slow), rounds * round_ns(slow), 0.005 * rounds * round_ns(slow));
+    // 32 warps could store 16 KiB a round (73 GB/s): the SM sends 44.9 GB/s.
+    const double capped = static_cast<double>(4 * kMiB) / base.gpu.sm_store_bandwidth.bytes_per_s * 1e9;
+    EXPECT_NEAR(steady_ns("d2h", grid(1, 1024, 16), base), capped, 0.01 * capped);
+    // 264 blocks: the link's rate (52 GB/s for 128-byte writes), above one SM's stores.
+    EXPECT_LT(steady_ns("d2h", grid(264, 256, 16), base), 0.9 * capped);
+}
+
+// Loads from one block of 8 warps: each warp's access leaves as 1, 2 or 4 lines (4, 8, 16-byte
+// accesses), host_load_line_gap apart, and the warp waits for the last before its loop; so each
+// further line adds a gap to the warp's round, and sm_loop adds to every round.
+TEST(IsolatingCases, AWarpsLoadLeavesLineByLineAndWaitsForItsLastLine) {
+    const config::ModelParams base;
+    const auto round_ns = [](std::uint32_t width, const config::ModelParams& p) {
+        const double rounds = static_cast<double>(4 * kMiB) / (8.0 * 32.0 * width);
+        return steady_ns("h2d", grid(1, 256, width), p) / rounds;
+    };
+    const double gap = static_cast<double>(base.gpu.host_load_line_gap.ps) / 1000.0;
+    const double one = round_ns(4, base);
+    EXPECT_NEAR(round_ns(8, base) - one, gap, 0.15 * gap);
+    EXPECT_NEAR(round_ns(16, base) - one, 3 * gap, 0.15 * gap);
+    config::ModelParams longer = base;
+    longer.gpu.sm_loop.ps += 100'000;
+    EXPECT_NEAR(round_ns(4, longer) - one, 100.0, 1.0);
+    config::ModelParams no_gap = base;
+    no_gap.gpu.host_load_line_gap.ps = 0;
+    // Without the gap four lines cost about what one does (the link's few ns for three more).
+    EXPECT_LT(round_ns(16, no_gap) - round_ns(4, no_gap), gap);
+}
+
+// dmaprobe times a zero-copy kernel with events on a gated stream: the CPU's launch call and the
+// synchronisation are outside, the kernel's launch latency inside.
+TEST(IsolatingCases, ZeroCopyRowIsTheGatedIntervalWithoutTheCpuCalls) {
+    const config::ModelParams base;
+    const double t = run("zero_copy", "d2h", 4096, grid(264, 256, 16), base).time_ps;
+    config::ModelParams cpu = base;
+    cpu.runtime.call_overhead.ps *= 3;
+    cpu.runtime.sync_latency.ps *= 3;
+    EXPECT_DOUBLE_EQ(run("zero_copy", "d2h", 4096, grid(264, 256, 16), cpu).time_ps, t);
+    config::ModelParams launch = base;
+    launch.runtime.kernel_launch_latency.ps += 1'000'000;
+    EXPECT_NEAR(run("zero_copy", "d2h", 4096, grid(264, 256, 16), launch).time_ps - t, 1e6, 1.0);
+}
+
 TEST(IsolatingCases, ChaseRowIsOneLoadRoundTripWhateverTheHops) {
     const CaseResult a = run("zero_copy", "h2d", 4096, chase(2000));
     const CaseResult b = run("zero_copy", "h2d", 4096, chase(8000));

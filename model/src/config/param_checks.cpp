@@ -125,8 +125,8 @@ void check_root_complex(const RootComplexParams& rc, const std::string& prefix, 
     const Check c(prefix, fail);
     c.duration("forward_latency", rc.forward_latency, kMaxHardwareLatency);
     c.duration("switch_latency", rc.switch_latency, kMaxHardwareLatency);
-    c.duration("partial_write", rc.partial_write, kMaxPerWriteTime);
-    c.duration("shared_line_write", rc.shared_line_write, kMaxPerWriteTime);
+    c.duration("partial_write", rc.partial_write, kMaxPerItemTime);
+    c.duration("shared_line_write", rc.shared_line_write, kMaxPerItemTime);
     // Above the largest MPS it would always be capped; zero would never move a byte.
     c.bytes("completion_size", rc.completion_size, 64, 4096);
 }
@@ -198,6 +198,11 @@ void check_gpu(const GpuParams& g, const std::string& prefix, const FailFn& fail
     c.count("max_blocks_per_sm", g.max_blocks_per_sm, 1, 256);
     c.count("loads_in_flight", g.loads_in_flight, 1, 64);
     c.count("sysmem_max_outstanding_reads", g.sysmem_max_outstanding_reads, 1, 16384);
+    c.duration("sm_loop", g.sm_loop, kMaxPerItemTime);
+    c.duration("host_load_line_gap", g.host_load_line_gap, kMaxPerItemTime);
+    c.duration("device_load_latency", g.device_load_latency, kMaxHardwareLatency);
+    c.duration("device_load_line_gap", g.device_load_line_gap, kMaxPerItemTime);
+    c.bandwidth("sm_store_bandwidth", g.sm_store_bandwidth, kMaxBandwidth);
     // BAR sizes are powers of two (PCIe Base Specification, §7.5.1.2.1); a Resizable BAR offers
     // 1 MiB and up.
     if (g.bar_aperture.value != 0) c.power_of_two("bar_aperture", g.bar_aperture, kMiB, kTiB);

@@ -22,6 +22,9 @@ DmaEngine::DmaEngine(sc_core::sc_module_name name, const Params& params, int ind
     SC_METHOD(data_landed);
     sensitive << landed_.event();
     dont_initialize();
+    SC_METHOD(warp_ready);
+    sensitive << warp_ready_.event();
+    dont_initialize();
 }
 
 void DmaEngine::configure(const Params& params, const config::LinkParams& link) {
@@ -63,6 +66,14 @@ void DmaEngine::start(const CopyJob& job) {
     partial_writes_ = job.write_spacing > 0 && write_size_ < job.host_line;
     write_count_ = (job.bytes + write_size_ - 1) / write_size_;
     if (tag_remaining_.size() < outstanding_cap_) reset_tags(outstanding_cap_);
+    warp_reads_ = job.loop.warps > 0 && job.direction == CopyDirection::kHostToDevice;
+    warp_ready_.clear();
+    stores_free_ps_ = 0.0;
+    if (warp_reads_) {
+        warp_issued_.assign(job.loop.warps, 0);
+        warp_left_.assign(job.loop.warps, 0);
+        tag_warp_.resize(tag_remaining_.size());
+    }
     launch_event_.notify(to_sc(params_.launch_latency));
 }
 
@@ -70,16 +81,49 @@ void DmaEngine::launch() {
     started_ = true;
     job_start_ps_ = now_ps();
     if (job_.direction == CopyDirection::kDeviceToHost) read_ahead();
+    if (warp_reads_) {
+        for (std::uint32_t w = 0; w < job_.loop.warps; ++w) warp_ready_.push(job_start_ps_, w);
+    }
     prepare();
 }
 
+void DmaEngine::warp_ready() { prepare(); }
+
 void DmaEngine::read_ahead() {
+    if (job_.loop.round_bytes > 0) {
+        next_round();
+        return;
+    }
+    // Keep reading ahead only while the link drains what is there: the engine's buffer is finite.
+    if (available_ - issued_ >= static_cast<std::uint64_t>(chunks_ahead_) * kChunk) return;
     while (chunks_in_flight_ < chunks_ahead_ && fetched_ < job_.bytes) {
         const std::uint64_t n = std::min(kChunk, job_.bytes - fetched_);
         const sc_core::sc_time t = gpu_memory.access(false, n);
         fetched_ += n;
         ++chunks_in_flight_;
         chunks_.push(now_ps() + static_cast<double>(t.value()), n);
+    }
+}
+
+// Every warp loads its next data from GPU memory, then stores it. The loads of one iteration of
+// all warps are in flight at once, so the first data comes a round after the start and then at
+// the loop's rate: pieces of at most a 64 KiB chunk, each due a round after it was asked for and
+// its share of a round after the piece before. A warp goes on once its store has left the SM, so
+// no more than an iteration's stores wait for the link. The SMs' store limit spaces them too.
+void DmaEngine::next_round() {
+    const WarpLoop& loop = job_.loop;
+    const auto pieces = static_cast<int>((loop.round_bytes + kChunk - 1) / kChunk);
+    while (chunks_in_flight_ < pieces && fetched_ < job_.bytes && available_ - issued_ < loop.round_bytes) {
+        const std::uint64_t n = std::min({loop.round_bytes, kChunk, job_.bytes - fetched_});
+        const double share = static_cast<double>(n) / static_cast<double>(loop.round_bytes);
+        double due = std::max(now_ps() + loop.round_ps, stores_free_ps_ + share * loop.round_ps);
+        if (loop.store_bytes_per_s > 0.0) {
+            due = std::max(due, stores_free_ps_ + static_cast<double>(n) / loop.store_bytes_per_s * 1e12);
+        }
+        stores_free_ps_ = due;
+        fetched_ += n;
+        ++chunks_in_flight_;
+        chunks_.push(due, n);
     }
 }
 
@@ -90,8 +134,7 @@ void DmaEngine::chunk_ready() {
         chunks_.pop();
     }
     chunks_.rearm();
-    // Keep reading ahead only while the link drains what is there: the engine's buffer is finite.
-    if (available_ - issued_ < static_cast<std::uint64_t>(chunks_ahead_) * kChunk) read_ahead();
+    read_ahead();
     prepare();
 }
 
@@ -118,6 +161,7 @@ void DmaEngine::prepare() {
     if (job_.direction == CopyDirection::kHostToDevice) {
         if (issued_ < job_.bytes) {
             if (outstanding_ >= outstanding_cap_) return;  // a completion will free a tag
+            if (warp_reads_ && !warp_ready_.due()) return;  // warp_ready() runs when one is
             t.kind = TlpKind::kMemRead;
             t.length = static_cast<std::uint32_t>(std::min<std::uint64_t>(read_size_, job_.bytes - issued_));
         } else if (data_in_memory_ && !semaphore_sent_) {
@@ -161,6 +205,7 @@ Tlp DmaEngine::take() {
         free_tags_.pop_back();
         out.tag = (static_cast<std::uint32_t>(index_) << 16) | slot;
         tag_remaining_[slot] = next_.length;
+        if (warp_reads_) take_warp_line(slot);
         issued_ += next_.length;
         ++outstanding_;
         stats_.read_requests++;
@@ -174,10 +219,21 @@ Tlp DmaEngine::take() {
         }
         issued_ += next_.payload;
         stats_.writes++;
-        if (available_ - issued_ < static_cast<std::uint64_t>(chunks_ahead_) * kChunk) read_ahead();
+        read_ahead();
     }
     prepare();
     return out;
+}
+
+// The read request leaving now is the next line of the earliest ready warp's access.
+void DmaEngine::take_warp_line(std::uint32_t slot) {
+    const std::uint32_t w = warp_ready_.front();
+    warp_ready_.pop();
+    tag_warp_[slot] = w;
+    ++warp_left_[w];
+    if (++warp_issued_[w] < job_.loop.lines) warp_ready_.push(now_ps() + job_.loop.line_gap_ps, w);
+    // A warp due now is taken from prepare() below; one due later needs the event.
+    if (!warp_ready_.empty() && !warp_ready_.due()) warp_ready_.rearm();
 }
 
 void DmaEngine::on_completion(const Tlp& t) {
@@ -189,6 +245,14 @@ void DmaEngine::on_completion(const Tlp& t) {
     if (tag_remaining_[slot] == 0) {
         free_tags_.push_back(slot);
         --outstanding_;
+        if (warp_reads_) {
+            // The warp's access is complete when all its lines are: then its loop, then the next.
+            const std::uint32_t w = tag_warp_[slot];
+            if (--warp_left_[w] == 0 && warp_issued_[w] == job_.loop.lines) {
+                warp_issued_[w] = 0;
+                warp_ready_.push(now_ps() + job_.loop.loop_ps, w);
+            }
+        }
     }
     if (unwritten_ >= kChunk || received_ == job_.bytes) {
         const sc_core::sc_time t_write = gpu_memory.access(true, unwritten_);

@@ -46,6 +46,7 @@ std::string HostRuntime::unfinished() const {
                    core::to_string(core::Bytes{op.mapped.write_bytes});
             break;
         case Op::Kind::kCpuMapped: what = std::string("CPU access through the BAR ") + dir + " of " + core::to_string(core::Bytes{op.bytes}); break;
+        case Op::Kind::kOpenGate: what = "the gate opening"; break;
     }
     return out + ", the first op " + std::to_string(first) + ": " + what + " on stream " + std::to_string(op.stream);
 }
@@ -89,6 +90,9 @@ void HostRuntime::driver() {
         job_engine_.clear();
         job_done_.clear();
         first_job_id_ = next_job_id_;
+        behind_gate_.clear();
+        gate_closed_ = std::any_of(program_.ops.begin(), program_.ops.end(),
+                                   [](const Op& op) { return op.kind == Op::Kind::kOpenGate; });
 
         for (std::size_t i = 0; i < n_ops; ++i) {
             const Op& op = program_.ops[i];
@@ -117,6 +121,15 @@ void HostRuntime::driver() {
                     break;
                 case Op::Kind::kCpuMapped:
                     cpu_mapped(i);
+                    break;
+                case Op::Kind::kOpenGate:
+                    // The host's store to the gate's flag; what the GPU takes to see it is part of
+                    // the interval only as the launch latency of the work behind it.
+                    timings_[i].start_ps = timings_[i].end_ps = now_ps() - t0_ps_;
+                    finished_[i] = true;
+                    gate_closed_ = false;
+                    for (const std::size_t op : behind_gate_) ready_.push(now_ps(), op);
+                    behind_gate_.clear();
                     break;
                 case Op::Kind::kStagedCopy:
                     wait(to_sc(params_.runtime.call_overhead));
@@ -148,7 +161,11 @@ void HostRuntime::enqueue(std::size_t op) {
     s.pending.push_back(op);
     if (!s.running) {
         s.running = true;
-        ready_.push(now_ps(), op);
+        if (gate_closed_) {
+            behind_gate_.push_back(op);
+        } else {
+            ready_.push(now_ps(), op);
+        }
     }
 }
 
@@ -184,6 +201,7 @@ void HostRuntime::dispatch(std::size_t i) {
         job.semaphore_node = host_node_;
         job.request_bytes = op.mapped.request_bytes;
         job.max_outstanding = op.mapped.reads_in_flight;
+        job.loop = op.mapped.loop;
         if (op.mapped.read_bytes > 0) {
             job.direction = CopyDirection::kHostToDevice;
             job.bytes = op.mapped.read_bytes;
@@ -320,6 +338,7 @@ const char* op_name(const Op& op) {
         case Op::Kind::kSynchronize: return "cudaDeviceSynchronize";
         case Op::Kind::kMappedKernel: return "zero-copy kernel";
         case Op::Kind::kCpuMapped: return "BAR access";
+        case Op::Kind::kOpenGate: return "gate opens";
     }
     return "?";
 }

@@ -23,7 +23,7 @@ using FailFn = std::function<void(const std::string& key, const std::string& mes
 // Bounds shared by several structs. Wire and bridge latencies are nanoseconds in real machines;
 // 1 ms leaves room for any what-if (200 km of fibre) while keeping a typo such as "80ms" out.
 inline constexpr Duration kMaxHardwareLatency{1'000'000'000};       // 1 ms
-inline constexpr Duration kMaxPerWriteTime{1'000'000};             // 1 us: a host cost per posted write
+inline constexpr Duration kMaxPerItemTime{1'000'000};             // 1 us: a cost per packet, line or loop iteration
 inline constexpr Duration kMaxSoftwareLatency{1'000'000'000'000};   // 1 s: runtime and OS costs
 inline constexpr double kMaxBandwidth = 100e12;                     // 100 TB/s
 inline constexpr double kMaxNvlinkLinkRate = 1e12;                  // 1 TB/s per link (NVLink 5: 50 GB/s)

@@ -201,6 +201,12 @@ struct GpuParams {
     std::int64_t max_blocks_per_sm = 32;
     std::int64_t loads_in_flight = 1;
     std::int64_t sysmem_max_outstanding_reads = 1024;
+    // A zero-copy kernel's loop, warp by warp (results/h100-sxm/isolating/zero-copy-warp-loop).
+    Duration sm_loop{52'000};
+    Duration host_load_line_gap{35'000};
+    Duration device_load_latency{145'000};
+    Duration device_load_line_gap{9'000};
+    Bandwidth sm_store_bandwidth{44.9e9};
     Bytes bar_aperture{0};
     Duration bar_remap{20'000'000};
 
@@ -211,6 +217,11 @@ struct GpuParams {
         v(FieldInfo{"max_blocks_per_sm", "count", "resident thread blocks per SM; 1..256"}, max_blocks_per_sm);
         v(FieldInfo{"loads_in_flight", "count", "independent loads one warp keeps outstanding (1 for a simple copy loop); 1..64"}, loads_in_flight);
         v(FieldInfo{"sysmem_max_outstanding_reads", "count", "read requests to host memory the GPU keeps in flight at most; 1..16384"}, sysmem_max_outstanding_reads);
+        v(FieldInfo{"sm_loop", "time", "a zero-copy warp's loop around its load: from the load's last line arriving to the next load's first request (the store it feeds, index arithmetic, branch); H100: 52 ns (one block of 4-byte stores, 197.7 ns a round, less device_load_latency); 0s..1us"}, sm_loop);
+        v(FieldInfo{"host_load_line_gap", "time", "one warp's load of mapped host memory leaves its SM a 128-byte line at a time, this far apart; H100: 35 ns (one block, 1, 2 and 4 lines a warp: 1.232, 1.286, 1.337 us a round); 0s..1us"}, host_load_line_gap);
+        v(FieldInfo{"device_load_latency", "time", "an SM's load from GPU memory (L2 hit), which a zero-copy store loop waits for; H100: 145 ns (dependent-load chase over 4 KiB, 0.142-0.148 us); 0s..1ms"}, device_load_latency);
+        v(FieldInfo{"device_load_line_gap", "time", "the same line-by-line gap for a warp's load from GPU memory; H100: 9 ns (one block of stores, 1 and 4 lines a warp: 197.7 and 225 ns a round); 0s..1us"}, device_load_line_gap);
+        v(FieldInfo{"sm_store_bandwidth", "bytes/s", "stores one SM sends to mapped host memory at most; H100: 44.9 GB/s (one block of 1024 threads, the link's rate being 52); above 0, at most 100TB/s"}, sm_store_bandwidth);
         v(FieldInfo{"bar_aperture", "bytes", "BAR1 window others write GPU memory through; 0B = all of it (resizable BAR), older GPUs 256MiB; else a power of two, 1MiB..1TiB"}, bar_aperture);
         v(FieldInfo{"bar_remap", "time", "remapping the BAR window to the next part of a buffer; 0s..1s"}, bar_remap);
     }

@@ -21,6 +21,22 @@ namespace dmasim::sim {
 
 enum class CopyDirection : std::uint8_t { kHostToDevice, kDeviceToHost };
 
+// A zero-copy kernel's loop as its warps run it (results/h100-sxm/isolating/zero-copy-warp-loop).
+// Loads of host memory: each warp's access is `lines` read requests that leave one after another,
+// `line_gap_ps` apart; the warp waits for all of them, then spends `loop_ps` before its next
+// access. Stores: every warp loads its data from GPU memory and stores it, so all warps together
+// make `round_bytes` available once per `round_ps`, and the SMs send at most
+// `store_bytes_per_s`. A copy engine has none of this (warps == 0).
+struct WarpLoop {
+    std::uint32_t warps = 0;  // independent access streams (resident warps x loads in flight)
+    std::uint32_t lines = 1;  // read requests one warp's access makes
+    double line_gap_ps = 0.0;
+    double loop_ps = 0.0;
+    std::uint64_t round_bytes = 0;  // stores: bytes all warps store per iteration
+    double round_ps = 0.0;
+    double store_bytes_per_s = 0.0;  // 0: no limit
+};
+
 struct CopyJob {
     std::uint32_t id = 0;
     CopyDirection direction = CopyDirection::kHostToDevice;
@@ -35,6 +51,7 @@ struct CopyJob {
     // host's cache line, to flag the writes that share a line (gpu::shares_host_line).
     std::uint32_t write_spacing = 0;
     std::uint32_t host_line = 0;
+    WarpLoop loop;  // SM traffic only
 };
 
 struct EngineStats {
@@ -92,6 +109,9 @@ private:
     void prepare();       // decides the next TLP
     void make_semaphore(Tlp& t) const;  // the completion write that ends a job
     void read_ahead();
+    void next_round();   // stores of a kernel: its warps' next iteration
+    void warp_ready();   // SC_METHOD: a warp's next read request may leave
+    void take_warp_line(std::uint32_t slot);
     void reset_tags(std::size_t tags);  // `tags` tags, all free
 
     static constexpr std::uint64_t kChunk = 64 * 1024;  // GPU-memory access granule of the engine
@@ -125,6 +145,14 @@ private:
     std::vector<std::uint32_t> free_tags_;
     std::vector<std::uint32_t> tag_remaining_;
     bool data_in_memory_ = false;
+    // Loads of a kernel (job_.loop.warps > 0): per warp, requests of its current access issued
+    // and not yet complete; the warp of each tag; warps whose next request may leave, by time.
+    bool warp_reads_ = false;
+    std::vector<std::uint32_t> warp_issued_;
+    std::vector<std::uint32_t> warp_left_;
+    std::vector<std::uint32_t> tag_warp_;
+    TimedHeap<std::uint32_t> warp_ready_;
+    double stores_free_ps_ = 0.0;  // stores of a kernel: when the SMs have sent the last round's
 
     double job_start_ps_ = 0.0;
     sc_core::sc_event launch_event_;

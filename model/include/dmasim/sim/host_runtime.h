@@ -35,6 +35,10 @@ struct Op {
         kSynchronize,  // cudaDeviceSynchronize: wait until every stream is idle
         kMappedKernel, // a kernel whose SMs load/store mapped host memory (zero-copy)
         kCpuMapped,    // the CPU thread stores to (h2d) or loads from (d2h) GPU memory through the BAR
+        // The harness's gate opens. dmaprobe times asynchronous work with events on streams held
+        // by a gate kernel: everything is issued first, then the gate opens, so the CPU's calls
+        // fall outside the interval. In a program with a gate, streams start nothing before it.
+        kOpenGate,
     };
     // kMappedKernel: what its warps' accesses become (see gpu/coalescing.h).
     struct MappedTraffic {
@@ -45,6 +49,7 @@ struct Op {
         std::uint32_t write_spacing = 0;  // bytes between the starts of consecutive writes (0: back to back)
         std::uint32_t host_line = 0;      // the host's cache line (cpu.cache_line)
         std::uint32_t reads_in_flight = 0;
+        WarpLoop loop;  // how the warps' loop paces both (none: a single chain of loads)
     };
     Kind kind = Kind::kCopy;
     int stream = 0;                 // operations of one stream run in order
@@ -144,6 +149,8 @@ private:
     std::vector<int> jobs_left_;  // per op: jobs still running (mapped kernels have two)
 
     std::vector<StreamState> streams_;
+    bool gate_closed_ = false;
+    std::vector<std::size_t> behind_gate_;  // ops whose stream turn came while the gate was shut
     std::vector<EngineState> engines_;
     std::deque<std::size_t> compute_queue_;
     bool compute_busy_ = false;

@@ -83,6 +83,11 @@ public:
     }
     bool empty() const { return ring_.empty() && heap_.empty(); }
     const sc_core::sc_event& event() const { return event_; }
+    void clear() {
+        ring_.clear();
+        heap_.clear();
+        event_.cancel();
+    }
 
 private:
     struct Entry {
