@@ -69,6 +69,7 @@ void DmaEngine::start(const CopyJob& job) {
     warp_reads_ = job.loop.warps > 0 && job.direction == CopyDirection::kHostToDevice;
     warp_ready_.clear();
     stores_free_ps_ = 0.0;
+    claimed_ = 0;
     if (warp_reads_) {
         warp_issued_.assign(job.loop.warps, 0);
         warp_left_.assign(job.loop.warps, 0);
@@ -161,7 +162,7 @@ void DmaEngine::prepare() {
     if (job_.direction == CopyDirection::kHostToDevice) {
         if (issued_ < job_.bytes) {
             if (outstanding_ >= outstanding_cap_) return;  // a completion will free a tag
-            if (warp_reads_ && !warp_ready_.due()) return;  // warp_ready() runs when one is
+            if (warp_reads_ && !next_warp_due()) return;  // warp_ready() runs when one is
             t.kind = TlpKind::kMemRead;
             t.length = static_cast<std::uint32_t>(std::min<std::uint64_t>(read_size_, job_.bytes - issued_));
         } else if (data_in_memory_ && !semaphore_sent_) {
@@ -225,11 +226,24 @@ Tlp DmaEngine::take() {
     return out;
 }
 
+// Whether a warp may send a line now. Each access is a warp's own (its lines, its bytes): a warp
+// due to start one when every access has been started drops out.
+bool DmaEngine::next_warp_due() {
+    bool dropped = false;
+    while (warp_ready_.due() && warp_issued_[warp_ready_.front()] == 0 && claimed_ >= job_.bytes) {
+        warp_ready_.pop();
+        dropped = true;
+    }
+    if (dropped && !warp_ready_.empty() && !warp_ready_.due()) warp_ready_.rearm();
+    return warp_ready_.due();
+}
+
 // The read request leaving now is the next line of the earliest ready warp's access.
 void DmaEngine::take_warp_line(std::uint32_t slot) {
     const std::uint32_t w = warp_ready_.front();
     warp_ready_.pop();
     tag_warp_[slot] = w;
+    if (warp_issued_[w] == 0) claimed_ += static_cast<std::uint64_t>(job_.loop.lines) * read_size_;
     ++warp_left_[w];
     if (++warp_issued_[w] < job_.loop.lines) warp_ready_.push(now_ps() + job_.loop.line_gap_ps, w);
     // A warp due now is taken from prepare() below; one due later needs the event.

@@ -112,6 +112,7 @@ private:
     void next_round();   // stores of a kernel: its warps' next iteration
     void warp_ready();   // SC_METHOD: a warp's next read request may leave
     void take_warp_line(std::uint32_t slot);
+    bool next_warp_due();
     void reset_tags(std::size_t tags);  // `tags` tags, all free
 
     static constexpr std::uint64_t kChunk = 64 * 1024;  // GPU-memory access granule of the engine
@@ -148,6 +149,7 @@ private:
     // Loads of a kernel (job_.loop.warps > 0): per warp, requests of its current access issued
     // and not yet complete; the warp of each tag; warps whose next request may leave, by time.
     bool warp_reads_ = false;
+    std::uint64_t claimed_ = 0;  // bytes of the accesses warps have started
     std::vector<std::uint32_t> warp_issued_;
     std::vector<std::uint32_t> warp_left_;
     std::vector<std::uint32_t> tag_warp_;
