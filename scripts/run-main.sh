@@ -29,7 +29,7 @@ else
   figures=${FIGURES:-out/figures}
 fi
 # The committed H100 calibration applies to every scenario (on the 2xH200's measurements it gives
-# 8.7 % median |error| for transfers >= 64 KiB, against 7.1 % with the H200's own calibration:
+# 7.8 % median |error| for transfers >= 64 KiB, against 7.4 % with the H200's own calibration:
 # results/h200x2-nvlink/compare-with-h100-calibration/ and compare/).
 calibration=${CALIBRATION:-results/h100-sxm/calibration.yaml}
 "$BUILD"/model/dmasim run scenarios/*.yaml scenarios/*/*.yaml --calibration "$calibration" --out "$out" "$@"
