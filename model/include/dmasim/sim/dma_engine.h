@@ -5,6 +5,9 @@
 // memory. Device-to-host: it reads GPU memory ahead in chunks and posts writes of at most MPS
 // bytes. Either way it finishes with a semaphore write into host memory, which is what the
 // host runtime waits for. The engine offers one TLP at a time to its GPU's egress arbiter.
+//
+// The same module is the GPU's two request units for its SMs' zero-copy traffic; a job with a
+// WarpLoop paces reads warp by warp and stores by the warps' iterations instead.
 #pragma once
 
 #include <systemc>
@@ -154,7 +157,7 @@ private:
     std::vector<std::uint32_t> warp_left_;
     std::vector<std::uint32_t> tag_warp_;
     TimedHeap<std::uint32_t> warp_ready_;
-    double stores_free_ps_ = 0.0;  // stores of a kernel: when the SMs have sent the last round's
+    double stores_free_ps_ = 0.0;  // stores of a kernel: when the last piece asked for is available
 
     double job_start_ps_ = 0.0;
     sc_core::sc_event launch_event_;
