@@ -116,11 +116,10 @@ void DmaEngine::next_round() {
     const auto pieces = static_cast<int>((loop.round_bytes + kChunk - 1) / kChunk);
     while (chunks_in_flight_ < pieces && fetched_ < job_.bytes && available_ - issued_ < loop.round_bytes) {
         const std::uint64_t n = std::min({loop.round_bytes, kChunk, job_.bytes - fetched_});
-        const double share = static_cast<double>(n) / static_cast<double>(loop.round_bytes);
-        double due = std::max(now_ps() + loop.round_ps, stores_free_ps_ + share * loop.round_ps);
-        if (loop.store_bytes_per_s > 0.0) {
-            due = std::max(due, stores_free_ps_ + static_cast<double>(n) / loop.store_bytes_per_s * 1e12);
-        }
+        // After the piece before: its share of a round, or the SMs' time to send it if longer.
+        double pace = static_cast<double>(n) / static_cast<double>(loop.round_bytes) * loop.round_ps;
+        if (loop.store_bytes_per_s > 0.0) pace = std::max(pace, static_cast<double>(n) / loop.store_bytes_per_s * 1e12);
+        const double due = std::max(now_ps() + loop.round_ps, stores_free_ps_ + pace);
         stores_free_ps_ = due;
         fetched_ += n;
         ++chunks_in_flight_;
@@ -234,7 +233,7 @@ bool DmaEngine::next_warp_due() {
         warp_ready_.pop();
         dropped = true;
     }
-    if (dropped && !warp_ready_.empty() && !warp_ready_.due()) warp_ready_.rearm();
+    if (dropped) warp_ready_.rearm_if_later();
     return warp_ready_.due();
 }
 
@@ -246,8 +245,7 @@ void DmaEngine::take_warp_line(std::uint32_t slot) {
     if (warp_issued_[w] == 0) claimed_ += static_cast<std::uint64_t>(job_.loop.lines) * read_size_;
     ++warp_left_[w];
     if (++warp_issued_[w] < job_.loop.lines) warp_ready_.push(now_ps() + job_.loop.line_gap_ps, w);
-    // A warp due now is taken from prepare() below; one due later needs the event.
-    if (!warp_ready_.empty() && !warp_ready_.due()) warp_ready_.rearm();
+    warp_ready_.rearm_if_later();  // a warp due now is taken from prepare() below
 }
 
 void DmaEngine::on_completion(const Tlp& t) {

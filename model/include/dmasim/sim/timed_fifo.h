@@ -81,6 +81,11 @@ public:
     void rearm() {
         if (!empty()) event_.notify(ps_delay(next_due() - now_ps()));
     }
+    // The same, only for an earliest entry still to come: one due now is for the consumer to take
+    // in the same activation, and a zero-delay notification would only wake it again.
+    void rearm_if_later() {
+        if (!empty() && !due()) rearm();
+    }
     bool empty() const { return ring_.empty() && heap_.empty(); }
     const sc_core::sc_event& event() const { return event_; }
     void clear() {
