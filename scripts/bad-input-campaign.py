@@ -331,6 +331,19 @@ def run_rules(c, work):
         c.judge("csv-rule", "%s=%s" % (col, value),
                 ["compare", "--measured", str(d / "measured.csv"), "--scenarios", str(ROOT / "scenarios"), "-o",
                  str(work / "cmp")], work, True, ["measured.csv"], work / "cmp")
+    # A lease's machine.txt whose nvidia-smi topo -m matrix is broken (it tells which path a
+    # peer row took): refused, naming machine.txt, before anything is written.
+    for case, matrix in [("ragged row", "\tGPU0\tGPU1\tCPU Affinity\nGPU0\t X \tNV18\t0\nGPU1\tNV18\n"),
+                         ("unknown class", "\tGPU0\tGPU1\tCPU Affinity\nGPU0\t X \tNVX\t0\nGPU1\tNVX\t X \t0\n"),
+                         ("not symmetric", "\tGPU0\tGPU1\tCPU Affinity\nGPU0\t X \tNV18\t0\nGPU1\tPIX\t X \t0\n"),
+                         ("no header", "GPU0\t X \tNV18\t0\n")]:
+        d = work / "lease-topo"
+        shutil.rmtree(d, ignore_errors=True)
+        d.mkdir()
+        shutil.copy(src, d / "measured.csv")
+        (d / "machine.txt").write_text("## nvidia-smi\nok\n## nvidia-smi topo -m\n" + matrix + "\n## lspci\n")
+        c.judge("machine-txt", case, ["compare", "--measured", str(d), "--scenarios", str(ROOT / "scenarios"), "-o",
+                                      str(work / "cmp")], work, True, ["machine.txt"], work / "cmp")
     # Flags.
     (work / "ok.yaml").write_text(RUN_BASES["pinned"])
     for flags in FLAG_RULES:

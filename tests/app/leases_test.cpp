@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli_helpers.h"
+#include "dmasim/config/scenario.h"
 #include "dmasim/core/error.h"
 #include "dmasim/core/results.h"
 
@@ -170,6 +171,72 @@ TEST(Leases, ExcludedScenariosOfALeaseGiveNoValue) {
     EXPECT_DOUBLE_EQ(x.max_us, 105.0);
     EXPECT_THROW(parse_lease_json("{\"exclude_scenarios\": \"x\"}", "l.json"), core::InputError);  // no note
     EXPECT_THROW(parse_lease_json("{\"note\": \"n\", \"exclude_scenarios\": \"x,,y\"}", "l.json"), core::InputError);
+}
+
+// What the device run script writes to machine.txt: sections headed "## <command>"; the matrix
+// is the "## nvidia-smi topo -m" one (with the escape codes nvidia-smi prints).
+std::string machine_txt(const std::string& gpu_pair) {
+    return "## lease x (boot id y)\n## nvidia-smi\n| GPU0 | H200 |\n## nvidia-smi topo -m\n"
+           "\t\x1b[4mGPU0\tGPU1\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID\x1b[0m\n"
+           "GPU0\t X \t" + gpu_pair + "\t0-31\t0\t\tN/A\n"
+           "GPU1\t" + gpu_pair + "\t X \t0-31\t0\t\tN/A\n\nLegend:\n\n  X    = Self\n"
+           "## nvidia-smi -q (PCIe)\n    Bus : 0x00\n";
+}
+
+TEST(Leases, PeerRowsMeasuredOverAnotherPathThanTheScenarioModelsGiveNoValue) {
+    // Two GPUs joined by 18 NVLinks measured a peer copy that one scenario models over NVLink
+    // (its platform is that machine) and another through a PCIe switch (PIX): only the first
+    // measures what its scenario models. A copy within one GPU has no path to check.
+    const std::vector<config::Scenario> scenarios = config::parse_scenarios(
+        "name: nv\nplatform: h200x2-nvlink\nstrategy: peer\nsizes: [1MiB]\n---\n"
+        "name: sw\nplatform: workstation-2gpu-switch\nstrategy: peer\nsizes: [1MiB]\n---\n"
+        "name: local\nplatform: h200x2-nvlink\nstrategy: peer\nsizes: [1MiB]\npeer: { access: on, src_device: 0, dst_device: 0 }\n",
+        "peer.yaml");
+    const fs::path m = fs::path(temp_dir()) / "measured";
+    const std::vector<core::ResultRow> rows = {
+        row("nv", "peer", 1 << 20, 3, 3, 3, "peer=on"), row("sw", "peer", 1 << 20, 3, 3, 3, "peer=on"),
+        row("sw", "peer", 1 << 20, 30, 30, 30, "peer=off"), row("local", "peer", 1 << 20, 1, 1, 1),
+        row("x", "pinned", 1 << 20, 20, 20, 20)};
+    write_csv(m / "nvlink" / "measured.csv", rows);
+    write_text(m / "nvlink" / "machine.txt", machine_txt("NV18"));
+    write_csv(m / "unknown" / "measured.csv", rows);  // no machine.txt: nothing to check against
+    MeasuredSet set = read_measured_set(m.string());
+    ASSERT_TRUE(set.leases[0].gpu_topology.has_value());
+    EXPECT_EQ(set.leases[0].gpu_topology->route_class("GPU0", "GPU1"), "NV18");
+    EXPECT_FALSE(set.leases[1].gpu_topology.has_value());
+
+    EXPECT_EQ(exclude_other_gpu_paths(set, scenarios), 2U) << "sw, peer on and off, in the NVLink lease";
+    const auto& got = set.leases[0].runs[0].rows;
+    EXPECT_EQ(got[0].status, "ok");
+    EXPECT_EQ(got[1].status, "excluded");
+    EXPECT_EQ(got[2].status, "excluded");
+    EXPECT_NE(got[1].note.find("GPU0 and GPU1 are NV18"), std::string::npos) << got[1].note;
+    EXPECT_NE(got[1].note.find("workstation-2gpu-switch joins them by PIX"), std::string::npos) << got[1].note;
+    EXPECT_EQ(got[3].status, "ok");
+    EXPECT_EQ(got[4].status, "ok");
+    for (const auto& r : set.leases[1].runs[0].rows) EXPECT_EQ(r.status, "ok");
+    // The cross-lease value of sw now comes from the lease that did not contradict it.
+    const std::vector<CrossLeaseRow> across = cross_lease(set.leases);
+    EXPECT_EQ(find(across, "sw").per_lease.size(), 1U);
+    EXPECT_EQ(find(across, "nv").per_lease.size(), 2U);
+
+    // The same machine seen through PCIe: the switch scenario is the one that matches.
+    write_text(m / "nvlink" / "machine.txt", machine_txt("PIX"));
+    MeasuredSet pix = read_measured_set(m.string());
+    EXPECT_EQ(exclude_other_gpu_paths(pix, scenarios), 1U) << "nv, peer on";
+    EXPECT_EQ(pix.leases[0].runs[0].rows[0].status, "excluded");
+
+    // A machine.txt without the section says nothing; a broken matrix is an error naming the file.
+    write_text(m / "nvlink" / "machine.txt", "## nvidia-smi\nno topology here\n");
+    EXPECT_FALSE(read_measured_set(m.string()).leases[0].gpu_topology.has_value());
+    write_text(m / "nvlink" / "machine.txt", "## nvidia-smi topo -m\n\tGPU0\tGPU1\tCPU Affinity\nGPU0\t X \tNV18\nGPU1\tNV18\n");
+    try {
+        read_measured_set(m.string());
+        ADD_FAILURE() << "a ragged matrix was accepted";
+    } catch (const core::InputError& e) {
+        EXPECT_NE(std::string(e.what()).find((m / "nvlink" / "machine.txt").string()), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("ragged"), std::string::npos) << e.what();
+    }
 }
 
 TEST(Leases, CrossLeaseMedianSpreadAndFlag) {

@@ -359,7 +359,9 @@ int cmd_calibrate(const CalibrateOptions& o, int argc, char** argv, std::ostream
     }
     if (mpi::size() > 1 && mpi::allreduce_min(refused ? 0 : 1) == 0 && !refused) return 2;
     if (refused) std::rethrow_exception(refused);
-    const MeasuredSet set = read_measured_set(o.measured);
+    MeasuredSet set = read_measured_set(o.measured);
+    const std::vector<config::Scenario> loaded = load_scenario_dir(o.scenarios_dir, {});
+    exclude_other_gpu_paths(set, loaded);
     const std::vector<CrossLeaseRow> across = cross_lease(set.leases);
     const std::vector<core::ResultRow> measured = cross_lease_rows(across);
     const std::string csv_path = set.files().size() == 1 ? set.files().front() : o.measured;
@@ -392,7 +394,6 @@ int cmd_calibrate(const CalibrateOptions& o, int argc, char** argv, std::ostream
         rows.push_back(Row{result_key(m), m, 0});
     }
     // Keep the rows the model predicts.
-    const std::vector<config::Scenario> loaded = load_scenario_dir(o.scenarios_dir, {});
     const auto baseline = predict(loaded, rows, {}, o.jobs);
     rows.erase(std::remove_if(rows.begin(), rows.end(), [&](const Row& r) { return !baseline.count(r.key); }), rows.end());
     if (rows.size() < free.size() + 1) {

@@ -217,14 +217,16 @@ const char* const kCompareFiles[] = {"compare.csv", "summary.csv", "meta.json"};
 
 int cmd_compare(const Options& o, int argc, char** argv, std::ostream& out, std::ostream& err) {
     // A machine's leases, or one lease, or one CSV: measured values are cross-lease medians.
-    const MeasuredSet set = read_measured_set(o.measured);
-    const std::vector<CrossLeaseRow> across = cross_lease(set.leases);
-    const std::vector<core::ResultRow> hw = cross_lease_rows(across);
-    const std::string csv_path = set.files().size() == 1 ? set.files().front() : o.measured;
+    MeasuredSet set = read_measured_set(o.measured);
     std::vector<config::SetOverride> sets;
     if (!o.calibration.empty()) sets = config::read_calibration(o.calibration);
     for (const auto& s : o.sets) sets.push_back(config::parse_set(s));
-    const std::vector<config::Scenario> selected = restrict_to_measured(load_scenario_dir(o.scenarios_dir, sets), hw);
+    const std::vector<config::Scenario> scenarios = load_scenario_dir(o.scenarios_dir, sets);
+    const std::size_t other_paths = exclude_other_gpu_paths(set, scenarios);
+    const std::vector<CrossLeaseRow> across = cross_lease(set.leases);
+    const std::vector<core::ResultRow> hw = cross_lease_rows(across);
+    const std::string csv_path = set.files().size() == 1 ? set.files().front() : o.measured;
+    const std::vector<config::Scenario> selected = restrict_to_measured(scenarios, hw);
     if (selected.empty()) throw core::InputError(csv_path, "scenario", "no measured row names a scenario in " + o.scenarios_dir);
     // Where the files go is checked before the simulation.
     core::OutputFiles planned(o.out_dir);
@@ -290,6 +292,11 @@ int cmd_compare(const Options& o, int argc, char** argv, std::ostream& out, std:
                        o.calibration.empty() ? ", default parameters" : ", calibration " + o.calibration);
     out << fmt::format("measured values: median over {} lease{}: {}; {} matched rows spread more than {:.0f} % across leases\n",
                        set.leases.size(), set.leases.size() == 1 ? "" : "s", lease_names(set), flagged, kSpreadFlagPct);
+    if (other_paths > 0) {
+        out << fmt::format("{} lease row{} not compared: measured between GPUs joined otherwise than the scenario's platform "
+                           "joins them (nvidia-smi topo -m in the lease's machine.txt)\n",
+                           other_paths, other_paths == 1 ? "" : "s");
+    }
 
     core::OutputFiles files(o.out_dir);
     files.add(kCompareFiles[0], csv.str());
@@ -310,6 +317,7 @@ int cmd_compare(const Options& o, int argc, char** argv, std::ostream& out, std:
     for (const auto& l : set.leases) meta.value("", l.name);
     meta.end_array();
     meta.value("rows_flagged", static_cast<std::uint64_t>(flagged));
+    meta.value("lease_rows_other_gpu_path", static_cast<std::uint64_t>(other_paths));
     meta.end_object();
     files.add(kCompareFiles[2], meta.str());
     files.commit();

@@ -15,6 +15,7 @@
 #include "dmasim/app/commands.h"
 #include "dmasim/core/error.h"
 #include "dmasim/core/input_file.h"
+#include "dmasim/topology/platform_file.h"
 
 namespace dmasim::app {
 
@@ -223,6 +224,30 @@ bool is_lease_folder(const fs::path& dir) {
            !run_folders(dir).empty();
 }
 
+// machine.txt is a list of "## <command>" sections; the matrix is the one headed
+// "## nvidia-smi topo -m", up to the next heading. The lines before it stay as empty lines, so
+// the line numbers in the matrix parser's errors are machine.txt's; "" when there is no such
+// section.
+std::string smi_topo_section(const std::string& text) {
+    static const std::string kHeading = "## nvidia-smi topo -m";
+    std::istringstream in(text);
+    std::string line;
+    std::string out;
+    bool inside = false;
+    bool found = false;
+    while (std::getline(in, line)) {
+        if (line.rfind("## ", 0) == 0) {
+            if (inside) break;
+            inside = line.find_last_not_of(" \t\r") + 1 == kHeading.size() && line.rfind(kHeading, 0) == 0;
+            found = found || inside;
+            out += '\n';
+            continue;
+        }
+        out += inside ? line + '\n' : std::string("\n");
+    }
+    return found ? out : std::string();
+}
+
 Lease read_lease(const fs::path& dir) {
     Lease lease;
     lease.path = dir.string();
@@ -234,6 +259,12 @@ Lease read_lease(const fs::path& dir) {
     for (const auto& r : run_folders(dir)) lease.runs.push_back(read_run(r.filename().string(), r / "measured.csv"));
     if (lease.runs.empty()) {
         throw core::InputError(info.string(), "", "a lease folder without measured.csv or run<N>/measured.csv");
+    }
+    const fs::path machine = dir / "machine.txt";
+    if (fs::is_regular_file(machine)) {
+        lease.gpu_topology_origin = machine.string();
+        const std::string section = smi_topo_section(core::read_input_file(machine.string(), "machine description"));
+        if (!section.empty()) lease.gpu_topology = topology::read_nvidia_smi_topo(section, machine.string() + " (nvidia-smi topo -m)");
     }
     const auto& excluded = lease.info.exclude_scenarios;
     for (auto& run : lease.runs) {
@@ -315,6 +346,49 @@ MeasuredSet read_measured_set(const std::string& path) {
         throw core::InputError(path, "", "no measured.csv, run<N>/measured.csv or lease folder holding them");
     }
     return set;
+}
+
+std::size_t exclude_other_gpu_paths(MeasuredSet& set, const std::vector<config::Scenario>& scenarios) {
+    // The modelled path of each peer scenario between two GPUs: the route class of its platform.
+    struct Modelled {
+        std::string platform;
+        std::string src;  // GPU<n>, as nvidia-smi numbers them
+        std::string dst;
+        std::string route;
+    };
+    std::map<std::string, Modelled> peer;
+    for (const auto& s : scenarios) {
+        const config::PeerOptions& po = s.options.peer;
+        if (std::find(s.strategies.begin(), s.strategies.end(), "peer") == s.strategies.end() ||
+            po.src_device == po.dst_device) {
+            continue;
+        }
+        const topology::Platform p = topology::load_platform(s);
+        const auto gpus = topology::gpus(p);
+        const auto in_range = [&](std::int64_t d) { return d >= 0 && static_cast<std::size_t>(d) < gpus.size(); };
+        if (!in_range(po.src_device) || !in_range(po.dst_device)) continue;
+        peer[s.name] = Modelled{p.name(), "GPU" + std::to_string(po.src_device), "GPU" + std::to_string(po.dst_device),
+                                topology::route_class(p, gpus[static_cast<std::size_t>(po.src_device)],
+                                                      gpus[static_cast<std::size_t>(po.dst_device)])};
+    }
+    std::size_t excluded = 0;
+    for (auto& lease : set.leases) {
+        if (!lease.gpu_topology) continue;
+        for (auto& run : lease.runs) {
+            for (auto& r : run.rows) {
+                const auto it = peer.find(r.scenario);
+                if (it == peer.end() || r.status != "ok") continue;
+                const Modelled& m = it->second;
+                const std::string measured = lease.gpu_topology->route_class(m.src, m.dst);
+                if (measured.empty() || measured == m.route) continue;
+                r.status = "excluded";
+                r.note = "measured on a machine whose " + m.src + " and " + m.dst + " are " + measured + " (" +
+                         lease.gpu_topology_origin + "), but platform " + m.platform + " joins them by " + m.route;
+                ++excluded;
+            }
+        }
+    }
+    return excluded;
 }
 
 std::vector<CrossLeaseRow> cross_lease(const std::vector<Lease>& leases) {

@@ -795,11 +795,21 @@ std::vector<std::vector<std::size_t>> groups_of(UnionFind& uf, const std::vector
     return out;
 }
 
-}  // namespace
+// The matrix of `nvidia-smi topo -m`: its devices in header order and the class of every pair,
+// checked (a header, one full row per device, X on the diagonal only, symmetric, NV# between
+// GPUs only).
+struct SmiMatrix {
+    std::vector<std::string> lines;  // the text without escape codes, line by line
+    std::vector<SmiDevice> devs;
+    std::map<std::string, std::size_t> index;  // label -> position
+    std::vector<std::vector<Cell>> m;
+    std::size_t rows_end = 0;  // the line after the last matrix row
+};
 
-std::string import_nvidia_smi_topo(const std::string& text, const std::string& origin, const std::string& name) {
+SmiMatrix parse_smi_matrix(const std::string& text, const std::string& origin) {
     auto fail = [&](const std::string& message) { return InputError(origin, "", message); };
-    std::vector<std::string> lines;
+    SmiMatrix out;
+    std::vector<std::string>& lines = out.lines;
     {
         std::istringstream in(strip_escapes(text));
         std::string line;
@@ -822,8 +832,8 @@ std::string import_nvidia_smi_topo(const std::string& text, const std::string& o
     if (header == lines.size()) {
         throw fail("no header row (GPU0 GPU1 ... CPU Affinity NUMA Affinity): not the output of nvidia-smi topo -m");
     }
-    std::vector<SmiDevice> devs;
-    std::map<std::string, std::size_t> index;
+    std::vector<SmiDevice>& devs = out.devs;
+    std::map<std::string, std::size_t>& index = out.index;
     {
         const auto t = split_ws(lines[header]);
         for (std::size_t i = 0; i < t.size(); ++i) {
@@ -845,7 +855,8 @@ std::string import_nvidia_smi_topo(const std::string& text, const std::string& o
     const std::size_t n = devs.size();
 
     // Rows, up to the blank line (or "Legend:") after them.
-    std::vector<std::vector<Cell>> m(n);
+    std::vector<std::vector<Cell>>& m = out.m;
+    m.resize(n);
     std::vector<bool> seen(n, false);
     std::size_t rows_end = header + 1;
     for (; rows_end < lines.size(); ++rows_end) {
@@ -897,6 +908,22 @@ std::string import_nvidia_smi_topo(const std::string& text, const std::string& o
             }
         }
     }
+    out.rows_end = rows_end;
+    return out;
+}
+
+}  // namespace
+
+std::string import_nvidia_smi_topo(const std::string& text, const std::string& origin, const std::string& name) {
+    auto fail = [&](const std::string& message) { return InputError(origin, "", message); };
+    SmiMatrix parsed = parse_smi_matrix(text, origin);
+    const std::vector<std::string>& lines = parsed.lines;
+    std::vector<SmiDevice>& devs = parsed.devs;
+    const std::map<std::string, std::size_t>& index = parsed.index;
+    const std::vector<std::vector<Cell>>& m = parsed.m;
+    const std::size_t n = devs.size();
+    const std::size_t rows_end = parsed.rows_end;
+
     // NIC Legend: "  NIC0: mlx5_0".
     for (std::size_t i = rows_end; i < lines.size(); ++i) {
         if (trim(lines[i]) != "NIC Legend:") continue;
@@ -1116,6 +1143,24 @@ std::string import_nvidia_smi_topo(const std::string& text, const std::string& o
     p.links.insert(p.links.end(), pcie.begin(), pcie.end());
     p.links.insert(p.links.end(), nvlinks.begin(), nvlinks.end());
     return emit(p);
+}
+
+SmiTopology read_nvidia_smi_topo(const std::string& text, const std::string& origin) {
+    const SmiMatrix parsed = parse_smi_matrix(text, origin);
+    SmiTopology out;
+    for (const auto& d : parsed.devs) out.devices.push_back(d.label);
+    for (const auto& row : parsed.m) {
+        out.classes.emplace_back();
+        for (const auto& c : row) out.classes.back().push_back(c.token == "SOC" ? "SYS" : c.token);
+    }
+    return out;
+}
+
+std::string SmiTopology::route_class(const std::string& a, const std::string& b) const {
+    const auto ia = std::find(devices.begin(), devices.end(), a);
+    const auto ib = std::find(devices.begin(), devices.end(), b);
+    if (ia == devices.end() || ib == devices.end()) return {};
+    return classes[static_cast<std::size_t>(ia - devices.begin())][static_cast<std::size_t>(ib - devices.begin())];
 }
 
 }  // namespace dmasim::topology

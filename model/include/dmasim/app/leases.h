@@ -8,10 +8,13 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "dmasim/config/scenario.h"
 #include "dmasim/core/results.h"
+#include "dmasim/topology/import.h"
 
 namespace dmasim::app {
 
@@ -39,6 +42,10 @@ struct Lease {
     std::string path;
     LeaseInfo info;
     std::vector<MeasuredRun> runs;
+    // How the machine's GPUs were joined: the "## nvidia-smi topo -m" section of the lease's
+    // machine.txt (what the device run script records), when there is one.
+    std::optional<topology::SmiTopology> gpu_topology;
+    std::string gpu_topology_origin;  // "<lease>/machine.txt"
 };
 
 struct MeasuredSet {
@@ -59,6 +66,13 @@ LeaseInfo parse_lease_json(const std::string& text, const std::string& origin);
 //    by name); other sub-folders are ignored.
 // Throws core::InputError naming the path when nothing measured is found.
 MeasuredSet read_measured_set(const std::string& path);
+
+// A peer copy measures the path between its two GPUs on the machine it ran on. Where a lease's
+// machine joins them differently from the platform the scenario models (NVLink measured, a
+// PCIe switch modelled), the lease's rows of that scenario measure another machine: they are
+// marked "excluded", with a note that says both paths, and give no value. Leases without a
+// recorded topology are kept as they are. Returns the number of rows excluded.
+std::size_t exclude_other_gpu_paths(MeasuredSet& set, const std::vector<config::Scenario>& scenarios);
 
 // One lease's value of one row: the median over its runs' medians.
 struct LeaseValue {

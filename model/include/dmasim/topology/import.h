@@ -4,6 +4,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace dmasim::topology {
 
@@ -29,5 +30,17 @@ std::string import_sysfs(const std::string& root, const std::string& name);
 // SYS different sockets. `origin` names the text in errors (core::InputError(origin, "", ...)
 // for a missing header, a ragged row, an unknown class token or contradictory classes).
 std::string import_nvidia_smi_topo(const std::string& text, const std::string& origin, const std::string& name);
+
+// The matrix of `nvidia-smi topo -m` itself: the class of each pair of devices as the machine
+// printed it ("NV18", "PIX", "PHB", ...). It tells which path a measurement between two GPUs
+// took, so a peer row can be checked against the platform a scenario models. The same checks
+// and errors as import_nvidia_smi_topo.
+struct SmiTopology {
+    std::vector<std::string> devices;              // GPU0, GPU1, NIC0, ... in header order
+    std::vector<std::vector<std::string>> classes;  // [i][j], "X" on the diagonal
+    // The class between two devices; "" when either is not in the matrix.
+    std::string route_class(const std::string& a, const std::string& b) const;
+};
+SmiTopology read_nvidia_smi_topo(const std::string& text, const std::string& origin);
 
 }  // namespace dmasim::topology
