@@ -46,6 +46,19 @@ TEST(Peer, NvlinkCopyApproachesTheBondRate) {
     EXPECT_NEAR(gbps(row(peer(p, "h2d", 256 * kMiB, "on"), "peer=on").time_ps, 256 * kMiB) / got, 0.5, 0.03);
 }
 
+TEST(Peer, NvlinkCarriesFlitsAtTheQuotedRateBehindTwoHeaderFlits) {
+    // NVIDIA quotes 900 GB/s for 18 NVLink-4 links, both directions: 25 GB/s per link and
+    // direction. A write carries two 16-byte header flits: NCCL's maintainers give ~20 of 25 GB/s
+    // for 128-byte writes, and copy engines write 256 bytes, so a copy gets 256/288 of 450 GB/s.
+    config::ModelParams p;
+    EXPECT_DOUBLE_EQ(static_cast<double>(p.nvlink.links) * p.nvlink.link_rate.gb_per_s() * 2, 900.0);
+    const double ce = gbps(row(peer(p, "h2d", 256 * kMiB, "on"), "peer=on").time_ps, 256 * kMiB);
+    EXPECT_NEAR(ce, 450.0 * 256 / 288, 0.02 * 400) << "measured on the 2xH200: 393 GB/s at 256 MiB";
+    p.nvlink.max_payload = config::Bytes{128};
+    const double sm_sized = gbps(row(peer(p, "h2d", 256 * kMiB, "on"), "peer=on").time_ps, 256 * kMiB);
+    EXPECT_NEAR(sm_sized / 450.0, 0.8, 0.02) << "128-byte writes: 20 of every 25 GB/s";
+}
+
 TEST(Peer, BothWaysUseBothDirectionsOfTheBond) {
     config::ModelParams p;
     const double one = row(peer(p, "h2d", 128 * kMiB, "on"), "peer=on").time_ps;

@@ -227,20 +227,28 @@ struct GpuParams {
     }
 };
 
-// NVLink between two GPUs: a bonded set of links, each with a per-direction data rate.
+// NVLink between two GPUs: a bonded set of links, each carrying 16-byte flits at a per-direction
+// rate; a write is a packet of header flits and up to `max_payload` bytes of data.
 struct NvlinkParams {
     std::int64_t links = 18;
-    Bandwidth link_rate{26.5625e9};
+    // NVLink 2, 3 and 4 carry 25 GB/s of flits per link and direction: NVIDIA's 900 GB/s for
+    // 18 NVLink-4 links counts both directions; NCCL's maintainers give the same line rate
+    // (NVIDIA/nccl-tests#149). nvidia-smi reports the signalling rate, 26.5625 GB/s, which
+    // includes what the physical layer adds below the flits.
+    Bandwidth link_rate{25e9};
+    // Copy engines write up to 256 bytes per packet, SMs 128 (NVIDIA/nccl-tests#149).
     Bytes max_payload{256};
-    Bytes packet_overhead{16};
+    // Header flits per write packet: two 16-byte flits. NCCL's maintainers: a 25 GB/s link
+    // "converts to ~20 GB/s effective bandwidth with a 128B payload" = 128 / (128 + 32).
+    Bytes packet_overhead{32};
     Duration latency{300'000};
 
     template <class V>
     void visit(V&& v) {
         v(FieldInfo{"links", "count", "NVLinks bonded between the two GPUs (H100/H200 SXM: 18); 1..64"}, links);
-        v(FieldInfo{"link_rate", "bytes/s", "data rate of one link, one direction (NVLink 4: 26.5625 GB/s); above 0, at most 1TB/s"}, link_rate);
-        v(FieldInfo{"max_payload", "bytes", "largest write a packet carries; 16B..4KiB"}, max_payload);
-        v(FieldInfo{"packet_overhead", "bytes", "header and CRC bytes per packet; 0B..256B"}, packet_overhead);
+        v(FieldInfo{"link_rate", "bytes/s", "flits one link carries per second, one direction (NVLink 2-4: 25 GB/s; nvidia-smi shows the signalling rate, 26.5625 GB/s on NVLink 4); above 0, at most 1TB/s"}, link_rate);
+        v(FieldInfo{"max_payload", "bytes", "largest write a packet carries (copy engines: 256 B); 16B..4KiB"}, max_payload);
+        v(FieldInfo{"packet_overhead", "bytes", "header flits per write packet (two 16-byte flits: 128-byte writes get 80 % of the link); 0B..256B"}, packet_overhead);
         v(FieldInfo{"latency", "time", "one-way latency; 0s..1ms"}, latency);
     }
 };
