@@ -152,11 +152,8 @@ private:
     const topology::Platform* links_from_ = nullptr;
     std::vector<int> devices_of_kind(topology::NodeKind kind) const;
     std::string device_name(int device) const;
-    void run_peer(const config::ModelParams& params, const CaseSpec& spec,
-                  const std::vector<enum CopyDirection>& dirs, CaseResult& result,
-                  const std::function<void(const ProgramOutcome&)>& take_main);
-    void run_third_party(const config::ModelParams& params, const CaseSpec& spec, CaseResult& result,
-                         const std::function<void(const ProgramOutcome&)>& take_main);
+    // The strategies (model/src/strategies/) run their programs through it.
+    friend class SimulatorEngine;
 
     std::unique_ptr<topology::Platform> platform_;
     std::unique_ptr<PlatformTop> top_;

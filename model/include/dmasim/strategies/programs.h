@@ -1,0 +1,86 @@
+// What the strategies build their programs and rows from: the runtime operations an
+// application's calls become, and rows over the intervals dmaprobe times.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "dmasim/config/params.h"
+#include "dmasim/config/scenario.h"
+#include "dmasim/sim/fast_forward.h"
+#include "dmasim/sim/host_runtime.h"
+#include "dmasim/sim/simulator.h"
+#include "dmasim/strategies/strategy.h"
+
+namespace dmasim::strategies {
+
+using sim::CaseResult;
+using sim::CaseSpec;
+using sim::CopyDirection;
+using sim::Op;
+using sim::Program;
+using sim::ProgramFamily;
+using sim::ProgramOutcome;
+using sim::RowResult;
+
+// `fixed` plus `per_page` for every page `bytes` touches.
+core::Duration pages_cost(std::uint64_t bytes, const config::CpuParams& cpu, core::Duration fixed,
+                          core::Duration per_page);
+
+// cudaMemcpy(Async) of pinned memory on `stream`; `blocking`: the thread waits for it.
+Op copy_op(CopyDirection dir, std::uint64_t bytes, int stream, bool blocking);
+// A pageable copy, staged by the calling thread. `cached`: the user buffer fits in the CPU's
+// last-level cache. It is decided by the case's size, not by `bytes`, so that a fast-forward
+// level at a smaller size stays on the same path.
+Op staged_op(CopyDirection dir, std::uint64_t bytes, bool cached);
+Op kernel_op(core::Duration d, int stream);
+Op simple_op(Op::Kind kind, core::Duration d = {});
+
+RowResult make_row(std::string variant, double ps, int directions, std::string note);
+// A row the model cannot back with a mechanism yet: no time, status not_modelled.
+RowResult not_modelled(std::string variant, int directions, std::string why);
+// `note`, ending with how the program was fast-forwarded when it was.
+std::string with_note(std::string note, const std::string& fast_forward);
+// A row of a simulated program: its note says how the program was computed.
+RowResult sim_row(std::string variant, double ps, int directions, std::string note, const ProgramOutcome& o);
+
+// The same program with a compute kernel beside it on a stream of its own (compute.duration >
+// 0), put first. Kernels in this version take no SMs or memory bandwidth, so it changes nothing
+// by construction; the row says so, and the measured rows show what it costs on a GPU.
+void add_compute(Program& prog, const config::ComputeOptions& c);
+
+// What dmaprobe's events measure of a gated program (Op::Kind::kOpenGate): from the gate
+// opening to the end of operation `last`. The CPU's calls before it are outside.
+double gated_ps(const Program& prog, const ProgramOutcome& o, std::size_t last);
+
+// h2d, d2h or both; throws std::invalid_argument for anything else.
+std::vector<CopyDirection> directions_of(const std::string& direction);
+
+// Pinned copies: one blocking cudaMemcpy, or, for both directions, two cudaMemcpyAsync on two
+// streams and a synchronize (that is what duplex is).
+Program pinned_program(const std::vector<CopyDirection>& dirs, std::uint64_t bytes);
+// Pageable copies are synchronous for the calling thread, so two directions from one thread
+// run one after the other.
+Program pageable_program(const std::vector<CopyDirection>& dirs, std::uint64_t bytes, bool cached);
+
+// A zero-copy kernel: its warps' loads coalesce into requests (gpu/coalescing.h), each resident
+// warp running its loop (sim::WarpLoop: an access's lines leave one after another, the warp
+// waits for its last), within the GPU's limit on outstanding host-memory reads; its stores are
+// merged per line in the L2 and posted one write per contiguous run (gpu::store_traffic), at
+// the pace of the loads from GPU memory that feed them and the SMs' store limit.
+Op mapped_kernel_op(const std::vector<CopyDirection>& dirs, std::uint64_t bytes, const config::ZeroCopyOptions& z,
+                    const config::GpuParams& g, core::Bytes host_line);
+
+// Host buffers off a page boundary (TLPs split at other addresses) and never-touched pageable
+// memory (page faults inside the copy) have no mechanism yet: for such a case of a strategy
+// that places host buffers, adds the not_modelled row and returns true.
+bool host_buffer_not_modelled(Case& c);
+
+// The copy rows of pinned memory (pinned, and duplex of pinned buffers).
+void run_pinned_copy(Engine& engine, Case& c);
+// The copy row of pageable memory (pageable, and duplex of pageable buffers).
+void run_pageable_copy(Engine& engine, Case& c, const std::string& note);
+
+}  // namespace dmasim::strategies

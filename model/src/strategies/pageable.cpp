@@ -1,0 +1,34 @@
+// pageable: cudaMemcpy of ordinary (pageable) host memory, which the runtime stages through its
+// pinned bounce buffers.
+#include "dmasim/strategies/programs.h"
+#include "dmasim/strategies/registry.h"
+
+#include <algorithm>
+
+namespace dmasim::strategies {
+
+void run_pageable_copy(Engine& engine, Case& c, const std::string& note) {
+    const config::ModelParams& params = c.params;
+    const CaseSpec& spec = c.spec;
+    CaseResult& result = c.result;
+    const auto& dirs = c.dirs;
+    const bool cached = spec.bytes <= params.cpu.llc_size.value;
+    const std::uint64_t bounce = params.pageable.bounce_size.value;
+    // Staging settles once every bounce buffer has been filled and drained once.
+    const std::uint64_t warmup = std::max(engine.default_warmup(params),
+                                          (static_cast<std::uint64_t>(params.pageable.bounce_buffers) + 1) * bounce);
+    const ProgramOutcome o = engine.execute_sized(params, spec.bytes, bounce, warmup, [&](std::uint64_t bytes) {
+        return pageable_program(dirs, bytes, cached);
+    });
+    c.take_main(o);
+    result.rows.push_back(sim_row("", o.elapsed_ps, c.ndirs(),
+                                  note,
+                                  o));
+}
+
+void run_pageable(Engine& engine, Case& c) {
+    if (host_buffer_not_modelled(c)) return;
+    run_pageable_copy(engine, c, "");
+}
+
+}  // namespace dmasim::strategies

@@ -1,0 +1,119 @@
+// peer: cudaMemcpyPeer between two GPUs, with peer access on (the source's copy engine writes
+// into the peer by the route the platform gives: NVLink, a PCIe switch or the root complex) and
+// off (the runtime stages through pinned host memory).
+#include "dmasim/strategies/programs.h"
+#include "dmasim/strategies/registry.h"
+
+#include <algorithm>
+#include <stdexcept>
+#include <utility>
+
+#include "dmasim/core/limits.h"
+#include "dmasim/topology/platform_file.h"
+
+namespace dmasim::strategies {
+
+void run_peer(Engine& engine, Case& c) {
+    const config::ModelParams& params = c.params;
+    const CaseSpec& spec = c.spec;
+    CaseResult& result = c.result;
+    const auto& dirs = c.dirs;
+    const auto gpus = engine.devices_of_kind(topology::NodeKind::kGpu);
+    const auto& po = spec.options.peer;
+    if (static_cast<std::size_t>(std::max(po.src_device, po.dst_device)) >= gpus.size()) {
+        throw std::invalid_argument("peer needs GPUs " + std::to_string(po.src_device) + " and " +
+                                    std::to_string(po.dst_device) + "; platform " + engine.platform().name() + " has " +
+                                    std::to_string(gpus.size()));
+    }
+    if (po.src_device == po.dst_device) {
+        // The copy engine reading and writing one GPU's memory: no GPU-memory model yet.
+        result.rows.push_back(not_modelled("local", 1, "a copy within one GPU (its copy engine against GPU memory)"));
+        return;
+    }
+    const int src = gpus[static_cast<std::size_t>(po.src_device)];
+    const int dst = gpus[static_cast<std::size_t>(po.dst_device)];
+    const bool both = dirs.size() == 2;
+    // A platform rule (Ascend: one switch only) or a bridge may refuse peer traffic.
+    const topology::Platform& platform = engine.platform();
+    const std::string refusal = topology::peer_refusal(platform, *platform.find(engine.device_name(src)),
+                                                       *platform.find(engine.device_name(dst)));
+    if (!refusal.empty() && po.refused == "error") throw std::invalid_argument("peer copy refused: " + refusal);
+    // Peer access on: the source's copy engine writes straight into the peer, by the route the
+    // graph gives (NVLink when there is one, else through the switch or the root complex).
+    auto first_hop = [&](int from, int to) {
+        const auto a = platform.find(engine.device_name(from));
+        const auto b = platform.find(engine.device_name(to));
+        return platform.link(platform.next_edge(*a, *b)).kind;
+    };
+    auto peer_copy = [&](int from, int to, int stream, bool blocking, std::uint64_t bytes) {
+        Op op = copy_op(CopyDirection::kDeviceToHost, bytes, stream, blocking);
+        op.gpu = from;
+        op.peer_gpu = to;
+        if (first_hop(from, to) == topology::LinkKind::kNvlink) {
+            op.request_bytes = static_cast<std::uint32_t>(params.nvlink.max_payload.value);
+        }
+        return op;
+    };
+    const std::string route = topology::to_string(first_hop(src, dst));
+    const auto row = [](std::string variant, double ps, int directions, std::string note, const ProgramOutcome& o) {
+        return make_row(std::move(variant), ps, directions, with_note(std::move(note), o.fast_forward));
+    };
+    const bool on = (po.access == "on" || po.access == "both") && refusal.empty();
+    const bool off = po.access == "off" || po.access == "both" || !refusal.empty();
+    if (on) {
+        const auto build = [&](std::uint64_t bytes) {
+            Program prog;
+            prog.ops.push_back(peer_copy(src, dst, 0, !both, bytes));
+            if (both) {
+                prog.ops.push_back(peer_copy(dst, src, 1, false, bytes));
+                prog.ops.push_back(simple_op(Op::Kind::kSynchronize));
+            }
+            return prog;
+        };
+        const ProgramOutcome o = engine.execute_sized(params, spec.bytes, 1, engine.default_warmup(params), build);
+        c.take_main(o);
+        result.rows.push_back(row("peer=on", o.elapsed_ps, both ? 2 : 1, "peer access enabled: writes over " + route, o));
+    }
+    if (off) {
+        // Peer access off: the runtime stages through pinned host buffers, chunk by chunk: a
+        // device-to-host copy on the source, then a host-to-device copy on the destination;
+        // each bounce buffer is a stream of its own, so chunks overlap.
+        const std::uint64_t chunk = params.pageable.bounce_size.value;
+        const auto buffers = static_cast<int>(params.pageable.bounce_buffers);
+        const std::uint64_t chunks = (spec.bytes + chunk - 1) / chunk;
+        // Validation refuses more; the check keeps a case built in code from exhausting memory.
+        if (chunks > core::limits::kMaxCasePieces) {
+            throw std::invalid_argument(engine.label() + ": " + std::to_string(chunks) + " staging chunks; at most " +
+                                        std::to_string(core::limits::kMaxCasePieces));
+        }
+        const std::vector<std::pair<int, int>> ways = both ? std::vector<std::pair<int, int>>{{src, dst}, {dst, src}}
+                                                           : std::vector<std::pair<int, int>>{{src, dst}};
+        const auto build = [&](std::uint64_t bytes) {
+            Program prog;
+            for (std::uint64_t k = 0; k * chunk < bytes; ++k) {
+                const std::uint64_t n = std::min(chunk, bytes - k * chunk);
+                for (std::size_t w = 0; w < ways.size(); ++w) {
+                    const int stream = static_cast<int>(w) * buffers + static_cast<int>(k % static_cast<std::uint64_t>(buffers));
+                    Op down = copy_op(CopyDirection::kDeviceToHost, n, stream, false);
+                    down.gpu = ways[w].first;
+                    Op up = copy_op(CopyDirection::kHostToDevice, n, stream, false);
+                    up.gpu = ways[w].second;
+                    prog.ops.push_back(down);
+                    prog.ops.push_back(up);
+                }
+            }
+            prog.ops.push_back(simple_op(Op::Kind::kSynchronize));
+            return prog;
+        };
+        // A level adds whole rounds of the bounce buffers, so that streams keep their turns.
+        const std::uint64_t round = chunk * static_cast<std::uint64_t>(buffers);
+        const ProgramOutcome o =
+            engine.execute_sized(params, spec.bytes, round, std::max(engine.default_warmup(params), 2 * round), build);
+        if (!on) c.take_main(o);
+        const std::string why = refusal.empty() ? "peer access disabled" : "refused (" + refusal + ")";
+        result.rows.push_back(row(refusal.empty() ? "peer=off" : "peer=refused", o.elapsed_ps, both ? 2 : 1,
+                                  why + ": staged through host in " + std::to_string(chunks) + " chunks", o));
+    }
+}
+
+}  // namespace dmasim::strategies

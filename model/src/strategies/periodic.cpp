@@ -1,0 +1,159 @@
+// periodic: a frame every period (the radar card of the seeds), moved pinned, pageable, by
+// zero-copy or by a capture card; per-frame latency from release, tails, misses and backlog.
+#include "dmasim/strategies/programs.h"
+#include "dmasim/strategies/registry.h"
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdio>
+#include <optional>
+#include <stdexcept>
+
+#include "dmasim/core/limits.h"
+#include "dmasim/core/results.h"
+#include "dmasim/sim/trace.h"
+
+namespace dmasim::strategies {
+
+void run_periodic(Engine& engine, Case& c) {
+    const config::ModelParams& params = c.params;
+    const CaseSpec& spec = c.spec;
+    CaseResult& result = c.result;
+    if (spec.direction != "h2d") throw std::invalid_argument("periodic frames go host to device");
+    const auto& f = spec.options.periodic;
+    const bool from_card = f.via == "fpga_direct" || f.via == "fpga_via_host";
+    const auto cards = engine.devices_of_kind(topology::NodeKind::kEndpoint);
+    const auto gpus = engine.devices_of_kind(topology::NodeKind::kGpu);
+    if (from_card && (cards.empty() || gpus.empty())) {
+        throw std::invalid_argument("frames via " + f.via + " need a capture card: platform radar-switch or radar-rootports");
+    }
+    if (f.count < 1 || f.count > core::limits::kMaxFrames) {
+        throw std::invalid_argument(engine.label() + ": " + std::to_string(f.count) + " frames; 1.." +
+                                    std::to_string(core::limits::kMaxFrames));
+    }
+    const bool cached = spec.bytes <= params.cpu.llc_size.value;
+    // The first `count` frames, and for each the op whose end is the frame's arrival.
+    const auto frames = [&](std::int64_t count, std::vector<std::size_t>& copy_index) {
+        Program prog;
+        for (std::int64_t i = 0; i < count; ++i) {
+            prog.ops.push_back(simple_op(Op::Kind::kReleaseAt, core::Duration{i * f.period.ps}));
+            if (f.via == "pageable") {
+                prog.ops.push_back(staged_op(CopyDirection::kHostToDevice, spec.bytes, cached));
+            } else if (f.via == "zero_copy") {
+                Op op = mapped_kernel_op({CopyDirection::kHostToDevice}, spec.bytes, spec.options.zero_copy, params.gpu, params.cpu.cache_line);
+                op.blocking = true;
+                prog.ops.push_back(op);
+            } else if (from_card) {
+                // The card writes the frame into GPU memory, or into pinned host memory and the
+                // GPU copies it in.
+                Op card = copy_op(CopyDirection::kDeviceToHost, spec.bytes, 0, true);
+                card.gpu = cards.front();
+                if (f.via == "fpga_direct") card.peer_gpu = gpus.front();
+                prog.ops.push_back(card);
+                if (f.via == "fpga_via_host") {
+                    Op in = copy_op(CopyDirection::kHostToDevice, spec.bytes, 0, true);
+                    in.gpu = gpus.front();
+                    prog.ops.push_back(in);
+                }
+            } else {
+                // With processing, the copy is queued (cudaMemcpyAsync) and the kernel behind it.
+                prog.ops.push_back(copy_op(CopyDirection::kHostToDevice, spec.bytes, 0, f.kernel.ps == 0));
+            }
+            // Processing: the kernel runs after the frame's copy on the same stream and the
+            // application waits for it, as dmaprobe does, so the frame is done when it ends and
+            // a frame that overruns delays the next one's start (a backlog).
+            if (f.kernel.ps > 0) {
+                prog.ops.push_back(kernel_op(f.kernel, 0));
+                prog.ops.push_back(simple_op(Op::Kind::kSynchronize));
+            }
+            copy_index.push_back(prog.ops.size() - 1);
+        }
+        return prog;
+    };
+    const auto latencies = [&](const ProgramOutcome& out, const std::vector<std::size_t>& copy_index) {
+        std::vector<double> l;
+        for (std::size_t i = 0; i < copy_index.size(); ++i) {
+            l.push_back(out.timings[copy_index[i]].end_ps - static_cast<double>(static_cast<std::int64_t>(i) * f.period.ps));
+        }
+        return l;
+    };
+    std::optional<ProgramOutcome> reused;
+    std::vector<double> latency;
+    // Frame reuse: runs of 2, 3 and 4 frames. Frame 0 starts from a freshly configured model;
+    // when each later frame arrives before the next release (the model at rest in between)
+    // and frames 1 to 3 took the same time, every later frame is frame 3 again: its latency
+    // repeats and every count grows by the same step per frame (checked over the three runs).
+    constexpr std::int64_t kFirst = 2;
+    if (engine.fidelity() == sim::Fidelity::kFast && sim::Tracer::active() == nullptr && f.count > 3 * (kFirst + 1)) {
+        std::array<ProgramOutcome, 3> at;
+        std::vector<std::size_t> index;
+        for (std::int64_t k = 0; k < 3; ++k) {
+            index.clear();
+            at[static_cast<std::size_t>(k)] = engine.execute(params, frames(kFirst + k, index));
+        }
+        const std::vector<double> seen = latencies(at[2], index);
+        bool steady = true;
+        for (std::size_t i = 0; i < seen.size(); ++i) {
+            if (!(seen[i] < static_cast<double>(f.period.ps))) steady = false;
+            if (i >= 2 && std::fabs(seen[i] - seen[i - 1]) > sim::kFastForwardTolerance.absolute_ps) steady = false;
+        }
+        sim::Levels levels;
+        levels.first = kFirst;
+        levels.step = 1;
+        levels.target = static_cast<std::uint64_t>(f.count);
+        sim::Extrapolation x = sim::extrapolate(at, levels, sim::kFastForwardTolerance);
+        if (steady && x.outcome) {
+            reused = std::move(x.outcome);
+            latency = seen;
+            latency.resize(static_cast<std::size_t>(f.count), seen.back());
+            reused->fast_forward = "fast-forwarded: frames " + std::to_string(seen.size() + 1) + " to " +
+                                   std::to_string(f.count) + " reuse frame " + std::to_string(seen.size()) +
+                                   "'s result (the model is at rest before each frame)";
+        }
+    }
+    ProgramOutcome o;
+    if (reused) {
+        o = std::move(*reused);
+    } else {
+        std::vector<std::size_t> index;
+        o = engine.execute(params, frames(f.count, index));
+        latency = latencies(o, index);
+    }
+    c.take_main(o);
+    const double deadline = static_cast<double>((f.deadline.ps > 0 ? f.deadline : f.period).ps);
+    const auto misses = std::count_if(latency.begin(), latency.end(), [&](double l) { return l > deadline; });
+    RowResult main = sim_row("", core::percentile(latency, 0.5), 1,
+                             std::to_string(f.count) + " frames via " + f.via + ", per-frame latency from release", o);
+    main.p10_ps = core::percentile(latency, 0.1);
+    main.p90_ps = core::percentile(latency, 0.9);
+    main.min_ps = *std::min_element(latency.begin(), latency.end());
+    main.max_ps = *std::max_element(latency.begin(), latency.end());
+    result.rows.push_back(main);
+    result.rows.push_back(sim_row("p99", core::percentile(latency, 0.99), 1, "99th percentile frame latency", o));
+    result.rows.push_back(sim_row("misses", deadline, 1,
+                                  std::to_string(misses) + " of " + std::to_string(f.count) + " frames missed the deadline",
+                                  o));
+    // Sustained: the whole stream's time per frame, so gbps is the rate the GPU kept up.
+    result.rows.push_back(sim_row("sustained", o.elapsed_ps / static_cast<double>(f.count), 1,
+                                  "time of all frames / frames: gbps is the sustained rate", o));
+    // Backlog, defined as dmaprobe defines it: the last quarter's median latency against
+    // the first quarter's.
+    const std::size_t quarter = std::max<std::size_t>(1, latency.size() / 4);
+    const std::vector<double> first(latency.begin(), latency.begin() + static_cast<std::ptrdiff_t>(quarter));
+    const std::vector<double> last(latency.end() - static_cast<std::ptrdiff_t>(quarter), latency.end());
+    const double first_ps = core::percentile(first, 0.5);
+    RowResult backlog = make_row("backlog", core::percentile(last, 0.5), 1, "");
+    backlog.p10_ps = core::percentile(last, 0.1);
+    backlog.p90_ps = core::percentile(last, 0.9);
+    backlog.min_ps = *std::min_element(last.begin(), last.end());
+    backlog.max_ps = *std::max_element(last.begin(), last.end());
+    const double growth_ps = backlog.time_ps - first_ps;
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "last quarter of frames; first_quarter_us=%.4g growth_us=%.4g backlog=%s",
+                  first_ps * 1e-6, growth_ps * 1e-6, growth_ps > static_cast<double>(f.period.ps) ? "yes" : "no");
+    backlog.note = with_note(buf, o.fast_forward);
+    result.rows.push_back(backlog);
+}
+
+}  // namespace dmasim::strategies

@@ -1,0 +1,180 @@
+// Runtime operations and rows the strategies build on (dmasim/strategies/programs.h).
+#include "dmasim/strategies/programs.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "dmasim/gpu/coalescing.h"
+
+namespace dmasim::strategies {
+
+core::Duration pages_cost(std::uint64_t bytes, const config::CpuParams& cpu, core::Duration fixed,
+                          core::Duration per_page) {
+    const std::uint64_t pages = (bytes + cpu.page_size.value - 1) / cpu.page_size.value;
+    return core::Duration{fixed.ps + static_cast<std::int64_t>(pages) * per_page.ps};
+}
+
+Op copy_op(CopyDirection dir, std::uint64_t bytes, int stream, bool blocking) {
+    Op op;
+    op.kind = Op::Kind::kCopy;
+    op.direction = dir;
+    op.bytes = bytes;
+    op.stream = stream;
+    op.blocking = blocking;
+    return op;
+}
+
+Op staged_op(CopyDirection dir, std::uint64_t bytes, bool cached) {
+    Op op;
+    op.kind = Op::Kind::kStagedCopy;
+    op.direction = dir;
+    op.bytes = bytes;
+    op.working_set_cached = cached;
+    return op;
+}
+
+Op kernel_op(core::Duration d, int stream) {
+    Op op;
+    op.kind = Op::Kind::kKernel;
+    op.duration = d;
+    op.stream = stream;
+    op.blocking = false;
+    return op;
+}
+
+Op simple_op(Op::Kind kind, core::Duration d) {
+    Op op;
+    op.kind = kind;
+    op.duration = d;
+    return op;
+}
+
+RowResult make_row(std::string variant, double ps, int directions, std::string note) {
+    RowResult r;
+    r.variant = std::move(variant);
+    r.time_ps = r.p10_ps = r.p90_ps = r.min_ps = r.max_ps = ps;
+    r.directions = directions;
+    r.note = std::move(note);
+    return r;
+}
+
+RowResult not_modelled(std::string variant, int directions, std::string why) {
+    RowResult r = make_row(std::move(variant), 0.0, directions, "not modelled yet: " + std::move(why));
+    r.status = "not_modelled";
+    return r;
+}
+
+// A stream no strategy's own operations use.
+constexpr int kComputeStream = 7;
+
+void add_compute(Program& prog, const config::ComputeOptions& c) {
+    if (c.duration.ps <= 0) return;
+    Op k;
+    k.kind = Op::Kind::kKernel;
+    k.duration = c.duration;
+    k.stream = kComputeStream;
+    k.blocking = false;
+    prog.ops.insert(prog.ops.begin(), k);
+}
+
+double gated_ps(const Program& prog, const ProgramOutcome& o, std::size_t last) {
+    const auto gate = std::find_if(prog.ops.begin(), prog.ops.end(), [](const Op& op) { return op.kind == Op::Kind::kOpenGate; });
+    DMASIM_ASSERT(gate != prog.ops.end());
+    return o.timings[last].end_ps - o.timings[static_cast<std::size_t>(gate - prog.ops.begin())].end_ps;
+}
+
+std::vector<CopyDirection> directions_of(const std::string& direction) {
+    if (direction == "h2d") return {CopyDirection::kHostToDevice};
+    if (direction == "d2h") return {CopyDirection::kDeviceToHost};
+    if (direction == "both") return {CopyDirection::kHostToDevice, CopyDirection::kDeviceToHost};
+    throw std::invalid_argument("direction '" + direction + "' is not h2d, d2h or both");
+}
+
+Program pinned_program(const std::vector<CopyDirection>& dirs, std::uint64_t bytes) {
+    Program prog;
+    if (dirs.size() == 1) {
+        prog.ops.push_back(copy_op(dirs.front(), bytes, 0, true));
+        return prog;
+    }
+    for (std::size_t i = 0; i < dirs.size(); ++i) prog.ops.push_back(copy_op(dirs[i], bytes, static_cast<int>(i), false));
+    prog.ops.push_back(simple_op(Op::Kind::kSynchronize));
+    return prog;
+}
+
+Program pageable_program(const std::vector<CopyDirection>& dirs, std::uint64_t bytes, bool cached) {
+    Program prog;
+    for (const auto d : dirs) prog.ops.push_back(staged_op(d, bytes, cached));
+    return prog;
+}
+
+Op mapped_kernel_op(const std::vector<CopyDirection>& dirs, std::uint64_t bytes, const config::ZeroCopyOptions& z,
+                    const config::GpuParams& g, core::Bytes host_line) {
+    const gpu::WarpAccess w = gpu::coalesce(static_cast<std::uint32_t>(z.access.value), static_cast<std::uint32_t>(z.stride));
+    const std::uint64_t warp_accesses = (bytes + w.useful_bytes - 1) / w.useful_bytes;
+    const std::int64_t warps_per_block = z.threads / static_cast<std::int64_t>(gpu::kWarpSize);
+    const std::int64_t blocks_per_sm = std::max<std::int64_t>(
+        1, std::min(g.max_blocks_per_sm, g.max_warps_per_sm / std::max<std::int64_t>(1, warps_per_block)));
+    const std::int64_t resident_blocks = std::min(z.blocks, g.sms * blocks_per_sm);
+    const std::int64_t warps = resident_blocks * warps_per_block;
+    const std::int64_t streams = warps * g.loads_in_flight;  // accesses in flight, one per warp and load
+    Op op;
+    op.kind = Op::Kind::kMappedKernel;
+    op.blocking = false;
+    op.mapped.request_bytes = w.request_bytes / w.requests;
+    op.mapped.reads_in_flight = static_cast<std::uint32_t>(
+        std::min<std::int64_t>(streams * w.requests, g.sysmem_max_outstanding_reads));
+    // The loop each warp runs (sim::WarpLoop): loads of host memory line by line, then the loop;
+    // stores fed by loads of GPU memory, line by line too, within the SMs' store limit.
+    sim::WarpLoop& loop = op.mapped.loop;
+    loop.warps = static_cast<std::uint32_t>(streams);
+    loop.lines = w.requests;
+    loop.line_gap_ps = static_cast<double>(g.host_load_line_gap.ps);
+    loop.loop_ps = static_cast<double>(g.sm_loop.ps);
+    loop.round_bytes = static_cast<std::uint64_t>(streams) * w.useful_bytes;
+    loop.round_ps = static_cast<double>(g.device_load_latency.ps + g.sm_loop.ps) +
+                    static_cast<double>(w.requests - 1) * static_cast<double>(g.device_load_line_gap.ps);
+    loop.store_bytes_per_s = static_cast<double>(std::min(z.blocks, g.sms)) * g.sm_store_bandwidth.bytes_per_s;
+    const gpu::StoreTraffic st = gpu::store_traffic(static_cast<std::uint32_t>(z.access.value), static_cast<std::uint32_t>(z.stride));
+    op.mapped.write_request_bytes = st.write_bytes;
+    op.mapped.write_spacing = st.spacing_bytes;
+    op.mapped.host_line = static_cast<std::uint32_t>(host_line.value);
+    for (const auto d : dirs) {
+        if (d == CopyDirection::kHostToDevice) {
+            op.mapped.read_bytes = warp_accesses * w.request_bytes;
+        } else {
+            // Whole warp accesses, as the reads; only the stored bytes travel.
+            op.mapped.write_bytes = warp_accesses * w.useful_bytes;
+        }
+    }
+    return op;
+}
+
+std::string with_note(std::string note, const std::string& fast_forward) {
+    if (fast_forward.empty()) return note;
+    return note.empty() ? fast_forward : note + "; " + fast_forward;
+}
+
+RowResult sim_row(std::string variant, double ps, int directions, std::string note, const ProgramOutcome& o) {
+    return make_row(std::move(variant), ps, directions, with_note(std::move(note), o.fast_forward));
+}
+
+bool host_buffer_not_modelled(Case& c) {
+    const auto& hb = c.spec.options.host_buffer;
+    // A whole number of pages off leaves every TLP where it was (requests never cross 4 KiB).
+    constexpr std::uint64_t kPageBoundary = 4096;
+    if (hb.offset.value % kPageBoundary == 0 && !hb.fresh) return false;
+    c.result.rows.push_back(not_modelled("", c.ndirs(), hb.fresh ? "page faults of never-touched pageable memory"
+                                                                 : "a host buffer off a page boundary (TLP alignment)"));
+    return true;
+}
+
+void Case::take_main(const ProgramOutcome& o) {
+    result.links = o.links;
+    result.read_requests = o.read_requests;
+    result.writes = o.writes;
+    result.peak_outstanding_reads = o.peak_outstanding_reads;
+    result.host_memory_bytes = o.host_memory_bytes;
+    result.fast_forward = o.fast_forward;
+}
+
+}  // namespace dmasim::strategies

@@ -1,0 +1,71 @@
+// third_party_dma: a capture card's DMA engine writes frames into GPU memory through the GPU's
+// BAR (window by window when the aperture is small), against the path through pinned host memory.
+#include "dmasim/strategies/programs.h"
+#include "dmasim/strategies/registry.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include "dmasim/core/limits.h"
+
+namespace dmasim::strategies {
+
+void run_third_party_dma(Engine& engine, Case& c) {
+    const config::ModelParams& params = c.params;
+    const CaseSpec& spec = c.spec;
+    CaseResult& result = c.result;
+    const auto cards = engine.devices_of_kind(topology::NodeKind::kEndpoint);
+    const auto gpus = engine.devices_of_kind(topology::NodeKind::kGpu);
+    if (cards.empty() || gpus.empty()) {
+        throw std::invalid_argument("third_party_dma needs a platform with a capture card (an endpoint) and a GPU, "
+                                    "e.g. radar-switch or radar-rootports; " + engine.platform().name() + " has none");
+    }
+    const int card = cards.front();
+    const int gpu = gpus.front();
+    const auto row = [](std::string variant, double ps, std::string note, const ProgramOutcome& o) {
+        return make_row(std::move(variant), ps, 1, with_note(std::move(note), o.fast_forward));
+    };
+    // Direct: the card's DMA engine writes the frame into GPU memory through the GPU's BAR,
+    // window by window when the BAR aperture is smaller than the frame (the driver remaps it).
+    const std::uint64_t aperture = params.gpu.bar_aperture.value;
+    const std::uint64_t window = aperture == 0 ? spec.bytes : aperture;
+    if ((spec.bytes + window - 1) / window > core::limits::kMaxCasePieces) {
+        throw std::invalid_argument(engine.label() + ": " + std::to_string((spec.bytes + window - 1) / window) +
+                                    " BAR windows; at most " + std::to_string(core::limits::kMaxCasePieces));
+    }
+    const std::uint64_t windows = (spec.bytes + window - 1) / window;
+    const auto direct = [&](std::uint64_t bytes) {
+        Program prog;
+        const std::uint64_t w = aperture == 0 ? bytes : aperture;
+        for (std::uint64_t done = 0; done < bytes; done += w) {
+            if (done > 0) prog.ops.push_back(simple_op(Op::Kind::kCpuWork, params.gpu.bar_remap));
+            Op op = copy_op(CopyDirection::kDeviceToHost, std::min(w, bytes - done), 0, true);
+            op.gpu = card;
+            op.peer_gpu = gpu;
+            prog.ops.push_back(op);
+        }
+        return prog;
+    };
+    // A level adds whole BAR windows.
+    const ProgramOutcome o = engine.execute_sized(params, spec.bytes, aperture == 0 ? 1 : aperture,
+                                                  std::max(engine.default_warmup(params), 2 * aperture), direct);
+    c.take_main(o);
+    result.rows.push_back(row("", o.elapsed_ps, "card writes GPU memory through the BAR" +
+                                                    (windows > 1 ? " in " + std::to_string(windows) + " aperture windows" : std::string()),
+                              o));
+    // Via host: the card writes pinned host memory, then the GPU copies it in.
+    const auto via_host = [&](std::uint64_t bytes) {
+        Program prog;
+        Op to_host = copy_op(CopyDirection::kDeviceToHost, bytes, 0, true);
+        to_host.gpu = card;
+        prog.ops.push_back(to_host);
+        Op to_gpu = copy_op(CopyDirection::kHostToDevice, bytes, 0, true);
+        to_gpu.gpu = gpu;
+        prog.ops.push_back(to_gpu);
+        return prog;
+    };
+    const ProgramOutcome h = engine.execute_sized(params, spec.bytes, 1, engine.default_warmup(params), via_host);
+    result.rows.push_back(row("via_host", h.elapsed_ps, "card writes pinned host memory, then cudaMemcpy H2D", h));
+}
+
+}  // namespace dmasim::strategies

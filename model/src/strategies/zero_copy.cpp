@@ -1,0 +1,104 @@
+// zero_copy: a kernel whose SMs load or store mapped (pinned) host memory directly, by access
+// width, stride and grid; and the dependent-load chase that gives one load's latency.
+#include "dmasim/strategies/programs.h"
+#include "dmasim/strategies/registry.h"
+
+#include "dmasim/gpu/coalescing.h"
+
+namespace dmasim::strategies {
+
+namespace {
+
+void run_chase(Engine& engine, Case& c) {
+    const config::ModelParams& params = c.params;
+    const CaseSpec& spec = c.spec;
+    CaseResult& result = c.result;
+    const auto& z = spec.options.zero_copy;
+    if (z.memory == "device") {
+        result.rows.push_back(not_modelled("", 1, "loads from GPU memory (L2, HBM) are not part of the model"));
+        return;
+    }
+    // What the model says today: each hop is one 32-byte read of host memory, the next
+    // issued when the last returns. It shares its round trip with the copy engines' reads.
+    Program prog;
+    Op op;
+    op.kind = Op::Kind::kMappedKernel;
+    op.blocking = false;
+    op.mapped.request_bytes = gpu::kSectorBytes;
+    op.mapped.reads_in_flight = 1;
+    op.mapped.read_bytes = static_cast<std::uint64_t>(z.hops) * gpu::kSectorBytes;
+    prog.ops.push_back(op);
+    prog.ops.push_back(simple_op(Op::Kind::kSynchronize));
+    const ProgramOutcome o = engine.execute(params, prog);
+    c.take_main(o);
+    result.rows.push_back(make_row("", o.elapsed_ps / static_cast<double>(z.hops), 1,
+                                   "time is one load: " + std::to_string(z.hops) +
+                                       " dependent 32-byte reads of host memory, one in flight"));
+}
+
+void run_pattern(Engine& engine, Case& c) {
+    const config::ModelParams& params = c.params;
+    const CaseSpec& spec = c.spec;
+    CaseResult& result = c.result;
+    const auto& dirs = c.dirs;
+    const auto build = [&](std::uint64_t bytes) {
+        Program p;
+        p.ops.push_back(mapped_kernel_op(dirs, bytes, spec.options.zero_copy, params.gpu, params.cpu.cache_line));
+        p.ops.push_back(simple_op(Op::Kind::kOpenGate));
+        p.ops.push_back(simple_op(Op::Kind::kSynchronize));
+        add_compute(p, spec.options.compute);
+        return p;
+    };
+    const Program prog = build(spec.bytes);
+    const bool compute = spec.options.compute.duration.ps > 0;
+    const std::size_t mapped = compute ? 1 : 0;  // add_compute puts the kernel first
+    const gpu::WarpAccess w = gpu::coalesce(static_cast<std::uint32_t>(spec.options.zero_copy.access.value),
+                                            static_cast<std::uint32_t>(spec.options.zero_copy.stride));
+    // Warp accesses are whole: a period of whole accesses keeps the request count affine.
+    // The SMs' requests settle once their window of reads in flight has filled a few times;
+    // but with few reads in flight the phase of Acks against round trips drifts slowly (one
+    // block: exactly affine Ack counts at 64-192 KiB, 10 % more Acks at 64 MiB), so the
+    // warm-up is at least a copy's.
+    const Op& op = prog.ops[mapped];
+    const std::uint64_t window = std::max<std::uint64_t>(1, op.mapped.reads_in_flight) * op.mapped.request_bytes *
+                                 w.useful_bytes / std::max<std::uint32_t>(1, w.request_bytes);
+    // A kernel that only stores has no reads in flight whose phase could drift: its writes
+    // settle within 1 MiB (16 MiB of 4-byte stores sharing host lines: samples of 1-1.5 MiB
+    // instead of 2-3 MiB, the same rows to the last digit). Not so lone partial writes (one
+    // per host line): the host's merge and the posted credits hold them at nearly the same
+    // rate (1.26 ns a write), and the beat between the two needs the copy's warm-up.
+    const bool lone_partial_writes = op.mapped.write_spacing >= op.mapped.host_line &&
+                                     op.mapped.write_request_bytes < op.mapped.host_line;
+    constexpr std::uint64_t kStoreOnlyWarmup = 1ULL << 20;
+    const std::uint64_t warmup = op.mapped.read_bytes == 0 && !lone_partial_writes
+                                     ? kStoreOnlyWarmup
+                                     : std::max(engine.default_warmup(params), 4 * window);
+    const ProgramOutcome o = engine.execute_sized(params, spec.bytes, w.useful_bytes, warmup, build);
+    c.take_main(o);
+    // What the loads and the stores became, for the direction(s) the kernel has.
+    std::string shape;
+    if (op.mapped.read_bytes > 0) {
+        shape = std::to_string(op.mapped.reads_in_flight) + " reads in flight of " + std::to_string(op.mapped.request_bytes) +
+                "B; " + std::to_string(static_cast<int>(w.efficiency() * 100)) + "% of moved bytes useful";
+    }
+    if (op.mapped.write_bytes > 0) {
+        shape += std::string(shape.empty() ? "" : "; ") + "stores as " + std::to_string(op.mapped.write_request_bytes) +
+                 "B writes" + (op.mapped.write_request_bytes == gpu::kLineBytes ? " (whole lines)" : " (one per store)");
+    }
+    result.rows.push_back(sim_row("", gated_ps(prog, o, mapped), c.ndirs(),
+                                  shape + (compute ? "; beside a compute kernel, which in this version uses no SMs or memory bandwidth"
+                                                   : ""),
+                                  o));
+}
+
+}  // namespace
+
+void run_zero_copy(Engine& engine, Case& c) {
+    if (c.spec.options.zero_copy.pattern == "chase") {
+        run_chase(engine, c);
+    } else {
+        run_pattern(engine, c);
+    }
+}
+
+}  // namespace dmasim::strategies
