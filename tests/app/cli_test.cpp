@@ -8,6 +8,7 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <set>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -68,6 +69,10 @@ TEST(Cli, BadInputGivesOneErrorNamingFileAndKeyAndWritesNothing) {
         {{dir + "/missing.yaml"}, "missing.yaml: cannot open"},
         {{kScenarios + "pinned.yaml", "--set", "link.lanes=3"}, "pinned.yaml: key 'link.lanes'"},
         {{kScenarios + "pinned.yaml", "--set", "nonsense"}, "--set"},
+        {{kScenarios + "pinned.yaml", "--only", "duplex"}, "--only: key 'duplex': no scenario of that name"},
+        {{kScenarios + "pinned.yaml", "--set", "duplex:link.lanes=8"}, "--set: key 'duplex:link.lanes': no scenario named"},
+        {{kScenarios + "pinned.yaml", "--set", ":link.lanes=8"}, "expected NAME:KEY=VALUE"},
+        {{kScenarios + "pinned.yaml", "--set", "pinned:link.lanes=3"}, "pinned.yaml: key 'link.lanes'"},
     };
     for (const auto& c : cases) {
         std::vector<std::string> args{"run"};
@@ -97,6 +102,36 @@ TEST(Cli, ValidateAndPlanTheShippedScenarios) {
     EXPECT_EQ(plan.cases[1].integer("size_bytes"), 1 << 20);
     const Outcome params = cli({"params"});
     EXPECT_NE(params.out.find("link.mrrs"), std::string::npos);
+}
+
+TEST(Cli, OnlyKeepsTheNamedScenariosAndAScopedSetChangesOneOfThem) {
+    const std::string dir = temp_dir() + "/res";
+    // Two files, three scenarios kept of many; the link of one of them narrowed.
+    const Outcome r = cli({"run", kScenarios + "pinned.yaml", kScenarios + "duplex.yaml", kScenarios + "latency.yaml",
+                           "--only", "pinned,duplex", "--only", "duplex", "--set", "sizes=64MiB", "--set",
+                           "duplex:link.lanes=4", "--out", dir, "--quiet"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    std::ifstream csv(dir + "/results.csv");
+    const auto rows = core::read_results_csv(csv, "results.csv");
+    std::set<std::string> scenarios;
+    double pinned_gbps = 0.0;
+    double duplex_gbps = 0.0;
+    for (const auto& row : rows) {
+        scenarios.insert(row.scenario);
+        if (row.variant != "") continue;
+        if (row.scenario == "pinned" && row.direction == "h2d") pinned_gbps = row.gbps();
+        if (row.scenario == "duplex") duplex_gbps = row.gbps();
+    }
+    EXPECT_EQ(scenarios, (std::set<std::string>{"pinned", "duplex"}));
+    // Gen5 x16 one way against Gen5 x4 both ways: the narrowed link is a quarter as wide.
+    EXPECT_GT(pinned_gbps, 50.0);
+    EXPECT_LT(duplex_gbps, 2 * 16.0);
+    EXPECT_GT(duplex_gbps, 16.0);
+    // The same selection for the harness.
+    const Outcome p = cli({"plan", kScenarios + "pinned.yaml", kScenarios + "duplex.yaml", "--only", "duplex", "-o",
+                           dir + "/plan.txt"});
+    ASSERT_EQ(p.code, 0) << p.err;
+    for (const auto& c : core::read_plan_file(dir + "/plan.txt").cases) EXPECT_EQ(c.str("scenario"), "duplex");
 }
 
 TEST(Cli, RunWritesResultsConfigAndMetadata) {

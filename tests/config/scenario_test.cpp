@@ -101,7 +101,7 @@ TEST(Scenario, ParameterSetOnAScenarioReadIsTheSameAsSetWhileReading) {
     // Every model parameter, at its default: the same again; a strategy option is not one.
     int parameters = 0;
     for (const auto& d : describe(ModelParams{}, StrategyOptions{})) {
-        const SetOverride set{d.path, d.value};
+        const SetOverride set{d.path, d.value, ""};
         Scenario sc = parse_scenarios(yaml, "s.yaml").at(0);
         try {
             apply_parameter(sc, set);

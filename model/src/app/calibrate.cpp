@@ -169,7 +169,7 @@ Fit fit(const std::vector<FreeParam>& free, const std::vector<config::Scenario>&
         auto& c = *static_cast<Context*>(data);
         std::vector<config::SetOverride> sets;
         for (std::size_t i = 0; i < c.free->size(); ++i) {
-            sets.push_back({(*c.free)[i].key, format_value((*c.free)[i], to_value((*c.free)[i], x[i]))});
+            sets.push_back({(*c.free)[i].key, format_value((*c.free)[i], to_value((*c.free)[i], x[i])), ""});
         }
         const auto predicted = predict(*c.loaded, *c.rows, sets, c.o->jobs);
         double sum = 0.0;
@@ -231,7 +231,7 @@ std::string yaml_quote(const std::string& text) {
 
 std::vector<config::SetOverride> sets_of(const std::vector<FreeParam>& free, const std::vector<double>& x) {
     std::vector<config::SetOverride> sets;
-    for (std::size_t i = 0; i < free.size(); ++i) sets.push_back({free[i].key, format_value(free[i], to_value(free[i], x[i]))});
+    for (std::size_t i = 0; i < free.size(); ++i) sets.push_back({free[i].key, format_value(free[i], to_value(free[i], x[i])), ""});
     return sets;
 }
 

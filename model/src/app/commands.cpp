@@ -65,6 +65,7 @@ constexpr int kExitBadInput = 2;
 struct Options {
     std::vector<std::string> files;
     std::vector<std::string> sets;
+    std::vector<std::string> only;  // scenario names to keep (empty: all)
     // Not results/: the committed predictions are replaced only when asked for by name.
     std::string out_dir = "out/sim";
     std::string plan_out;
@@ -105,7 +106,31 @@ std::vector<config::Scenario> load_all(const Options& o) {
             all.push_back(std::move(s));
         }
     }
-    return all;
+    const auto named = [&](const std::string& name) {
+        return std::any_of(all.begin(), all.end(), [&](const config::Scenario& s) { return s.name == name; });
+    };
+    const auto names = [&] {
+        std::string list;
+        for (const auto& s : all) list += (list.empty() ? "" : ", ") + s.name;
+        return list;
+    };
+    for (const auto& set : sets) {
+        if (!set.scenario.empty() && !named(set.scenario)) {
+            throw core::InputError("--set", set.scenario + ":" + set.path,
+                                   "no scenario named '" + set.scenario + "' in the files given (" + names() + ")");
+        }
+    }
+    if (o.only.empty()) return all;
+    for (const auto& name : o.only) {
+        if (!named(name)) {
+            throw core::InputError("--only", name, "no scenario of that name in the files given (" + names() + ")");
+        }
+    }
+    std::vector<config::Scenario> kept;
+    for (auto& s : all) {
+        if (std::find(o.only.begin(), o.only.end(), s.name) != o.only.end()) kept.push_back(std::move(s));
+    }
+    return kept;
 }
 
 std::string utc_now() {
@@ -792,7 +817,7 @@ std::vector<config::Scenario> load_scenario_dir(const std::string& dir, const st
         if (e.is_regular_file() && e.path().extension() == ".yaml") o.files.push_back(e.path().string());
     }
     std::sort(o.files.begin(), o.files.end());
-    for (const auto& set : sets) o.sets.push_back(set.path + "=" + set.value);
+    for (const auto& set : sets) o.sets.push_back((set.scenario.empty() ? "" : set.scenario + ":") + set.path + "=" + set.value);
     return load_all(o);
 }
 
@@ -852,7 +877,9 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
         ->capture_default_str();
     run->add_option("--set", o.sets,
                     "override a scenario key by dotted path, e.g. --set link.generation=4 --set sizes=4KiB,1GiB "
-                    "(repeatable; applies to every scenario)");
+                    "(repeatable; applies to every scenario, or with NAME: to one, e.g. --set pinned:link.lanes=8)");
+    const std::string only_help = "keep only these scenarios (names, comma-separated or repeated), e.g. --only pinned,duplex";
+    run->add_option("--only", o.only, only_help)->delimiter(',');
     run->add_option("--calibration", o.calibration, "a calibration file (dmasim calibrate): its parameters replace the defaults");
     run->add_flag("--explain", o.explain, "print what every link carried in each case (TLPs, DLLPs, busy time)");
     run->add_flag("--quiet,-q", o.quiet, "no progress on stderr (a bar on a terminal, else a line every few seconds)");
@@ -874,11 +901,13 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
     auto* validate = app.add_subcommand("validate", "check scenario files without running them");
     validate->add_option("files", o.files, "scenario files (YAML)")->required();
     validate->add_option("--set", o.sets, "override a key, as for run");
+    validate->add_option("--only", o.only, only_help)->delimiter(',');
 
     auto* plan = app.add_subcommand("plan", "expand scenarios into the flat plan the CUDA harness (dmaprobe) runs");
     plan->add_option("files", o.files, "scenario files (YAML)")->required();
     plan->add_option("--out,-o", o.plan_out, "plan file to write ('-' or nothing: standard output)");
     plan->add_option("--set", o.sets, "override a key, as for run");
+    plan->add_option("--only", o.only, only_help)->delimiter(',');
 
     auto* compare = app.add_subcommand("compare", "simulate what was measured and compare, row by row and per strategy");
     add_fidelity(compare);

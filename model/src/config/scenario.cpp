@@ -632,7 +632,12 @@ std::vector<Scenario> read_all(std::vector<YAML::Node> docs, const std::string& 
     for (std::size_t i = 0; i < docs.size(); ++i) {
         if (docs[i].IsNull()) continue;
         if (!docs[i].IsMap()) throw InputError(origin, "", "a scenario must be a YAML map of settings");
-        for (const auto& set : sets) apply_set(docs[i], set);
+        // The name as the file gives it: an override scoped to a scenario finds it by that name.
+        const YAML::Node name = docs[i]["name"];
+        const std::string own_name = name && name.IsScalar() ? name.Scalar() : std::string();
+        for (const auto& set : sets) {
+            if (set.scenario.empty() || set.scenario == own_name) apply_set(docs[i], set);
+        }
         Scenario s = read_document(docs[i], origin, i);
         if (!names.insert(s.name).second) throw InputError(origin, "name", "two scenarios are named '" + s.name + "'");
         out.push_back(std::move(s));
@@ -684,7 +689,15 @@ SetOverride parse_set(const std::string& text) {
     if (eq == std::string::npos || eq == 0) {
         throw InputError("--set", text, "expected KEY=VALUE, e.g. --set link.generation=4");
     }
-    SetOverride s{trim(text.substr(0, eq)), trim(text.substr(eq + 1))};
+    SetOverride s{trim(text.substr(0, eq)), trim(text.substr(eq + 1)), ""};
+    // Key paths have no ':'; one before the '=' names the scenario the override is for.
+    if (const auto colon = s.path.find(':'); colon != std::string::npos) {
+        s.scenario = trim(s.path.substr(0, colon));
+        s.path = trim(s.path.substr(colon + 1));
+        if (s.scenario.empty()) {
+            throw InputError("--set", text, "expected NAME:KEY=VALUE, e.g. --set pinned:link.generation=4");
+        }
+    }
     if (s.path.empty() || s.path.front() == '.' || s.path.back() == '.' ||
         s.path.find("..") != std::string::npos) {
         throw InputError("--set", s.path, "is not a dotted key path such as link.lanes");
@@ -740,7 +753,7 @@ std::vector<SetOverride> read_calibration(const std::string& file) {
         if (!kv.second.IsScalar()) throw InputError(file, "parameters." + key, "expected a single value");
         const bool known = std::any_of(docs.begin(), docs.end(), [&](const ParamDoc& d) { return d.path == key; });
         if (!known) throw InputError(file, "parameters." + key, "not a model parameter (dmasim params lists them)");
-        out.push_back(SetOverride{key, kv.second.Scalar()});
+        out.push_back(SetOverride{key, kv.second.Scalar(), ""});
     }
     // Values go through the scenario checks; errors name this file and the parameter.
     parse_scenarios("strategy: pinned\nsizes: 4KiB\n", file, out);

@@ -205,8 +205,10 @@ struct Scenario {
 struct SetOverride {
     std::string path;
     std::string value;
+    std::string scenario;  // "NAME:a.b=c" applies to scenario NAME only; empty: to every scenario
 };
-// Parses "a.b=c"; throws InputError naming the text when there is no '=' or no key.
+// Parses "a.b=c" or "NAME:a.b=c"; throws InputError naming the text when there is no '=', no key
+// or an empty scenario name.
 SetOverride parse_set(const std::string& text);
 
 // Loads every scenario in a YAML file (one per YAML document, separated by ---), applies the
