@@ -285,7 +285,6 @@ namespace {
 
 // The levels cost at most this fraction of the real program, or it is simulated as it is.
 constexpr double kMaxCostFraction = 0.5;
-constexpr const Tolerance& kTolerance = kFastForwardTolerance;
 
 bool repeats_without_fixed_durations(const Program& p) {
     // A program whose operation count grows with its size (staging chunks, BAR windows) is
@@ -320,7 +319,7 @@ ProgramOutcome Simulator::execute(const config::ModelParams& params, const Progr
         if (!same_ops && !repeats_without_fixed_durations(real)) break;
         std::array<ProgramOutcome, 3> at;
         for (std::size_t i = 0; i < 3; ++i) at[i] = execute(params, progs[i]);
-        Extrapolation x = extrapolate(at, *levels, kTolerance);
+        Extrapolation x = extrapolate(at, *levels, kFastForwardTolerance);
         if (!x.outcome) continue;
         if (same_ops && !same_event_order(at, *x.outcome)) continue;
         x.outcome->fast_forward = "fast-forwarded from " + family.describe(levels->at(0)) + ", " +
