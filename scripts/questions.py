@@ -5,8 +5,8 @@ the model's numbers beside the measured ones.
 Usage: scripts/questions.py [--sim CSV] [--measured LABEL=DIR ...] [--out FILE | --check FILE]
                             [--summary]
 
---sim       the model's results.csv (default results/sim/results.csv: the shipped sweep with the
-            committed H100 calibration, what the main command writes)
+--sim       the model's results.csv (default results/sim/results.csv: the shipped sweep, each
+            scenario with its platform's committed calibration, what the main command writes)
 --measured  a machine's measured folder, as LABEL=DIR; repeatable (default: the lent H100 and the
             2xH200, results/h100-sxm/measured and results/h200x2-nvlink/measured). Each row's
             value is the median over leases of each lease's median over its runs.
@@ -29,7 +29,6 @@ import leases
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MIB, GIB = 1 << 20, 1 << 30
-CAL = "results/h100-sxm/calibration.yaml"
 
 
 class MissingRow(Exception):
@@ -46,11 +45,16 @@ class Sim:
             for r in csv.DictReader(f):
                 self.rows.setdefault(leases.row_key(r), r)
 
+        self.used = []  # the calibrations behind the rows the document quotes, in first-use order
+
     def row(self, scenario, strategy, direction, size, variant=""):
         key = (scenario, strategy, direction, size, variant)
         r = self.rows.get(key)
         if r is None or r.get("status") != "ok":
             raise MissingRow(f"{self.path}: no ok row for {key} (run the shipped sweep: scripts/run-main.sh)")
+        cal = r.get("calibration") or "not recorded"
+        if cal not in self.used:
+            self.used.append(cal)
         return r
 
     def us(self, *key):
@@ -145,7 +149,7 @@ def q_duplex(sim, ms):
         "",
         "```",
         f"dmasim run scenarios/pinned.yaml scenarios/duplex.yaml scenarios/zero_copy.yaml \\",
-        f"    scenarios/compute_beside.yaml --calibration {CAL} -o out/q1",
+        f"    scenarios/compute_beside.yaml -o out/q1",
         "```",
         "",
         "256 MiB each way (aggregate GB/s for the two-way rows):",
@@ -226,7 +230,7 @@ def q_radar(sim, ms):
         "buffer that is copied from; are frames missed?",
         "",
         "```",
-        f"dmasim run scenarios/periodic.yaml scenarios/whatif/radar.yaml --calibration {CAL} -o out/q2",
+        f"dmasim run scenarios/periodic.yaml scenarios/whatif/radar.yaml -o out/q2",
         "```",
         "",
         "Frame latency from the frame's release to the data being in GPU memory (the lent GPUs have no",
@@ -307,7 +311,7 @@ def q_mapping(sim, ms):
         "the CPU load and store, or keep using DMA copies?",
         "",
         "```",
-        f"dmasim run scenarios/third_party.yaml scenarios/latency.yaml scenarios/pinned.yaml --calibration {CAL} -o out/q3",
+        f"dmasim run scenarios/third_party.yaml scenarios/latency.yaml scenarios/pinned.yaml -o out/q3",
         "```",
         "",
         "(CPU access through the BAR is modelled only: dmaprobe cannot map the BAR on the lent machines.)",
@@ -365,7 +369,7 @@ def q_pinned(sim, ms):
         "",
         "```",
         f"dmasim run scenarios/pinned.yaml scenarios/pageable.yaml scenarios/registered.yaml \\",
-        f"    scenarios/async_overlap.yaml --calibration {CAL} -o out/q4",
+        f"    scenarios/async_overlap.yaml -o out/q4",
         "```",
         "",
         "Copies of 256 MiB:",
@@ -427,7 +431,7 @@ def q_peer(sim, ms):
         "path through the root complex, or through host memory, cost?",
         "",
         "```",
-        f"dmasim run scenarios/peer.yaml --calibration {CAL} -o out/q5",
+        f"dmasim run scenarios/peer.yaml -o out/q5",
         "dmasim topo show platforms/workstation-2gpu-switch.yaml",
         "```",
         "",
@@ -457,7 +461,23 @@ def q_peer(sim, ms):
     return lines, summary
 
 
+def calibration_words(used):
+    """Which calibrations produced the quoted numbers, from results.csv's calibration column."""
+    def one(c):
+        if c == "none":
+            return "none (the default parameters)"
+        if "/" not in c and c != "not recorded":
+            return f"`{c}` (`results/{c}/calibration.yaml`)"
+        return f"`{c}`"
+    return " and ".join(one(c) for c in used) if used else "none"
+
+
 def build(sim, machines):
+    body, summaries = [], []
+    for q in (q_duplex, q_radar, q_mapping, q_pinned, q_peer):
+        lines, summary = q(sim, machines)
+        body += lines
+        summaries.append(summary)
     header = [
         "# The source material's questions, answered",
         "",
@@ -465,17 +485,14 @@ def build(sim, machines):
         "     scripts/run-main.sh --regenerate rewrites it, and a test fails when it is stale. -->",
         "",
         "The five threads and documents in the source material ask questions this tool exists to",
-        "answer. Each answer below gives the commands, the model's numbers (the shipped sweep with the",
-        f"committed H100 calibration, `{CAL}`), the measured numbers where the lent GPUs can measure",
-        "the case (each row the median over freshly started machines of each one's median, with how",
-        "far the machines were apart), and a short decision worded from those numbers.",
+        "answer. Each answer below gives the commands, the model's numbers (the shipped sweep, each",
+        "scenario with its platform's committed calibration; here " + calibration_words(sim.used) + ",",
+        "as the `calibration` column of results.csv says row by row), the measured numbers where the",
+        "lent GPUs can measure the case (each row the median over freshly started machines of each",
+        "one's median, with how far the machines were apart), and a short decision worded from those",
+        "numbers.",
         "",
     ]
-    body, summaries = [], []
-    for q in (q_duplex, q_radar, q_mapping, q_pinned, q_peer):
-        lines, summary = q(sim, machines)
-        body += lines
-        summaries.append(summary)
     return "\n".join(header + body).rstrip() + "\n", summaries
 
 

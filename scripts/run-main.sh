@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Quick start (1): install what is missing, build, simulate the shipped scenarios on the
-# platforms the scenarios name (default: H100 SXM, PCIe Gen5 x16) with the committed H100
-# calibration, compare the model with the H100's measurements, draw the figures, and answer the
+# platforms the scenarios name (default: H100 SXM, PCIe Gen5 x16), each with its platform's
+# committed calibration, compare the model with the H100's measurements, draw the figures, and answer the
 # source material's five questions; a summary table is printed, and the five decisions close it.
 #
 # Everything goes to out/ (git-ignored): out/sim/, out/compare/, out/figures/, out/questions.md
@@ -30,14 +30,15 @@ else
   figures=${FIGURES:-out/figures}
   questions=${QUESTIONS:-out/questions.md}
 fi
-# The committed H100 calibration applies to every scenario (on the 2xH200's measurements it gives
-# 5.10 % median |error| for transfers >= 64 KiB, against 5.60 % with the H200's own calibration:
-# results/h200x2-nvlink/compare-with-h100-calibration/ and compare/).
-calibration=${CALIBRATION:-results/h100-sxm/calibration.yaml}
-"$BUILD"/model/dmasim run scenarios/*.yaml scenarios/*/*.yaml --calibration "$calibration" --out "$out" "$@"
+# Each scenario starts from its platform's committed calibration (platforms/*.yaml name it: the
+# lent H100's for every platform but the 2xH200, which has its own); CALIBRATION=file (or none)
+# names one for every scenario instead. The tables, results.csv and config.json say which.
+calibration=()
+if [[ -n "${CALIBRATION:-}" ]]; then calibration=(--calibration "$CALIBRATION"); fi
+"$BUILD"/model/dmasim run scenarios/*.yaml scenarios/*/*.yaml "${calibration[@]}" --out "$out" "$@"
 # Model vs measured on the lent H100, with its committed calibration: every lease of the machine
 # kind, each row's measured time the median across leases (docs/results.md).
-"$BUILD"/model/dmasim compare --measured results/h100-sxm/measured --calibration "$calibration" --out "$compare"
+"$BUILD"/model/dmasim compare --measured results/h100-sxm/measured "${calibration[@]}" --out "$compare"
 # Figures from the results files only: the model's, and the measurements committed in results/.
 /usr/bin/python3 scripts/figures.py --sim "$out/results.csv" --out "$figures"
 # The source material's five questions answered from the files just written (docs/questions.md

@@ -44,10 +44,10 @@ TEST(Calibrate, RecoversKnownParametersFromModelGeneratedData) {
     char tmpl[] = "/tmp/dmasim-calibrate-test-XXXXXX";
     ASSERT_NE(::mkdtemp(tmpl), nullptr);
     const std::string dir = tmpl;
-    // The "truth": three parameters away from their defaults. The model is run as a separate
+    // The "truth": three parameters away from their defaults (calibrate fits from the defaults). The model is run as a separate
     // process (SystemC elaborates once per process, and calibration forks its own).
     const std::string run = std::string(DMASIM_BINARY) + " run " + kScenarios +
-                            "/synthetic.yaml --quiet --out " + dir + "/truth --set runtime.call_overhead=4us" +
+                            "/synthetic.yaml --quiet --calibration none --out " + dir + "/truth --set runtime.call_overhead=4us" +
                             " --set cpu.register_per_page=180ns --set cpu.alloc_pinned_per_page=300ns > /dev/null";
     ASSERT_EQ(std::system(run.c_str()), 0);
     // Present the model's rows as measurements.

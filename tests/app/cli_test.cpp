@@ -73,6 +73,9 @@ TEST(Cli, BadInputGivesOneErrorNamingFileAndKeyAndWritesNothing) {
         {{kScenarios + "pinned.yaml", "--set", "duplex:link.lanes=8"}, "--set: key 'duplex:link.lanes': no scenario named"},
         {{kScenarios + "pinned.yaml", "--set", ":link.lanes=8"}, "expected NAME:KEY=VALUE"},
         {{kScenarios + "pinned.yaml", "--set", "pinned:link.lanes=3"}, "pinned.yaml: key 'link.lanes'"},
+        {{kScenarios + "pinned.yaml", "--calibration", dir + "/nowhere.yaml"}, "--calibration: key '"},
+        {{kScenarios + "pinned.yaml", "--calibration", write_file(dir, "badcal.yaml", "parameters: {cpu.x: 1}\n")},
+         "badcal.yaml: key 'parameters.cpu.x'"},
     };
     for (const auto& c : cases) {
         std::vector<std::string> args{"run"};
@@ -163,6 +166,48 @@ TEST(Cli, RunWritesResultsConfigAndMetadata) {
     EXPECT_NE(meta.str().find("\"commit\""), std::string::npos);
     EXPECT_TRUE(exists(dir + "/links.csv"));
     EXPECT_NE(r.out.find("duplex"), std::string::npos);  // the summary table
+}
+
+// No --calibration: each scenario's numbers come from its platform's committed calibration, and
+// every output says which; --calibration none gives the defaults.
+TEST(Cli, RunIsCalibratedByDefaultAndSaysWithWhat) {
+    const std::string base = temp_dir();
+    const auto run = [&](const std::string& out, std::vector<std::string> extra) {
+        std::vector<std::string> args{"run", kScenarios + "pinned.yaml", kScenarios + "peer.yaml", "--set", "sizes=1MiB",
+                                      "--out", base + "/" + out, "--quiet"};
+        args.insert(args.end(), extra.begin(), extra.end());
+        return cli(args);
+    };
+    const Outcome cal = run("cal", {});
+    ASSERT_EQ(cal.code, 0) << cal.err;
+    EXPECT_NE(cal.out.find("calibration: h100-sxm (results/h100-sxm/calibration.yaml, built in), but\n"
+                           "  h200x2-nvlink (results/h200x2-nvlink/calibration.yaml, built in) for peer"),
+              std::string::npos)
+        << cal.out;
+    const Outcome none = run("none", {"--calibration", "none"});
+    ASSERT_EQ(none.code, 0) << none.err;
+    EXPECT_NE(none.out.find("calibration: none (default parameters)"), std::string::npos) << none.out;
+    const auto rows = [&](const std::string& out) {
+        std::ifstream csv(base + "/" + out + "/results.csv");
+        return core::read_results_csv(csv, out);
+    };
+    const auto calibrated = rows("cal");
+    const auto plain = rows("none");
+    ASSERT_EQ(calibrated.size(), plain.size());
+    std::size_t moved = 0;
+    for (std::size_t i = 0; i < calibrated.size(); ++i) {
+        EXPECT_EQ(calibrated[i].calibration, calibrated[i].scenario == "peer" ? "h200x2-nvlink" : "h100-sxm");
+        EXPECT_EQ(plain[i].calibration, "none");
+        if (calibrated[i].time_us != plain[i].time_us) ++moved;
+    }
+    EXPECT_GT(moved, calibrated.size() / 2) << "the calibration changes the numbers";
+    std::stringstream cfg, meta;
+    cfg << std::ifstream(base + "/cal/config.json").rdbuf();
+    meta << std::ifstream(base + "/cal/meta.json").rdbuf();
+    EXPECT_NE(cfg.str().find("\"calibration\": \"h200x2-nvlink\""), std::string::npos);
+    EXPECT_NE(meta.str().find("\"calibration\": \"h100-sxm (results/h100-sxm/calibration.yaml, built in): pinned, "),
+              std::string::npos)
+        << meta.str();
 }
 
 TEST(Cli, PlatformNodeSettingsShowInTopologyConfigAndNotes) {

@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdlib>
+#include <fstream>
 
 #include "dmasim/config/param_io.h"
 #include "dmasim/config/plan_expand.h"
@@ -416,6 +418,117 @@ TEST(ScenarioLimits, CasesDmaprobeRefusesAreRefusedHere) {
     EXPECT_FALSE(plan.cases[0].has("hw_skip"));
     EXPECT_NE(plan.cases[1].str_or("hw_skip", "").find("duplex"), std::string::npos);
     EXPECT_NE(plan.cases[3].str_or("hw_skip", "").find("duplex.host_memory: pageable"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace dmasim::config
+
+namespace dmasim::config {
+namespace {
+
+// What the scenario reads when `parameters` of the calibration `ref` are applied by hand.
+Scenario by_hand(const std::string& yaml, const std::string& ref) {
+    Scenario s = parse_scenarios(yaml, "s.yaml").at(0);
+    for (const auto& p : load_calibration(ref).parameters) apply_parameter(s, p);
+    return s;
+}
+
+TEST(Calibration, EachScenarioStartsFromItsPlatformsCalibration) {
+    const std::string h100 = "strategy: pinned\nsizes: 4KiB\n";  // the default platform
+    const Scenario s = parse_scenarios(h100, "s.yaml", {}, CalibrationChoice::platform()).at(0);
+    EXPECT_EQ(s.calibration, "h100-sxm");
+    const Scenario expected = by_hand(h100, "h100-sxm");
+    EXPECT_EQ(s.params.runtime.call_overhead.ps, expected.params.runtime.call_overhead.ps);
+    EXPECT_EQ(s.params.cpu.memcpy_bandwidth.bytes_per_s, expected.params.cpu.memcpy_bandwidth.bytes_per_s);
+    // The calibration moves parameters off their defaults, or this test would prove nothing.
+    EXPECT_NE(s.params.runtime.call_overhead.ps, RuntimeParams{}.call_overhead.ps);
+
+    // Another platform, another machine's calibration.
+    const std::string h200 = "strategy: pinned\nsizes: 4KiB\nplatform: h200x2-nvlink\n";
+    const Scenario t = parse_scenarios(h200, "s.yaml", {}, CalibrationChoice::platform()).at(0);
+    EXPECT_EQ(t.calibration, "h200x2-nvlink");
+    EXPECT_EQ(t.params.runtime.call_overhead.ps, by_hand(h200, "h200x2-nvlink").params.runtime.call_overhead.ps);
+    EXPECT_NE(t.params.runtime.call_overhead.ps, s.params.runtime.call_overhead.ps);
+
+    // An override naming the platform is applied before the platform's calibration is chosen.
+    const Scenario moved =
+        parse_scenarios(h100, "s.yaml", {parse_set("platform=h200x2-nvlink")}, CalibrationChoice::platform()).at(0);
+    EXPECT_EQ(moved.calibration, "h200x2-nvlink");
+}
+
+TEST(Calibration, NoneGivesTheDefaultsAndSetWinsOverACalibration) {
+    const std::string yaml = "strategy: pinned\nsizes: 4KiB\n";
+    const Scenario none = parse_scenarios(yaml, "s.yaml", {}, CalibrationChoice::fixed("none")).at(0);
+    EXPECT_EQ(none.calibration, "none");
+    EXPECT_EQ(none.params.runtime.call_overhead.ps, RuntimeParams{}.call_overhead.ps);
+    // Without a choice (the library's callers, tests) nothing is calibrated either.
+    EXPECT_EQ(parse_scenarios(yaml, "s.yaml").at(0).params.runtime.call_overhead.ps, RuntimeParams{}.call_overhead.ps);
+    for (const auto& choice : {CalibrationChoice::platform(), CalibrationChoice::fixed("h100-sxm")}) {
+        const Scenario s = parse_scenarios(yaml, "s.yaml", {parse_set("runtime.call_overhead=1us")}, choice).at(0);
+        EXPECT_EQ(s.params.runtime.call_overhead.ps, 1000000);
+        EXPECT_EQ(s.calibration, "h100-sxm");  // the rest of it still applies
+        EXPECT_EQ(s.params.cpu.memcpy_bandwidth.bytes_per_s,
+                  by_hand(yaml, "h100-sxm").params.cpu.memcpy_bandwidth.bytes_per_s);
+    }
+}
+
+class CalibrationFiles : public ::testing::Test {
+protected:
+    void SetUp() override {
+        char tmpl[] = "/tmp/dmasim-cal-XXXXXX";
+        ASSERT_NE(::mkdtemp(tmpl), nullptr);
+        dir_ = tmpl;
+    }
+    std::string write(const std::string& name, const std::string& text) const {
+        std::ofstream(dir_ + "/" + name) << text;
+        return dir_ + "/" + name;
+    }
+    std::string platform(const std::string& calibration_line) const {
+        return write("p.yaml", "name: p\n" + calibration_line +
+                                   "nodes:\n  - { name: cpu0, kind: cpu }\n  - { name: rc0, kind: root_complex }\n"
+                                   "  - { name: gpu0, kind: gpu }\nlinks:\n  - { a: cpu0, b: rc0, kind: internal }\n"
+                                   "  - { a: rc0, b: gpu0, kind: pcie }\n");
+    }
+    std::string dir_;
+};
+
+TEST_F(CalibrationFiles, APlatformFileNamesAFileBesideItOrNone) {
+    write("cal.yaml", "parameters:\n  runtime.call_overhead: 7us\n");
+    platform("calibration: cal.yaml\n");
+    const std::string scenario = write("s.yaml", "strategy: pinned\nsizes: 4KiB\nplatform: p.yaml\n");
+    const Scenario s = load_scenarios(scenario, {}, CalibrationChoice::platform()).at(0);
+    EXPECT_EQ(s.params.runtime.call_overhead.ps, 7000000);
+    EXPECT_EQ(s.calibration, dir_ + "/cal.yaml");
+    // --calibration names another for every scenario, whatever the platform says.
+    EXPECT_EQ(load_scenarios(scenario, {}, CalibrationChoice::fixed("none")).at(0).params.runtime.call_overhead.ps,
+              RuntimeParams{}.call_overhead.ps);
+    // A platform that names no calibration: the defaults.
+    platform("");
+    const Scenario plain = load_scenarios(scenario, {}, CalibrationChoice::platform()).at(0);
+    EXPECT_EQ(plain.calibration, "none");
+    EXPECT_EQ(plain.params.runtime.call_overhead.ps, RuntimeParams{}.call_overhead.ps);
+}
+
+TEST_F(CalibrationFiles, ABadReferenceNamesThePlatformFileAndKey) {
+    const std::string scenario = write("s.yaml", "strategy: pinned\nsizes: 4KiB\nplatform: p.yaml\n");
+    const auto error = [&] {
+        try {
+            load_scenarios(scenario, {}, CalibrationChoice::platform());
+        } catch (const core::InputError& e) {
+            return std::string(e.what());
+        }
+        return std::string();
+    };
+    platform("calibration: missing.yaml\n");
+    EXPECT_NE(error().find("p.yaml: key 'calibration': 'missing.yaml' is neither a built-in calibration (h100-sxm"),
+              std::string::npos)
+        << error();
+    platform("calibration: [a, b]\n");
+    EXPECT_NE(error().find("p.yaml: key 'calibration'"), std::string::npos) << error();
+    // A calibration file with a parameter that does not exist: named by that file.
+    write("cal.yaml", "parameters:\n  runtime.call_overheat: 7us\n");
+    platform("calibration: cal.yaml\n");
+    EXPECT_NE(error().find("cal.yaml: key 'parameters.runtime.call_overheat'"), std::string::npos) << error();
 }
 
 }  // namespace

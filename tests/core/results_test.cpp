@@ -52,17 +52,23 @@ TEST(Results, CsvRoundTripWithQuoting) {
     EXPECT_NEAR(rows[0].time_us, 20000.0, 1e-6);
 }
 
-TEST(Results, CvIsTheLastColumnAndRoundTrips) {
-    EXPECT_EQ(results_csv_header().substr(results_csv_header().size() - 8), ",note,cv");
+TEST(Results, CvAndCalibrationAreTheLastColumnsAndRoundTrip) {
+    const std::string tail = ",note,cv,calibration";
+    EXPECT_EQ(results_csv_header().substr(results_csv_header().size() - tail.size()), tail);
     ResultRow r = sample_row();
     r.cv = 0.0123;
+    r.calibration = "results/x,y/calibration.yaml";  // quoted like any other field
+    ResultRow model = sample_row();
+    model.calibration = "h100-sxm";
     std::stringstream ss;
-    write_results_csv(ss, {r, sample_row()});
+    write_results_csv(ss, {r, model});
     const auto rows = read_results_csv(ss, "mem");
     ASSERT_EQ(rows.size(), 2U);
     EXPECT_NEAR(rows[0].cv, 0.0123, 1e-9);
     EXPECT_EQ(rows[1].cv, 0.0);  // the simulator's rows: deterministic
-    EXPECT_EQ(rows[0].note, "has \"quotes\"");  // the column before it is intact
+    EXPECT_EQ(rows[0].calibration, "results/x,y/calibration.yaml");
+    EXPECT_EQ(rows[1].calibration, "h100-sxm");
+    EXPECT_EQ(rows[0].note, "has \"quotes\"");  // the columns before them are intact
 }
 
 TEST(Results, ReadsFilesWrittenBeforeTheCvColumn) {
@@ -77,6 +83,7 @@ TEST(Results, ReadsFilesWrittenBeforeTheCvColumn) {
     EXPECT_NEAR(rows[0].max_us, 17.164, 1e-9);
     EXPECT_EQ(rows[0].status, "ok");
     EXPECT_EQ(rows[0].note, "");
+    EXPECT_EQ(rows[0].calibration, "");  // a measurement: no calibration behind it
 }
 
 TEST(Results, CommittedMeasurementsStillLoad) {
@@ -136,7 +143,7 @@ TEST(Results, Percentiles) {
 
 TEST(Results, ReaderRangeChecksEveryValueAndNamesLineAndColumn) {
     const std::string header = results_csv_header() + "\n";
-    const std::string good = "s,pinned,h2d,1,4096,7.5,0.5,hw,20,7.4,7.6,7.3,7.9,,ok,,0.01\n";
+    const std::string good = "s,pinned,h2d,1,4096,7.5,0.5,hw,20,7.4,7.6,7.3,7.9,,ok,,0.01,\n";
     // Each a field of the good row broken: (column, value, what the message must say).
     struct Case {
         int column;
@@ -167,7 +174,7 @@ TEST(Results, ReaderRangeChecksEveryValueAndNamesLineAndColumn) {
         std::vector<std::string> f;
         std::stringstream fields(good.substr(0, good.size() - 1));
         for (std::string cell; std::getline(fields, cell, ',');) f.push_back(cell);
-        f.resize(17);
+        f.resize(18);
         f[static_cast<std::size_t>(c.column)] = c.value;
         std::string row;
         for (std::size_t i = 0; i < f.size(); ++i) row += (i ? "," : "") + f[i];
@@ -182,7 +189,7 @@ TEST(Results, ReaderRangeChecksEveryValueAndNamesLineAndColumn) {
         }
     }
     // Rows that are not ok carry no time and may have run no repetition.
-    std::stringstream skipped(header + "s,peer,h2d,1,4096,0,0,hw,0,0,0,0,0,,skipped,needs two GPUs,0\n");
+    std::stringstream skipped(header + "s,peer,h2d,1,4096,0,0,hw,0,0,0,0,0,,skipped,needs two GPUs,0,\n");
     const auto rows = read_results_csv(skipped, "m.csv");
     ASSERT_EQ(rows.size(), 1U);
     EXPECT_EQ(rows[0].repetitions, 0);

@@ -360,7 +360,7 @@ int cmd_calibrate(const CalibrateOptions& o, int argc, char** argv, std::ostream
     if (mpi::size() > 1 && mpi::allreduce_min(refused ? 0 : 1) == 0 && !refused) return 2;
     if (refused) std::rethrow_exception(refused);
     MeasuredSet set = read_measured_set(o.measured);
-    const std::vector<config::Scenario> loaded = load_scenario_dir(o.scenarios_dir, {});
+    const std::vector<config::Scenario> loaded = load_scenario_dir(o.scenarios_dir, {}, "none");
     exclude_other_gpu_paths(set, loaded);
     const std::vector<CrossLeaseRow> across = cross_lease(set.leases);
     const std::vector<core::ResultRow> measured = cross_lease_rows(across);

@@ -34,6 +34,7 @@
 #include "dmasim/config/param_io.h"
 #include "dmasim/config/plan_expand.h"
 #include "dmasim/config/scenario.h"
+#include "dmasim/config/shipped_platforms.h"
 #include "dmasim/core/error.h"
 #include "dmasim/core/input_file.h"
 #include "dmasim/core/plan.h"
@@ -89,12 +90,13 @@ std::size_t case_count(const config::Scenario& s) {
 
 std::vector<config::Scenario> load_all(const Options& o) {
     std::vector<config::SetOverride> sets;
-    // A calibration's parameters first, so that --set can still override them.
-    if (!o.calibration.empty()) sets = config::read_calibration(o.calibration);
     for (const auto& s : o.sets) sets.push_back(config::parse_set(s));
+    // Each scenario starts from its platform's calibration unless --calibration names one (or
+    // none); --set wins over either.
+    const config::CalibrationChoice calibration = config::calibration_choice(o.calibration);
     std::vector<config::Scenario> all;
     for (const auto& f : o.files) {
-        auto v = config::load_scenarios(f, sets);
+        auto v = config::load_scenarios(f, sets, calibration);
         for (auto& s : v) {
             for (const auto& existing : all) {
                 if (existing.name == s.name) {
@@ -155,6 +157,48 @@ std::string command_line(int argc, char** argv) {
         s += argv[i];
     }
     return s;
+}
+
+// Which calibration produced which scenarios' numbers, by calibration in first-seen order.
+std::vector<std::pair<std::string, std::vector<std::string>>> calibrations_of(const std::vector<config::Scenario>& all) {
+    std::vector<std::pair<std::string, std::vector<std::string>>> by;
+    for (const auto& s : all) {
+        auto it = std::find_if(by.begin(), by.end(), [&](const auto& e) { return e.first == s.calibration; });
+        if (it == by.end()) it = by.insert(by.end(), {s.calibration, {}});
+        it->second.push_back(s.name);
+    }
+    return by;
+}
+
+std::string calibration_label(const std::string& label) {
+    if (label == "none") return "none (default parameters)";
+    if (config::shipped_calibrations().count(label)) return label + " (results/" + label + "/calibration.yaml, built in)";
+    return label;
+}
+
+// One line for meta.json: "h100-sxm (...): pinned, duplex; h200x2-nvlink (...): peer".
+std::string calibration_summary(const std::vector<config::Scenario>& all) {
+    std::string text;
+    for (const auto& [label, names] : calibrations_of(all)) {
+        text += (text.empty() ? "" : "; ") + calibration_label(label) + ": ";
+        for (std::size_t i = 0; i < names.size(); ++i) text += (i ? ", " : "") + names[i];
+    }
+    return text;
+}
+
+// Below every table: the parameters behind its numbers. The largest group is named as the rest,
+// so that a sweep of a hundred scenarios gets a line or two, not a list.
+std::string calibration_lines(const std::vector<config::Scenario>& all) {
+    auto by = calibrations_of(all);
+    if (by.size() == 1) return "calibration: " + calibration_label(by.front().first) + "\n";
+    std::stable_sort(by.begin(), by.end(), [](const auto& a, const auto& b) { return a.second.size() > b.second.size(); });
+    std::string text = "calibration: " + calibration_label(by.front().first) + ", but\n";
+    for (std::size_t i = 1; i < by.size(); ++i) {
+        text += "  " + calibration_label(by[i].first) + " for";
+        for (const auto& n : by[i].second) text += " " + n;
+        text += "\n";
+    }
+    return text;
 }
 
 void print_table(std::ostream& out, const std::vector<core::ResultRow>& rows) {
@@ -244,9 +288,8 @@ int cmd_compare(const Options& o, int argc, char** argv, std::ostream& out, std:
     // A machine's leases, or one lease, or one CSV: measured values are cross-lease medians.
     MeasuredSet set = read_measured_set(o.measured);
     std::vector<config::SetOverride> sets;
-    if (!o.calibration.empty()) sets = config::read_calibration(o.calibration);
     for (const auto& s : o.sets) sets.push_back(config::parse_set(s));
-    const std::vector<config::Scenario> scenarios = load_scenario_dir(o.scenarios_dir, sets);
+    const std::vector<config::Scenario> scenarios = load_scenario_dir(o.scenarios_dir, sets, o.calibration);
     const std::size_t other_paths = exclude_other_gpu_paths(set, scenarios);
     const std::vector<CrossLeaseRow> across = cross_lease(set.leases);
     const std::vector<core::ResultRow> hw = cross_lease_rows(across);
@@ -312,9 +355,9 @@ int cmd_compare(const Options& o, int argc, char** argv, std::ostream& out, std:
     for (const auto& [name, acc] : groups) line(name, acc.err);
     line("all transfers >=64KiB", all_big);
     line("all transfers <64KiB", all_small);
-    out << fmt::format("\n{} measured rows matched a prediction ({} measured, {} predicted, {} not modelled yet){}\n",
-                       joined, hw.size(), sim.size() - not_modelled, not_modelled,
-                       o.calibration.empty() ? ", default parameters" : ", calibration " + o.calibration);
+    out << fmt::format("\n{} measured rows matched a prediction ({} measured, {} predicted, {} not modelled yet)\n",
+                       joined, hw.size(), sim.size() - not_modelled, not_modelled);
+    out << calibration_lines(selected);
     out << fmt::format("measured values: median over {} lease{}: {}; {} matched rows spread more than {:.0f} % across leases\n",
                        set.leases.size(), set.leases.size() == 1 ? "" : "s", lease_names(set), flagged, kSpreadFlagPct);
     if (other_paths > 0) {
@@ -333,7 +376,7 @@ int cmd_compare(const Options& o, int argc, char** argv, std::ostream& out, std:
     meta.value("commit", DMASIM_GIT_COMMIT);
     meta.value("date", utc_now());
     meta.value("measured", csv_path);
-    meta.value("calibration", o.calibration.empty() ? std::string("none (default parameters)") : o.calibration);
+    meta.value("calibration", calibration_summary(selected));
     meta.value("command", command_line(argc, argv));
     meta.value("rows_matched", static_cast<std::uint64_t>(joined));
     meta.value("rows_not_modelled", static_cast<std::uint64_t>(not_modelled));
@@ -354,7 +397,11 @@ int cmd_topo_show(const std::string& ref, std::ostream& out) {
     const topology::Platform p = topology::load_platform(config::resolve_platform(ref, ""), config::ModelParams{});
     auto devs = topology::devices(p);
     for (const auto n : p.nodes_of(topology::NodeKind::kCpu)) devs.push_back(n);
-    out << p.name() << (p.description().empty() ? "" : ": " + p.description()) << "\n\n";
+    out << p.name() << (p.description().empty() ? "" : ": " + p.description()) << "\n";
+    // What `run` starts its scenarios from, checked as run would check it.
+    const std::string calibration = config::platform_calibration(ref, "");
+    config::load_calibration(calibration, p.origin(), "calibration", p.origin());
+    out << "calibration: " << calibration_label(calibration) << "\n\n";
     out << fmt::format("{:<10}", "");
     for (const auto n : devs) out << fmt::format("{:>8}", p.node(n).name);
     out << "\n";
@@ -499,12 +546,13 @@ void begin_meta(core::JsonWriter& j, const std::string& cmdline, std::size_t row
 }
 
 void write_run_meta(core::JsonWriter& j, const std::string& cmdline, std::size_t rows, double wall_s, int jobs,
-                    const std::string& shard, int ranks) {
+                    const std::string& shard, int ranks, const std::string& calibration = "") {
     begin_meta(j, cmdline, rows);
     j.value("wall_seconds", wall_s);
     j.value("systemc", sc_core::sc_version());
     // How it ran, which changes nothing in the other files (docs/scaling.md).
     j.value("jobs", jobs);
+    if (!calibration.empty()) j.value("calibration", calibration);
     if (!shard.empty()) j.value("shard", shard);
     if (ranks > 1) j.value("mpi_ranks", ranks);
     j.end_object();
@@ -618,7 +666,8 @@ int cmd_run(const Options& o, int argc, char** argv, std::ostream& out, std::ost
     const std::string config = config_json(all);
     files.add(kRunFiles[2], config);
     core::JsonWriter meta;
-    write_run_meta(meta, command_line(argc, argv), rows.size(), wall_s, o.jobs, o.shard, mpi::size());
+    write_run_meta(meta, command_line(argc, argv), rows.size(), wall_s, o.jobs, o.shard, mpi::size(),
+                   calibration_summary(all));
     files.add(kRunFiles[3], meta.str());
     if (sharded) files.add(kShardFile, shard_manifest(shard, w.cases.size(), run_fingerprint(config, w), selected, outputs));
     const bool truncated = tracer && tracer->truncated();
@@ -636,6 +685,7 @@ int cmd_run(const Options& o, int argc, char** argv, std::ostream& out, std::ost
     }
 
     print_table(out, rows);
+    out << calibration_lines(all);
     if (sharded) {
         out << fmt::format("\nwrote shard {}/{} ({} of {} cases, {} rows) to {} (dmasim merge puts the shards together)\n",
                            shard.index, shard.count, selected.size(), w.cases.size(), rows.size(), o.out_dir);
@@ -809,10 +859,12 @@ std::vector<core::ResultRow> read_measured(const std::string& path, std::string*
     return cross_lease_rows(cross_lease(set.leases));
 }
 
-std::vector<config::Scenario> load_scenario_dir(const std::string& dir, const std::vector<config::SetOverride>& sets) {
+std::vector<config::Scenario> load_scenario_dir(const std::string& dir, const std::vector<config::SetOverride>& sets,
+                                               const std::string& calibration) {
     namespace fs = std::filesystem;
     if (!fs::is_directory(dir)) throw core::InputError(dir, "", "not a folder of scenario files");
     Options o;
+    o.calibration = calibration;
     for (const auto& e : fs::recursive_directory_iterator(dir)) {
         if (e.is_regular_file() && e.path().extension() == ".yaml") o.files.push_back(e.path().string());
     }
@@ -880,7 +932,16 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
                     "(repeatable; applies to every scenario, or with NAME: to one, e.g. --set pinned:link.lanes=8)");
     const std::string only_help = "keep only these scenarios (names, comma-separated or repeated), e.g. --only pinned,duplex";
     run->add_option("--only", o.only, only_help)->delimiter(',');
-    run->add_option("--calibration", o.calibration, "a calibration file (dmasim calibrate): its parameters replace the defaults");
+    const std::string calibration_help =
+        "parameters to start from: a calibration file (dmasim calibrate), a built-in one (" +
+        [] {
+            std::string n;
+            for (const auto& c : config::calibration_names()) n += (n.empty() ? "" : ", ") + c;
+            return n;
+        }() +
+        ") or none (the defaults); --set wins over it. Default: the one each scenario's platform names "
+        "(dmasim topo show PLATFORM)";
+    run->add_option("--calibration", o.calibration, calibration_help);
     run->add_flag("--explain", o.explain, "print what every link carried in each case (TLPs, DLLPs, busy time)");
     run->add_flag("--quiet,-q", o.quiet, "no progress on stderr (a bar on a terminal, else a line every few seconds)");
     // --jobs 0 is refused rather than read as "all CPUs": the default already is.
@@ -915,7 +976,7 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
                         "a machine's measured folder (one sub-folder per lease), a lease folder, or a measured.csv; "
                         "measured values are medians across leases")
         ->required();
-    compare->add_option("--calibration", o.calibration, "a calibration file: its `parameters` override the defaults");
+    compare->add_option("--calibration", o.calibration, calibration_help);
     compare->add_option("--scenarios", o.scenarios_dir, "folder of scenario files the measured rows name")->capture_default_str();
     compare->add_option("--set", o.sets, "override a key, as for run");
     auto* compare_jobs = compare->add_option("--jobs,-j", o.jobs, jobs_help)->check(jobs_check);

@@ -198,6 +198,7 @@ public:
                 r.direction = s.flows[i].direction;
                 r.size_bytes = s.flows[i].size;
                 r.source = "sim";
+                r.calibration = s.calibration;
                 r.variant = res.rows[i].variant;
                 r.time_us = r.p10_us = r.p90_us = r.min_us = r.max_us = res.rows[i].time_ps * 1e-6;
                 r.note = res.rows[i].note;
@@ -213,6 +214,7 @@ public:
         base.directions = c.direction == "both" ? 2 : 1;
         base.size_bytes = c.size;
         base.source = "sim";
+        base.calibration = s.calibration;
         if (!sim::strategy_modelled(c.strategy)) {
             base.status = "skipped";
             base.note = std::string("strategy not modelled in this version (modelled: ") + sim::modelled_strategies() + ")";

@@ -89,6 +89,7 @@ void write_config_json(core::JsonWriter& json, const Scenario& scenario, const s
     json.value("file", s.file);
     json.value("description", s.description);
     json.value("platform", s.platform);
+    json.value("calibration", s.calibration);
     json.begin_array("strategy");
     for (const auto& st : s.strategies) json.value("", st);
     json.end_array();

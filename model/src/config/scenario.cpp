@@ -6,6 +6,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 
@@ -625,24 +626,78 @@ void read_flows(const YAML::Node& node, const std::string& file, Scenario& s) {
     }
 }
 
+// The platform a scenario document names once the overrides are applied, for its calibration.
+std::string platform_of(const YAML::Node& doc) {
+    const YAML::Node p = doc["platform"];
+    return p && p.IsScalar() ? p.Scalar() : Scenario{}.platform;
+}
+
 std::vector<Scenario> read_all(std::vector<YAML::Node> docs, const std::string& origin,
-                               const std::vector<SetOverride>& sets) {
+                               const std::vector<SetOverride>& sets, const CalibrationChoice& choice) {
     std::vector<Scenario> out;
     std::set<std::string> names;
+    std::map<std::string, Calibration> loaded;  // by reference: a file is read once per file of scenarios
     for (std::size_t i = 0; i < docs.size(); ++i) {
         if (docs[i].IsNull()) continue;
         if (!docs[i].IsMap()) throw InputError(origin, "", "a scenario must be a YAML map of settings");
         // The name as the file gives it: an override scoped to a scenario finds it by that name.
         const YAML::Node name = docs[i]["name"];
         const std::string own_name = name && name.IsScalar() ? name.Scalar() : std::string();
-        for (const auto& set : sets) {
-            if (set.scenario.empty() || set.scenario == own_name) apply_set(docs[i], set);
+        const auto apply_overrides = [&] {
+            for (const auto& set : sets) {
+                if (set.scenario.empty() || set.scenario == own_name) apply_set(docs[i], set);
+            }
+        };
+        // The overrides first, since one may name the platform; the calibration's parameters
+        // then, and the overrides again on top of them: --set wins over a calibration.
+        apply_overrides();
+        std::string ref = choice.ref;
+        std::string referrer = "--calibration";
+        std::string relative_to;
+        if (choice.from_platform) {
+            const std::string platform = platform_of(docs[i]);
+            // A platform that is not there is refused by read_document, naming the scenario's key.
+            ref = is_platform(platform, origin) ? platform_calibration(platform, origin) : "none";
+            const std::string resolved = resolve_platform(platform, origin);
+            referrer = shipped_platforms().count(resolved) ? "platforms/" + resolved + ".yaml" : resolved;
+            relative_to = shipped_platforms().count(resolved) ? "" : resolved;
+        }
+        auto it = loaded.find(ref);
+        if (it == loaded.end()) {
+            it = loaded.emplace(ref, load_calibration(ref, referrer, choice.from_platform ? "calibration" : ref, relative_to))
+                     .first;
+        }
+        if (!it->second.parameters.empty()) {
+            for (const auto& p : it->second.parameters) apply_set(docs[i], p);
+            apply_overrides();
         }
         Scenario s = read_document(docs[i], origin, i);
+        s.calibration = it->second.label;
         if (!names.insert(s.name).second) throw InputError(origin, "name", "two scenarios are named '" + s.name + "'");
         out.push_back(std::move(s));
     }
     if (out.empty()) throw InputError(origin, "", "no scenario in file");
+    return out;
+}
+
+Calibration read_calibration_text(const std::string& text, const std::string& file, const std::string& label) {
+    const YAML::Node doc = load_yaml(text, file);
+    if (!doc.IsMap() || !doc["parameters"] || !doc["parameters"].IsMap()) {
+        throw InputError(file, "parameters", "missing: a map of dotted parameter keys to values");
+    }
+    // Every key must be a model parameter, and its value must parse as that parameter does.
+    Calibration out;
+    out.label = label;
+    const auto docs = describe(ModelParams{}, StrategyOptions{});
+    for (const auto& kv : doc["parameters"]) {
+        const std::string key = kv.first.as<std::string>();
+        if (!kv.second.IsScalar()) throw InputError(file, "parameters." + key, "expected a single value");
+        const bool known = std::any_of(docs.begin(), docs.end(), [&](const ParamDoc& d) { return d.path == key; });
+        if (!known) throw InputError(file, "parameters." + key, "not a model parameter (dmasim params lists them)");
+        out.parameters.push_back(SetOverride{key, kv.second.Scalar(), ""});
+    }
+    // Values go through the scenario checks; errors name this file and the parameter.
+    parse_scenarios("strategy: pinned\nsizes: 4KiB\n", file, out.parameters);
     return out;
 }
 
@@ -731,34 +786,62 @@ std::vector<std::uint64_t> expand_size_range(std::uint64_t from, std::uint64_t t
 }
 
 std::vector<Scenario> parse_scenarios(const std::string& yaml_text, const std::string& origin,
-                                      const std::vector<SetOverride>& sets) {
+                                      const std::vector<SetOverride>& sets, const CalibrationChoice& calibration) {
     std::vector<YAML::Node> docs = load_yaml_all(yaml_text, origin);
     try {
-        return read_all(std::move(docs), origin, sets);
+        return read_all(std::move(docs), origin, sets, calibration);
     } catch (const YAML::Exception& e) {
         throw InputError(origin, "", yaml_error_message(e));
     }
 }
 
-std::vector<SetOverride> read_calibration(const std::string& file) {
-    const YAML::Node doc = load_yaml(core::read_input_file(file, "calibration"), file);
-    if (!doc.IsMap() || !doc["parameters"] || !doc["parameters"].IsMap()) {
-        throw InputError(file, "parameters", "missing: a map of dotted parameter keys to values");
-    }
-    // Every key must be a model parameter, and its value must parse as that parameter does.
-    std::vector<SetOverride> out;
-    const auto docs = describe(ModelParams{}, StrategyOptions{});
-    for (const auto& kv : doc["parameters"]) {
-        const std::string key = kv.first.as<std::string>();
-        if (!kv.second.IsScalar()) throw InputError(file, "parameters." + key, "expected a single value");
-        const bool known = std::any_of(docs.begin(), docs.end(), [&](const ParamDoc& d) { return d.path == key; });
-        if (!known) throw InputError(file, "parameters." + key, "not a model parameter (dmasim params lists them)");
-        out.push_back(SetOverride{key, kv.second.Scalar(), ""});
-    }
-    // Values go through the scenario checks; errors name this file and the parameter.
-    parse_scenarios("strategy: pinned\nsizes: 4KiB\n", file, out);
-    return out;
+CalibrationChoice calibration_choice(const std::string& option) {
+    return option.empty() ? CalibrationChoice::platform() : CalibrationChoice::fixed(option);
 }
+
+std::vector<std::string> calibration_names() {
+    std::vector<std::string> names;
+    for (const auto& [name, text] : shipped_calibrations()) names.push_back(name);
+    return names;
+}
+
+Calibration load_calibration(const std::string& ref, const std::string& referrer, const std::string& key,
+                             const std::string& relative_to) {
+    if (ref == "none") return Calibration{};
+    if (const auto it = shipped_calibrations().find(ref); it != shipped_calibrations().end()) {
+        return read_calibration_text(it->second, "results/" + ref + "/calibration.yaml (built in)", ref);
+    }
+    std::string path = ref;
+    const auto slash = relative_to.find_last_of('/');
+    if (slash != std::string::npos && !ref.empty() && ref.front() != '/') {
+        const std::string beside = relative_to.substr(0, slash + 1) + ref;
+        if (core::is_regular_file(beside)) path = beside;
+    }
+    std::error_code ec;
+    if (ref.empty() || !std::filesystem::exists(path, ec)) {
+        throw InputError(referrer, key.empty() ? ref : key,
+                         "'" + ref + "' is neither a built-in calibration (" + join(calibration_names()) +
+                             "), none, nor a calibration file");
+    }
+    return read_calibration_text(core::read_input_file(path, "calibration"), path, path);
+}
+
+std::string platform_calibration(const std::string& platform_ref, const std::string& scenario_file) {
+    const std::string resolved = resolve_platform(platform_ref, scenario_file);
+    const auto it = shipped_platforms().find(resolved);
+    const std::string origin = it != shipped_platforms().end() ? "platforms/" + resolved + ".yaml" : resolved;
+    const YAML::Node doc =
+        load_yaml(it != shipped_platforms().end() ? it->second : core::read_input_file(resolved, "platform"), origin);
+    if (!doc.IsMap() || !doc["calibration"]) return "none";
+    const YAML::Node c = doc["calibration"];
+    if (!c.IsScalar() || c.Scalar().empty()) {
+        throw InputError(origin, "calibration", "expected the name of a built-in calibration (" +
+                                                    join(calibration_names()) + "), a calibration file, or none");
+    }
+    return c.Scalar();
+}
+
+std::vector<SetOverride> read_calibration(const std::string& file) { return load_calibration(file).parameters; }
 
 namespace {
 
@@ -798,8 +881,9 @@ void apply_parameter(Scenario& s, const SetOverride& set) {
     validate(s);
 }
 
-std::vector<Scenario> load_scenarios(const std::string& file, const std::vector<SetOverride>& sets) {
-    return parse_scenarios(core::read_input_file(file, "scenario"), file, sets);
+std::vector<Scenario> load_scenarios(const std::string& file, const std::vector<SetOverride>& sets,
+                                     const CalibrationChoice& calibration) {
+    return parse_scenarios(core::read_input_file(file, "scenario"), file, sets, calibration);
 }
 
 }  // namespace dmasim::config

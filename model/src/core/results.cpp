@@ -124,7 +124,7 @@ double ResultRow::gbps() const {
 const std::string& results_csv_header() {
     static const std::string header =
         "scenario,strategy,direction,directions,size_bytes,time_us,gbps,source,repetitions,"
-        "p10_us,p90_us,min_us,max_us,variant,status,note,cv";
+        "p10_us,p90_us,min_us,max_us,variant,status,note,cv,calibration";
     return header;
 }
 
@@ -136,7 +136,7 @@ std::string format_result_row(const ResultRow& r) {
     s += std::to_string(r.repetitions) + ',' + fmt_time(r.p10_us) + ',' + fmt_time(r.p90_us) + ',';
     s += fmt_time(r.min_us) + ',' + fmt_time(r.max_us) + ',';
     s += csv_field(r.variant) + ',' + csv_field(r.status) + ',' + csv_field(r.note) + ',';
-    s += fmt_double(r.cv);
+    s += fmt_double(r.cv) + ',' + csv_field(r.calibration);
     return s;
 }
 
@@ -206,6 +206,7 @@ std::vector<ResultRow> read_results_csv(std::istream& in, const std::string& ori
         r.variant = get("variant");
         r.note = get("note");
         r.cv = time("cv", 0);
+        r.calibration = get("calibration");
         rows.push_back(std::move(r));
     }
     return rows;

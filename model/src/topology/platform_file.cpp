@@ -364,15 +364,25 @@ void check_neighbours(const Platform& p, const std::vector<LinkRecord>& links, c
     }
 }
 
+void check_calibration_key(const YAML::Node& n, const std::string& origin) {
+    if (scalar_of(n, origin, "calibration").empty()) {
+        throw InputError(origin, "calibration", "must name a built-in calibration, a calibration file, or none");
+    }
+}
+
 Platform read_platform(const YAML::Node& doc, const std::string& origin, const config::ModelParams& params,
                        const std::vector<std::string>& explicit_keys) {
     if (!doc.IsMap()) throw InputError(origin, "", "a platform must be a YAML map");
     for (const auto& kv : doc) {
         const std::string k = kv.first.as<std::string>();
-        if (k != "name" && k != "description" && k != "nodes" && k != "links" && k != "peer_rule") {
-            throw InputError(origin, k, "unknown key; a platform takes: name, description, peer_rule, nodes, links");
+        if (k != "name" && k != "description" && k != "nodes" && k != "links" && k != "peer_rule" && k != "calibration") {
+            throw InputError(origin, k,
+                             "unknown key; a platform takes: name, description, calibration, peer_rule, nodes, links");
         }
     }
+    // Which calibration its scenarios start from is the scenario loader's business
+    // (config::platform_calibration); here only its form.
+    if (doc["calibration"]) check_calibration_key(doc["calibration"], origin);
     const std::string name = text_of(doc["name"], origin, "name");
     if (name.empty()) throw InputError(origin, "name", "must not be empty");
     Platform p(name);

@@ -22,7 +22,9 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err);
 
 // Shared by compare and calibrate.
 // Every scenario file under `dir`, with `sets` applied; checked against its platform.
-std::vector<config::Scenario> load_scenario_dir(const std::string& dir, const std::vector<config::SetOverride>& sets);
+// `calibration` as --calibration takes it: empty for each platform's own, "none", a name or a file.
+std::vector<config::Scenario> load_scenario_dir(const std::string& dir, const std::vector<config::SetOverride>& sets,
+                                               const std::string& calibration = "");
 // The scenarios that measured rows name, cut down to the measured directions and sizes.
 std::vector<config::Scenario> restrict_to_measured(const std::vector<config::Scenario>& scenarios,
                                                    const std::vector<core::ResultRow>& measured);

@@ -199,6 +199,9 @@ struct Scenario {
     bool link_explicit = false;           // the scenario (or --set) chose the link itself
     std::vector<std::string> explicit_keys;  // dotted keys the file or --set gave (override platform files)
     std::vector<FlowSpec> flows;             // when given: the scenario is these flows, run together
+    // Which calibration its parameters start from: a built-in name ("h100-sxm"), a file as
+    // given, or "none" (the defaults). Written beside every number it produced.
+    std::string calibration = "none";
 };
 
 // One `--set key.path=value` override.
@@ -211,12 +214,27 @@ struct SetOverride {
 // or an empty scenario name.
 SetOverride parse_set(const std::string& text);
 
+// Which calibration the scenarios of a run start from (docs/calibration.md).
+struct CalibrationChoice {
+    // Each scenario's platform's: the `calibration` key of its platform file, "none" where the
+    // platform names none. Otherwise `ref` for every scenario.
+    bool from_platform = false;
+    std::string ref = "none";  // "none", a built-in calibration's name, or a calibration file
+    static CalibrationChoice platform() { return CalibrationChoice{true, "none"}; }
+    static CalibrationChoice fixed(std::string r) { return CalibrationChoice{false, std::move(r)}; }
+};
+// The CLI's --calibration value: empty means each platform's own.
+CalibrationChoice calibration_choice(const std::string& option);
+
 // Loads every scenario in a YAML file (one per YAML document, separated by ---), applies the
-// overrides, validates, and expands defaults. Throws InputError naming the file and the key.
-std::vector<Scenario> load_scenarios(const std::string& file, const std::vector<SetOverride>& sets = {});
+// calibration's parameters and then the overrides (which therefore win), validates, and expands
+// defaults. Throws InputError naming the file and the key.
+std::vector<Scenario> load_scenarios(const std::string& file, const std::vector<SetOverride>& sets = {},
+                                     const CalibrationChoice& calibration = {});
 // The same from text (tests); `origin` names it in errors.
 std::vector<Scenario> parse_scenarios(const std::string& yaml_text, const std::string& origin,
-                                      const std::vector<SetOverride>& sets = {});
+                                      const std::vector<SetOverride>& sets = {},
+                                      const CalibrationChoice& calibration = {});
 
 // Sets one model parameter (`section.key`, not a strategy option) of a scenario already read,
 // with the checks reading its file with the same --set applies, and with the same result: the
@@ -225,8 +243,26 @@ std::vector<Scenario> parse_scenarios(const std::string& yaml_text, const std::s
 // calibration step does to every scenario, without reading the files again.
 void apply_parameter(Scenario& s, const SetOverride& set);
 
-// The parameter values of a calibration file (`parameters:` map of dotted keys), as overrides.
-// Throws InputError naming the file and the key for an unknown parameter or a bad value.
+// A calibration's parameter values (`parameters:` map of dotted keys), as overrides, and the
+// name it goes by in results.
+struct Calibration {
+    std::string label = "none";  // "none", the built-in name, or the file as given
+    std::vector<SetOverride> parameters;
+};
+// `ref`: "none"; a built-in calibration (shipped_calibrations(): "h100-sxm" is
+// results/h100-sxm/calibration.yaml as built); or a calibration file, relative to `relative_to`'s
+// folder when that is given and the file is there. Throws InputError naming the file and the key
+// for an unknown parameter or a bad value, and naming `referrer` and `key` when `ref` is
+// neither.
+Calibration load_calibration(const std::string& ref, const std::string& referrer = "--calibration",
+                             const std::string& key = "", const std::string& relative_to = "");
+// The calibration a platform names (its `calibration` key), "none" when it names none.
+// `platform_ref` and `scenario_file` as a scenario gives them (resolve_platform).
+std::string platform_calibration(const std::string& platform_ref, const std::string& scenario_file);
+// The names of the built-in calibrations, for messages and --help.
+std::vector<std::string> calibration_names();
+
+// The parameter values of a calibration file, as overrides (load_calibration(file).parameters).
 std::vector<SetOverride> read_calibration(const std::string& file);
 
 // The sizes a `sizes:` range expands to, for docs and tests.

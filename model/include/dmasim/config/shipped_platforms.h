@@ -1,4 +1,5 @@
-// The platform files shipped in platforms/, compiled in: name -> YAML text.
+// The platform files shipped in platforms/ and the committed calibrations in
+// results/<machine>/calibration.yaml, compiled in: name -> YAML text.
 #pragma once
 
 #include <map>
@@ -7,5 +8,7 @@
 namespace dmasim::config {
 
 const std::map<std::string, std::string>& shipped_platforms();
+// Named by machine folder: "h100-sxm" is results/h100-sxm/calibration.yaml.
+const std::map<std::string, std::string>& shipped_calibrations();
 
 }  // namespace dmasim::config

@@ -33,7 +33,9 @@ struct ResultRow {
     std::string status = "ok";   // ok, skipped or error
     std::string note;            // why a row was skipped, or a short remark
     double cv = 0.0;             // coefficient of variation of the timed reps (stddev / mean);
-                                 // 0 for the deterministic model. Last column: older files lack it
+                                 // 0 for the deterministic model. Older files lack it
+    std::string calibration;     // model rows: the calibration behind the number ("none": the
+                                 // defaults); empty in measured rows. Last column: older files lack it
 
     // gbps = size_bytes * directions / time_us / 1e3 (decimal GB/s); 0 when time is 0.
     double gbps() const;
