@@ -343,6 +343,11 @@ CaseDecision decide_case(const PlanCase& c, std::size_t index, const std::string
     s.src_device = opt.measuring_device();
     s.link_generation = static_cast<int>(r.integer_or("link_generation", 0, 1, 7));
     s.link_lanes = static_cast<int>(r.integer_or("link_lanes", 0, 1, 32));
+    const std::string link_from = c.str_or("link_from", "scenario");
+    if (link_from != "scenario" && link_from != "platform") r.fail("link_from", "must be scenario or platform");
+    s.link_from_platform = link_from == "platform";
+    s.platform = c.str_or("platform", "");
+    s.peer_route = c.str_or("peer_route", "");
     s.copy_engines = static_cast<int>(r.integer_or("copy_engines", 0, 1, 64));
 
     const bool hw_skip = c.has("hw_skip");
@@ -404,14 +409,17 @@ std::string machine_skip_reason(const MeasurementSpec& s, const MachineInfo& m) 
         const std::string wanted = gen_lanes(s.link_generation, s.link_lanes);
         const bool gen_unknown = s.link_generation > 0 && m.link_generation <= 0;
         const bool lanes_unknown = s.link_lanes > 0 && m.link_lanes <= 0;
-        if (gen_unknown || lanes_unknown) {
+        const std::string whose = s.link_from_platform ? "platform " + s.platform + " gives GPU " +
+                                                             std::to_string(m.device) + " PCIe " + wanted
+                                                       : "scenario sets PCIe " + wanted;
+        if ((gen_unknown || lanes_unknown) && !s.link_from_platform) {
             return "scenario sets PCIe " + wanted + " but GPU " + std::to_string(m.device) +
                    "'s link could not be read (no sysfs link files, no nvidia-smi), so it cannot be confirmed";
         }
-        const bool gen_differs = s.link_generation > 0 && s.link_generation != m.link_generation;
-        const bool lanes_differ = s.link_lanes > 0 && s.link_lanes != m.link_lanes;
+        const bool gen_differs = s.link_generation > 0 && !gen_unknown && s.link_generation != m.link_generation;
+        const bool lanes_differ = s.link_lanes > 0 && !lanes_unknown && s.link_lanes != m.link_lanes;
         if (gen_differs || lanes_differ) {
-            return "scenario sets PCIe " + wanted + "; GPU " + std::to_string(m.device) +
+            return whose + "; GPU " + std::to_string(m.device) +
                    "'s link runs at " + gen_lanes(m.link_generation, m.link_lanes) + " (read from " +
                    m.link_source + " under load)";
         }
@@ -432,6 +440,18 @@ std::string machine_skip_reason(const MeasurementSpec& s, const MachineInfo& m) 
                        std::to_string(m.device_count) + " GPUs)";
             }
         }
+        // The platform joins the GPUs otherwise than this machine does (a switch, not NVLink):
+        // measuring here would time another path than the one modelled.
+        const auto route = [&](int a, int b) {
+            return static_cast<std::size_t>(a) < m.routes.size() && static_cast<std::size_t>(b) < m.routes[a].size()
+                       ? m.routes[a][b]
+                       : std::string();
+        };
+        const std::string here = route(s.src_device, dst);
+        if (!s.peer_route.empty() && !here.empty() && here != s.peer_route) {
+            return "platform " + s.platform + " joins GPUs " + std::to_string(s.src_device) + " and " +
+                   std::to_string(dst) + " by " + s.peer_route + "; this machine by " + here + " (nvidia-smi topo -m)";
+        }
         if (s.peer_access) {
             const auto cap = [&](int a, int b) {
                 return static_cast<std::size_t>(a) < m.peer_capable.size() &&
@@ -449,7 +469,8 @@ std::string machine_skip_reason(const MeasurementSpec& s, const MachineInfo& m) 
 std::string machine_conditions(const MeasurementSpec& s) {
     std::string out;
     if (s.link_generation > 0 || s.link_lanes > 0) {
-        out = "needs the GPU link to run at PCIe " + gen_lanes(s.link_generation, s.link_lanes);
+        out = "needs the GPU link to run at PCIe " + gen_lanes(s.link_generation, s.link_lanes) +
+              (s.link_from_platform ? " (platform " + s.platform + ")" : "");
     }
     if (s.copy_engines > 0) {
         if (!out.empty()) out += "; ";
@@ -460,6 +481,7 @@ std::string machine_conditions(const MeasurementSpec& s) {
         out += "needs two GPUs (" + std::to_string(s.src_device) + " -> " +
                (s.dst_device >= 0 ? std::to_string(s.dst_device) : std::string("first other GPU")) + ")";
         if (s.peer_access) out += " that can access each other as peers";
+        if (!s.peer_route.empty()) out += ", joined by " + s.peer_route + " (platform " + s.platform + ")";
     }
     return out;
 }

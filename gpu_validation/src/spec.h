@@ -85,8 +85,13 @@ struct MeasurementSpec {
     std::int64_t period_ns = 0;   // periodic
     int frames = 0;               // periodic: M
     std::int64_t deadline_ns = 0; // periodic (defaults to period_ns)
-    int link_generation = 0;      // 0: the scenario does not set the link
+    int link_generation = 0;      // 0: the plan names no link
     int link_lanes = 0;
+    // The link is the one the scenario's platform gives the GPU (the scenario did not set it):
+    // a GPU whose link cannot be read runs the case; one set by the scenario must be confirmed.
+    bool link_from_platform = false;
+    std::string platform;         // the scenario's platform, as the plan names it
+    std::string peer_route;       // peer: the route class the platform has between the GPUs ("" any)
 
     int directions() const { return direction == Direction::both ? 2 : 1; }
     // "pinned/h2d 64MiB" for progress lines and messages.
@@ -118,6 +123,8 @@ struct MachineInfo {
     int copy_engines = -1;                // asyncEngineCount of the measuring GPU; -1 unknown
     // peer_capable[i][j]: cudaDeviceCanAccessPeer(i, j)
     std::vector<std::vector<bool>> peer_capable;
+    // routes[i][j]: route class between GPU i and GPU j (nvidia-smi topo -m); empty if unknown
+    std::vector<std::vector<std::string>> routes;
 };
 
 // Peer destination once the device count is known (dst_device -1 → first other GPU).

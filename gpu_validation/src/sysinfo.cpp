@@ -183,6 +183,68 @@ PcieLink read_link(const std::string& sysfs_root, const std::string& bus_id,
     return PcieLink{};
 }
 
+namespace {
+
+std::string without_escapes(const std::string& line) {
+    std::string out;
+    for (std::size_t i = 0; i < line.size(); ++i) {
+        if (line[i] == '\x1b') {
+            // CSI: ESC [ parameters final-byte
+            while (i < line.size() && !(line[i] >= '@' && line[i] <= '~' && line[i] != '[')) ++i;
+            continue;
+        }
+        out += line[i];
+    }
+    return out;
+}
+
+std::vector<std::string> tab_fields(const std::string& line) {
+    std::vector<std::string> f;
+    std::istringstream in(line);
+    std::string field;
+    while (std::getline(in, field, '\t')) f.push_back(trim(field));
+    return f;
+}
+
+}  // namespace
+
+std::vector<std::vector<std::string>> parse_nvidia_smi_topo(const std::string& output) {
+    std::istringstream in(output);
+    std::string line;
+    std::vector<int> gpu_columns;  // field index of GPU0, GPU1, ... in the header
+    std::vector<std::vector<std::string>> routes;
+    while (std::getline(in, line)) {
+        const std::vector<std::string> f = tab_fields(without_escapes(line));
+        if (gpu_columns.empty()) {
+            for (std::size_t i = 0; i < f.size(); ++i) {
+                if (f[i] == "GPU" + std::to_string(gpu_columns.size())) gpu_columns.push_back(static_cast<int>(i));
+            }
+            continue;
+        }
+        if (f.empty() || f[0] != "GPU" + std::to_string(routes.size())) {
+            if (!routes.empty()) break;  // the matrix ended (the legend follows)
+            continue;
+        }
+        std::vector<std::string> row;
+        for (const int col : gpu_columns) {
+            row.push_back(static_cast<std::size_t>(col) < f.size() ? f[static_cast<std::size_t>(col)] : std::string());
+        }
+        routes.push_back(std::move(row));
+    }
+    if (routes.size() != gpu_columns.size()) return {};
+    return routes;
+}
+
+std::vector<std::vector<std::string>> query_nvidia_smi_topo() {
+    FILE* p = ::popen("nvidia-smi topo -m 2>/dev/null", "r");
+    if (p == nullptr) return {};
+    std::string out;
+    char buf[512];
+    while (std::fgets(buf, sizeof buf, p) != nullptr) out += buf;
+    if (::pclose(p) != 0) return {};
+    return parse_nvidia_smi_topo(out);
+}
+
 int read_numa_node(const std::string& root, const std::string& bus_id) {
     const std::string id = normalize_bus_id(bus_id);
     if (id.empty()) return -1;

@@ -49,6 +49,14 @@ PcieLink query_nvidia_smi_link(const std::string& bus_id);
 PcieLink read_link(const std::string& sysfs_root, const std::string& bus_id,
                    const std::function<PcieLink(const std::string&)>& run_nvidia_smi = query_nvidia_smi_link);
 
+// The route class between every two GPUs as `nvidia-smi topo -m` prints it ("NV18", "PIX",
+// "NODE", "SYS", ...): routes[i][j] for GPU i and GPU j, "X" on the diagonal. Escape sequences
+// (the header is underlined on a terminal) and columns other than GPUs are ignored; empty when
+// the output has no GPU matrix.
+std::vector<std::vector<std::string>> parse_nvidia_smi_topo(const std::string& output);
+// Runs `nvidia-smi topo -m` through popen; empty if it is missing or fails.
+std::vector<std::vector<std::string>> query_nvidia_smi_topo();
+
 // <root>/<bus id>/numa_node; -1 when absent or "-1".
 int read_numa_node(const std::string& root, const std::string& bus_id);
 

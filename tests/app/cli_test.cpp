@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <set>
 #include <sys/stat.h>
@@ -135,6 +136,31 @@ TEST(Cli, OnlyKeepsTheNamedScenariosAndAScopedSetChangesOneOfThem) {
                            dir + "/plan.txt"});
     ASSERT_EQ(p.code, 0) << p.err;
     for (const auto& c : core::read_plan_file(dir + "/plan.txt").cases) EXPECT_EQ(c.str("scenario"), "duplex");
+}
+
+// The harness skips a case whose platform differs from its GPU: the plan says which platform,
+// which link it gives the measuring GPU, and for a copy between GPUs the route between them.
+TEST(Cli, PlanCarriesEachCasesPlatformLinkAndPeerRoute) {
+    const std::string dir = temp_dir();
+    const Outcome p = cli({"plan", kScenarios + "whatif/host-eras.yaml", kScenarios + "peer.yaml", kScenarios + "pinned.yaml",
+                           "--set", "sizes=1MiB", "--set", "pinned:link.generation=4", "-o", dir + "/plan.txt"});
+    ASSERT_EQ(p.code, 0) << p.err;
+    std::map<std::string, const core::PlanCase*> first;
+    const core::Plan plan = core::read_plan_file(dir + "/plan.txt");
+    for (const auto& c : plan.cases) first.emplace(c.str("scenario"), &c);
+    const core::PlanCase& v100 = *first.at("v100-gen3-host");
+    EXPECT_EQ(v100.str("platform"), "v100-gen3");
+    EXPECT_EQ(v100.integer("link_generation"), 3);
+    EXPECT_EQ(v100.integer("link_lanes"), 16);
+    EXPECT_EQ(v100.str("link_from"), "platform");
+    EXPECT_EQ(first.at("h100-gen5-host")->integer("link_generation"), 5);
+    EXPECT_EQ(first.at("peer-switch")->str("peer_route"), "PIX");
+    EXPECT_EQ(first.at("peer")->str("peer_route"), "NV18");
+    // A link the scenario set is carried as set, and must be confirmed on the GPU.
+    const core::PlanCase& pinned = *first.at("pinned");
+    EXPECT_EQ(pinned.integer("link_generation"), 4);
+    EXPECT_FALSE(pinned.has("link_from"));
+    EXPECT_EQ(pinned.str("platform"), "h100-sxm");
 }
 
 TEST(Cli, RunWritesResultsConfigAndMetadata) {

@@ -233,6 +233,44 @@ MachineInfo h100_gen5() {
     return m;
 }
 
+// `dmasim plan` names every case's platform and the link that platform gives the GPU: a what-if
+// of another generation is skipped on this GPU, not measured as if it were that link.
+TEST(DmaprobeSpec, APlatformsLinkOrPeerRouteThatDiffersSkipsTheCase) {
+    const std::string gen3 = "case scenario=v100 strategy=pinned direction=h2d size_bytes=64 platform=v100-gen3 "
+                             "link_generation=3 link_lanes=16 link_from=platform" + kCommon;
+    const auto v100 = decide(gen3);
+    EXPECT_EQ(v100.action, CaseAction::run);
+    const std::string r = machine_skip_reason(v100.spec, h100_gen5());
+    EXPECT_NE(r.find("platform v100-gen3 gives GPU 0 PCIe Gen3 x16; GPU 0's link runs at Gen5 x16"), std::string::npos) << r;
+    EXPECT_NE(machine_conditions(v100.spec).find("(platform v100-gen3)"), std::string::npos);
+    const auto h100 = decide("case scenario=h strategy=pinned direction=h2d size_bytes=64 platform=h100-sxm "
+                             "link_generation=5 link_lanes=16 link_from=platform" + kCommon);
+    EXPECT_EQ(machine_skip_reason(h100.spec, h100_gen5()), "");
+    // A link the machine does not show: a platform's link runs (most cases carry one), a link the
+    // scenario set on purpose must be confirmed.
+    MachineInfo unknown = h100_gen5();
+    unknown.link_generation = unknown.link_lanes = -1;
+    EXPECT_EQ(machine_skip_reason(h100.spec, unknown), "");
+    const auto set = decide("case scenario=s strategy=pinned direction=h2d size_bytes=64 link_generation=5 link_lanes=16" + kCommon);
+    EXPECT_NE(machine_skip_reason(set.spec, unknown).find("cannot be confirmed"), std::string::npos);
+    EXPECT_THROW(decide("case scenario=s strategy=pinned direction=h2d size_bytes=64 link_from=nowhere" + kCommon),
+                 dmasim::core::InputError);
+
+    // Two GPUs joined by NVLink: a peer case modelled under a PCIe switch is not this path.
+    MachineInfo h200 = h100_gen5();
+    h200.device_count = 2;
+    h200.peer_capable = {{false, true}, {true, false}};
+    h200.routes = {{"X", "NV18"}, {"NV18", "X"}};
+    const std::string peer = "case scenario=p strategy=peer direction=h2d size_bytes=64 peer_access=1 src_device=0 "
+                             "dst_device=1 platform=P link_generation=5 link_lanes=16 link_from=platform peer_route=";
+    const auto pix = decide(peer + "PIX" + kCommon);
+    const std::string why = machine_skip_reason(pix.spec, h200);
+    EXPECT_NE(why.find("platform P joins GPUs 0 and 1 by PIX; this machine by NV18"), std::string::npos) << why;
+    EXPECT_EQ(machine_skip_reason(decide(peer + "NV18" + kCommon).spec, h200), "");
+    h200.routes.clear();  // nvidia-smi not there: the pair is not refused for it
+    EXPECT_EQ(machine_skip_reason(pix.spec, h200), "");
+}
+
 TEST(DmaprobeSpec, LinkMismatchSkipsTheCase) {
     const auto same = decide("case scenario=s strategy=pinned direction=h2d size_bytes=64 link_generation=5 link_lanes=16" + kCommon);
     EXPECT_EQ(machine_skip_reason(same.spec, h100_gen5()), "");

@@ -97,6 +97,25 @@ TEST(DmaprobeSysinfo, MissingSysfsFallsBackToNvidiaSmiThenUnknown) {
     EXPECT_EQ(calls, 0);
 }
 
+TEST(DmaprobeSysinfo, ParsesTheGpuMatrixOfNvidiaSmiTopo) {
+    // As the 2xH200 machine printed it (results/h200x2-nvlink/measured/*/machine.txt): an
+    // underlined header, columns after the GPUs, a legend below.
+    const std::string two = "\t\x1b[4mGPU0\tGPU1\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID\x1b[0m\n"
+                            "GPU0\t X \tNV18\t0-31\t0\t\tN/A\n"
+                            "GPU1\tNV18\t X \t0-31\t0\t\tN/A\n\nLegend:\n\n  X    = Self\n";
+    const auto routes = parse_nvidia_smi_topo(two);
+    ASSERT_EQ(routes.size(), 2U);
+    EXPECT_EQ(routes[0], (std::vector<std::string>{"X", "NV18"}));
+    EXPECT_EQ(routes[1], (std::vector<std::string>{"NV18", "X"}));
+    const std::string nic = "\tGPU0\tGPU1\tNIC0\tCPU Affinity\nGPU0\t X \tPIX\tSYS\t0-7\nGPU1\tPIX\t X \tSYS\t0-7\n"
+                            "NIC0\tSYS\tSYS\t X \n";
+    EXPECT_EQ(parse_nvidia_smi_topo(nic)[0][1], "PIX");
+    EXPECT_TRUE(parse_nvidia_smi_topo("").empty());
+    EXPECT_TRUE(parse_nvidia_smi_topo("No devices were found\n").empty());
+    // A row missing: no matrix rather than a wrong one.
+    EXPECT_TRUE(parse_nvidia_smi_topo("\tGPU0\tGPU1\nGPU0\t X \tNV4\n").empty());
+}
+
 TEST(DmaprobeSysinfo, ParsesNvidiaSmiOutputForTheRightGpu) {
     const std::string out =
         "00000000:18:00.0, 5, 5, 16, 16\n"

@@ -306,6 +306,8 @@ CudaBackend::CudaBackend(const Options& opt, const std::vector<CaseDecision>& de
     }
 
     machine_.copy_engines = prop_.asyncEngineCount;
+    // How the GPUs are joined decides which modelled peer path a copy between them measures.
+    if (count >= 2) machine_.routes = query_nvidia_smi_topo();
     CUDA_CHECK(cudaSetDevice(device_));
     CUDA_CHECK(cudaEventCreate(&start_));
     CUDA_CHECK(cudaEventCreate(&stop_));

@@ -227,9 +227,48 @@ int cmd_validate(const Options& o, std::ostream& out) {
     return kExitOk;
 }
 
+// What dmaprobe checks against the machine it runs on (docs/plan.md): the scenario's platform,
+// the measuring GPU's own PCIe link on it (unless the scenario set the link itself, which
+// expand_plan carries), and for a copy between two GPUs the route class between them, as
+// `nvidia-smi topo -m` names it. A Gen3 what-if is then skipped on a Gen5 GPU, not measured there.
+void add_platform_keys(core::Plan& plan, const std::vector<config::Scenario>& all) {
+    std::map<std::string, const config::Scenario*> by_name;
+    for (const auto& s : all) by_name[s.name] = &s;
+    std::map<std::string, topology::Platform> platforms;  // by scenario: --set may change a link
+    for (auto& c : plan.cases) {
+        const config::Scenario& s = *by_name.at(c.str("scenario"));
+        auto it = platforms.find(s.name);
+        if (it == platforms.end()) it = platforms.emplace(s.name, topology::load_platform(s)).first;
+        const topology::Platform& p = it->second;
+        c.set("platform", p.name());
+        const auto gpus = topology::gpus(p);
+        const bool peer = c.str("strategy") == "peer";
+        const std::int64_t device = peer ? c.integer("src_device") : 0;
+        if (device < 0 || static_cast<std::size_t>(device) >= gpus.size()) continue;
+        const topology::NodeId gpu = gpus[static_cast<std::size_t>(device)];
+        if (!s.link_explicit) {
+            const topology::Graph& g = p.graph();
+            for (auto [e, end] = boost::out_edges(gpu, g); e != end; ++e) {
+                if (g[*e].kind != topology::LinkKind::kPcie) continue;
+                c.set("link_generation", g[*e].pcie.generation);
+                c.set("link_lanes", g[*e].pcie.lanes);
+                c.set("link_from", std::string("platform"));
+                break;
+            }
+        }
+        if (peer && c.has("dst_device")) {
+            const std::int64_t dst = c.integer("dst_device");
+            if (dst != device && dst >= 0 && static_cast<std::size_t>(dst) < gpus.size()) {
+                c.set("peer_route", topology::route_class(p, gpu, gpus[static_cast<std::size_t>(dst)]));
+            }
+        }
+    }
+}
+
 int cmd_plan(const Options& o, std::ostream& out) {
     const auto all = load_all(o);
-    const core::Plan plan = config::expand_plan(all);
+    core::Plan plan = config::expand_plan(all);
+    add_platform_keys(plan, all);
     std::ostringstream text;
     core::write_plan(text, plan);
     if (o.plan_out.empty() || o.plan_out == "-") {
