@@ -41,6 +41,8 @@ if [[ -n "${CALIBRATION:-}" ]]; then calibration=(--calibration "$CALIBRATION");
 "$BUILD"/model/dmasim compare --measured results/h100-sxm/measured "${calibration[@]}" --out "$compare"
 # Figures from the results files only: the model's, and the measurements committed in results/.
 /usr/bin/python3 scripts/figures.py --sim "$out/results.csv" --out "$figures"
+# The passages of README.md and docs/ that quote the committed results follow them.
+if [[ "$regenerate" == 1 ]]; then /usr/bin/python3 scripts/quoted.py --write; fi
 # The source material's five questions answered from the files just written (docs/questions.md
 # is this, from the committed results); the decisions close the run as its headline summary.
 echo

@@ -246,7 +246,7 @@ struct NvlinkParams {
     template <class V>
     void visit(V&& v) {
         v(FieldInfo{"links", "count", "NVLinks bonded between the two GPUs (H100/H200 SXM: 18); 1..64"}, links);
-        v(FieldInfo{"link_rate", "bytes/s", "flits one link carries per second, one direction (NVLink 2-4: 25 GB/s; nvidia-smi shows the signalling rate, 26.5625 GB/s on NVLink 4); above 0, at most 1TB/s"}, link_rate);
+        v(FieldInfo{"link_rate", "bytes/s", "flits one link carries per second, one direction (NVLink 2-4: `25GB/s`; nvidia-smi shows the signalling rate, `26.5625GB/s` on NVLink 4); above 0, at most 1TB/s"}, link_rate);
         v(FieldInfo{"max_payload", "bytes", "largest write a packet carries (copy engines: 256 B); 16B..4KiB"}, max_payload);
         v(FieldInfo{"packet_overhead", "bytes", "header flits per write packet (two 16-byte flits: 128-byte writes get 80 % of the link); 0B..256B"}, packet_overhead);
         v(FieldInfo{"latency", "time", "one-way latency; 0s..1ms"}, latency);
