@@ -10,7 +10,7 @@ Generated passages sit between `<!-- quoted:NAME -->` and `<!-- /quoted:NAME -->
 of PASSAGES below, and the text between the markers is what the script writes from results/
 (the same NAME may appear in several files). scripts/run-main.sh --regenerate rewrites them.
 
-Every other quoted measurement — a number followed by GB/s, µs, us or ms in prose or a table,
+Every other quoted measurement — a number followed by GB/s, µs, us, ms or % in prose or a table,
 outside code blocks and `inline code` — must be found in a results file under results/ at the
 precision it is printed with (54.2 GB/s matches 54.2143; 1.23 ms matches 1231.4 µs). A line that
 quotes something that is not a result of this project (a published figure, a parameter's
@@ -39,7 +39,7 @@ SIM = "results/sim/results.csv"
 COMPARE = "results/h100-sxm/compare/compare.csv"
 MIB, GIB = 1 << 20, 1 << 30
 
-NUMBER = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s?(GB/s|µs|us|ms)(?![\w/])")
+NUMBER = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s?(GB/s|µs|us|ms|%)(?![\w/])")
 INLINE_CODE = re.compile(r"`[^`]*`")
 EXEMPT = "<!-- not a result"
 MARK = re.compile(r"<!-- (/?)quoted:([\w-]+) -->")
@@ -169,7 +169,7 @@ def results_values():
     columns that hold that quantity count (gbps, measured_gbps, ...; time_us, p90_us, ...), so
     that a rate is not found among times or byte counts; other files (JSON, YAML, text) count
     every number for both."""
-    rates, times = set(), set()
+    rates, times, pcts = set(), set(), set()
     number = re.compile(r"\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
 
     def add(to, text):
@@ -183,20 +183,27 @@ def results_values():
             continue
         with open(path, errors="replace", newline="") as f:
             if not path.endswith(".csv"):
+                # Metadata (machine.txt, plan.txt, config.json, meta.json) holds no results:
+                # only benchmark outputs, calibration files and JSON results count.
+                if path.endswith(".txt") and os.sep + "bench" + os.sep not in path:
+                    continue
+                if os.path.basename(path) in ("config.json", "meta.json", "metadata.json"):
+                    continue
                 text = f.read()
-                add(rates, text)
-                add(times, text)
+                for to in (rates, times, pcts):
+                    add(to, text)
                 continue
             reader = csv.reader(f)
             header = next(reader, [])
             rate_cols = [i for i, h in enumerate(header) if "gbps" in h or "GB/s" in h]
+            pct_cols = [i for i, h in enumerate(header) if "pct" in h or h.endswith("%")]
             time_cols = [i for i, h in enumerate(header) if h.endswith("_us") or "_us_" in h]
             for row in reader:
-                for cols, to in ((rate_cols, rates), (time_cols, times)):
+                for cols, to in ((rate_cols, rates), (time_cols, times), (pct_cols, pcts)):
                     for i in cols:
                         if i < len(row):
                             add(to, row[i])
-    return {"GB/s": sorted(rates), "µs": sorted(times)}
+    return {"GB/s": sorted(rates), "µs": sorted(times), "%": sorted(pcts)}
 
 
 def in_results(values, text, unit):
@@ -204,8 +211,8 @@ def in_results(values, text, unit):
     decimals = len(text.split(".")[1]) if "." in text else 0
     v, half = float(text), 0.5 * 10 ** -decimals
     # Times: results hold µs (bench JSON: ms); a quoted ms value may be either.
-    scales = {"GB/s": [1], "µs": [1, 1e-3], "us": [1, 1e-3], "ms": [1e3, 1]}[unit]
-    pool = values["GB/s"] if unit == "GB/s" else values["µs"]
+    scales = {"GB/s": [1], "%": [1], "µs": [1, 1e-3], "us": [1, 1e-3], "ms": [1e3, 1]}[unit]
+    pool = values["µs"] if unit in ("µs", "us", "ms") else values[unit]
     for scale in scales:
         lo, hi = (v - half) * scale, (v + half) * scale
         i = bisect.bisect_left(pool, lo * (1 - 1e-12))

@@ -46,6 +46,8 @@ class Quoted(unittest.TestCase):
         self.assertIn("docs/a.md:4: 53.87 GB/s is in no results file", r.stderr)
         self.assertNotIn("docs/a.md:3:", r.stderr)
         # Coarser printing of the same value matches it; times in ms match results' µs.
+        self.doc("An error of 12.3456 %.\n")  # percentages: the pct columns (error_pct, spread_pct)
+        self.assertIn("docs/a.md:1: 12.3456 % is in no results file", self.check().stderr)
         self.doc("About 53.9 GB/s, or 54 GB/s; the copy takes 1.246 ms (1246.08 µs).\n")
         self.assertEqual(self.check().returncode, 0, self.check().stderr)
 
