@@ -39,13 +39,20 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 # Okabe-Ito, colour-blind-safe.
 BLACK, ORANGE, SKY, GREEN = "#000000", "#E69F00", "#56B4E9", "#009E73"
 YELLOW, BLUE, VERMILLION, PURPLE = "#F0E442", "#0072B2", "#D55E00", "#CC79A7"
-# Measured machines in figures with one series: colour and marker; in figures with several
-# series the colour is the series' and only the marker tells the machines apart.
-MACHINE_COLOURS = [BLUE, ORANGE, GREEN, PURPLE, SKY, VERMILLION]
-MACHINE_MARKERS = ["o", "^", "s", "D", "v", "P"]
+# The visual code, the same in every figure (docs/figures.md#visual-code):
+# - colour says which way data moves: host to device, device to host, both ways at once;
+# - line style says how, where one figure has several ways of one direction (strategy, peer mode);
+# - the model is a line without markers (a short bar where it is a single value);
+# - a measurement is a marker, one shape and fill per machine (the first measured machine a
+#   filled circle, the second an open triangle, ...), with a bar for its spread;
+# - black is for references (deadlines, bounds), never for data of one direction.
+# No colour or marker is used for anything else.
+MACHINE_MARKERS = ["o", "^", "s", "v", "P", "h"]  # not "D", "x", "|", "_": latency glyphs, model bars
 DIRECTION_COLOURS = {"h2d": BLUE, "d2h": VERMILLION, "both": GREEN}
-STRATEGY_COLOURS = {"pinned": BLUE, "pageable": VERMILLION, "zero_copy": GREEN}
-PEER_COLOURS = {"peer=on": BLUE, "peer=off": VERMILLION}
+STRATEGY_STYLES = {"pinned": "-", "pageable": ":", "zero_copy": "-."}
+PEER_STYLES = {"peer=on": "-", "peer=off": "--"}
+MODEL_BAR = dict(marker="_", ms=9, mew=1.8, ls="none")  # the model at one x on a categorical axis
+KEY_GREY = "#555555"  # legend entries that explain a line style or glyph, not a series
 
 SINGLE_W = 3.5   # in, one column of a two-column paper
 WIDE_W = 7.16    # in, both columns
@@ -126,6 +133,7 @@ def load_rows(path):
                     "max": _num(r.get("max_us"), t),
                     "variant": r.get("variant") or "",
                     "note": r.get("note") or "",
+                    "calibration": r.get("calibration") or "",
                 }
             except (TypeError, ValueError):
                 continue
@@ -148,6 +156,10 @@ class Source:
         self.link = link          # (generation, lanes) of the measured GPU, if known
         # The lease of each run (a lease is one freshly started machine); the model: one.
         self.run_leases = run_leases or ["model"] * len(runs)
+        self.config = []          # the model: config.json beside its results.csv (scenario options)
+        self.meta = {}            # the model: meta.json beside its results.csv (commit)
+        self.drawn, self.used = set(), False
+        self.folders = []         # measured: the lease folders (metadata.json, machine.txt)
 
     @property
     def leases(self):
@@ -162,20 +174,24 @@ class Source:
         return MACHINE_MARKERS[self.index % len(MACHINE_MARKERS)]
 
     @property
-    def colour(self):
-        return MACHINE_COLOURS[self.index % len(MACHINE_COLOURS)]
-
-    @property
     def filled(self):
         return self.index % 2 == 0
 
     def select(self, run, scenario, strategy=None, direction=None, variant="", size=None):
-        return [r for r in run
+        rows = [r for r in run
                 if r["scenario"] == scenario
                 and (strategy is None or r["strategy"] == strategy)
                 and (direction is None or r["direction"] == direction)
                 and (variant is None or r["variant"] == variant)
                 and (size is None or r["size"] == size)]
+        # What the figure being drawn read: its caption names these calibrations and machines.
+        self.drawn.update(r["calibration"] or "not recorded" for r in rows)
+        if rows:
+            self.used = True
+        return rows
+
+    def reset_drawn(self):
+        self.drawn, self.used = set(), False
 
     def has(self, scenario, **kw):
         kw.setdefault("variant", None)  # any variant
@@ -253,6 +269,7 @@ def load_measured(specs):
         run_leases = [name for name, _, fs in found for _ in fs]
         label = label or measured_label(spec, files)
         sources.append(Source(label, runs, "hw", len(sources), measured_link(files), run_leases))
+        sources[-1].folders = [folder for _, folder, _ in found]
     seen = {}
     for s in sources:  # keep labels unique
         seen[s.label] = seen.get(s.label, 0) + 1
@@ -380,17 +397,109 @@ def top_legend(fig, handles, ncol):
                handletextpad=0.5, borderaxespad=0.2)
 
 
+# What each figure shows, for its caption file.
+CAPTIONS = {
+    "throughput_vs_size": "Throughput against transfer size for pinned and pageable cudaMemcpy (each direction) "
+                          "and duplex (both directions at once, the sum).",
+    "zero_copy": "Zero-copy reads of host memory by a kernel: throughput against the number of thread blocks (a) "
+                 "and against the distance between neighbouring threads' accesses (b).",
+    "stream_overlap": "Speed-up of a 256 MiB H2D → kernel → D2H pipeline split over N streams against one stream, "
+                      "with the bound an ideal pipeline of the model's stage times would reach.",
+    "duplex": "Duplex: both directions at once (the sum), beside the model's one-way pinned copies.",
+    "peer": "Copies between two GPUs with peer access on and off (staged through host memory), one way and "
+            "both ways at once.",
+    "frame_latency": "Periodic frames (the radar thread): the latency of each frame from its release to its "
+                     "completion, per scenario; the model beside every lease of each machine.",
+    "whatif_links": "What-if links (model): copies on PCIe Gen3–Gen6 x16 (a) and Gen5 x4–x16 (b), and peer "
+                    "copies through a PCIe switch (c); measured points where a lent GPU has that link.",
+    "whatif_radar": "What-if radar boxes (model only): frame latency against the deadline for capture-card "
+                    "placements, link speeds and data rates.",
+}
+VISUAL_CODE = ("Visual code (every figure): colour = direction (blue host→device, vermillion device→host, green "
+               "both ways at once); line style = strategy or peer mode where one figure has several; model = "
+               "lines (a short bar for a single value); measured = markers, one shape and fill per machine; "
+               "black = references (deadlines, bounds).")
+SPREAD = ("Measured marker: the median over leases (freshly started machines) of each lease's median; bar: from "
+          "the lowest 10th to the highest 90th percentile of any run on any lease.")
+SPREADS = {
+    "frame_latency": "Each measured row is one lease (a freshly started machine; a lease of several runs: the median "
+                     "of their percentiles, the worst maximum): band p10–p90 of its frames, p50 marker, p99 diamond, "
+                     "max cross; the dashed line is the deadline.",
+    "stream_overlap": "Measured marker: the median over leases of each lease's median speed-up; bar: the serial time "
+                      "over the slowest (p90) to the fastest (p10) pipeline run of any lease.",
+}
+
+
+def machine_facts(src):
+    """'NVIDIA H100 80GB HBM3, driver 580.65.06 (CUDA 13.0), PCIe Gen5 x16, 5 leases' from the
+    leases' metadata.json and machine.txt."""
+    gpu, cuda, driver, link, commits = None, None, None, None, set()
+    for folder in src.folders:
+        for meta_path in glob.glob(os.path.join(folder, "**", "metadata.json"), recursive=True):
+            try:
+                with open(meta_path) as f:
+                    meta = json.load(f)
+            except (OSError, ValueError):
+                continue
+            gpu = gpu or meta.get("gpu", {}).get("name")
+            cuda = cuda or meta.get("cuda", {}).get("driver_version")
+            if meta.get("commit"):
+                commits.add(meta["commit"])
+        try:
+            with open(os.path.join(folder, "machine.txt"), errors="replace") as f:
+                m = re.search(r"Driver Version:\s*([\d.]+)", f.read())
+            driver = driver or (m.group(1) if m else None)
+        except OSError:
+            pass
+    if src.link:
+        link = f"PCIe Gen{src.link[0]} x{src.link[1]}"
+    parts = [gpu or src.label]
+    if driver or cuda:
+        parts.append("driver " + (driver or "?") + (f" (CUDA {cuda})" if cuda else ""))
+    if link:
+        parts.append(link)
+    parts.append(f"{len(src.leases)} lease{'s' if len(src.leases) != 1 else ''}")
+    if commits:
+        parts.append("dmaprobe at " + ", ".join(sorted(commits)))
+    return ", ".join(parts)
+
+
+def caption(name, sim, meas):
+    """The caption file's text: what the figure shows and from which data, machines and code."""
+    lines = [f"{name}: {CAPTIONS.get(name, '')}", ""]
+    cal = ", ".join(sorted(sim.drawn)) or "none drawn"
+    commit = sim.meta.get("commit", "unknown")
+    lines.append(f"Model: dmasim at {commit}, calibration {cal} (results.csv's calibration column).")
+    used = [s for s in meas if s.used]
+    for s in used:
+        lines.append(f"Measured, {s.label}: {machine_facts(s)}.")
+    if not used:
+        lines.append("Measured: none in this figure.")
+    else:
+        lines.append(SPREADS.get(name, SPREAD))
+    lines += [VISUAL_CODE, "Written by scripts/figures.py from the results files only."]
+    return "\n".join(lines) + "\n"
+
+
 def save(fig, out, name):
     paths = []
     pdf = os.path.join(out, name + ".pdf")
     png = os.path.join(out, name + ".png")
-    # No dates in the files, so a rerun on the same data gives the same bytes.
+    txt = os.path.join(out, name + ".txt")
+    text = caption(name, SOURCES["sim"], SOURCES["meas"])
+    # No dates in the files, so a rerun on the same data gives the same bytes; the caption goes
+    # into both files' metadata as well as beside them.
     fig.savefig(pdf, metadata={"CreationDate": None, "ModDate": None, "Producer": None,
-                               "Creator": "dmasim scripts/figures.py"})
-    fig.savefig(png, dpi=PNG_DPI, metadata={"Software": None})
+                               "Creator": "dmasim scripts/figures.py", "Title": name, "Subject": text})
+    fig.savefig(png, dpi=PNG_DPI, metadata={"Software": None, "Title": name, "Description": text})
     plt.close(fig)
-    paths += [pdf, png]
+    with open(txt, "w") as f:
+        f.write(text)
+    paths += [pdf, png, txt]
     return paths
+
+
+SOURCES = {"sim": None, "meas": []}  # the figure run's sources, for captions
 
 
 def measured_with(meas, scenario, **kw):
@@ -451,52 +560,67 @@ def fig_throughput(sim, meas, out):
 
 def fig_zero_copy(sim, meas, out):
     """2. Zero-copy reads (h2d) vs thread blocks and vs access stride."""
-    # (x, scenario, size or None): the 264-block point is the base zero-copy scenario
-    # (16 B accesses, 264 blocks) at its largest size.
-    def base_size(src):
-        sizes = [sz for sz in src.series("zero-copy", "zero_copy", "h2d")]
-        return max(sizes) if sizes else None
-
     blocks = [(1, "zero-copy-blocks1"), (4, "zero-copy-blocks4"), (16, "zero-copy-blocks16"),
               (264, "zero-copy")]
     strides = [(1, "zero-copy-stride1-4B"), (2, "zero-copy-stride2"), (8, "zero-copy-stride8"),
                (32, "zero-copy-stride32")]
 
-    def points(src, spec):
-        xs, c, lo, hi = [], [], [], []
+    def panel_size(spec):
+        """The size most of the panel's scenarios have in the model (the largest of a tie)."""
+        counts = {}
+        for _, scen in spec:
+            for size in sim.series(scen, "zero_copy", "h2d"):
+                counts[size] = counts.get(size, 0) + 1
+        return max(counts, key=lambda sz: (counts[sz], sz)) if counts else None
+
+    def points(src, spec, size, on_curve):
+        """The points at the panel's size (on_curve) or, for a scenario the model has not run at
+        it, at its largest size (drawn apart, not joined to the curve)."""
+        xs, c, lo, hi, sizes = [], [], [], [], []
         for x, scen in spec:
-            ser = src.series(scen, "zero_copy", "h2d")
-            if not ser:
+            model_sizes = sim.series(scen, "zero_copy", "h2d")
+            if not model_sizes or (size in model_sizes) != on_curve:
                 continue
-            size = base_size(sim) if scen == "zero-copy" else None
-            if size not in ser:
-                size = max(ser)
-            _, cc, ll, hh = throughput_points({size: ser[size]})
+            at = size if on_curve else max(model_sizes)
+            ser = src.series(scen, "zero_copy", "h2d")
+            if at not in ser:
+                continue
+            _, cc, ll, hh = throughput_points({at: ser[at]})
             xs.append(x)
             c += cc
             lo += ll
             hi += hh
-        return xs, c, lo, hi
+            sizes.append(at)
+        return xs, c, lo, hi, sizes
 
     panels = [(blocks, "Thread blocks", "(a) 16 B reads, 256 thr/block"),
               (strides, "Stride (elements)", "(b) 4 B reads, 264 blocks")]
-    panels = [p for p in panels if points(sim, p[0])[0]]
+    panels = [(spec, xl, t, panel_size(spec)) for spec, xl, t in panels if panel_size(spec)]
     if not panels:
         raise Skip("no sim rows for zero-copy-blocks*/zero-copy-stride*")
-    fig = new_figure(SINGLE_W, 2.3, legend_rows=1)
+    fig = new_figure(SINGLE_W, 2.45, legend_rows=1)
     axes = fig.subplots(1, len(panels), sharey=True, squeeze=False)[0]
     srcs = [s for s in meas if any(s.has(scen) for p in panels for _, scen in p[0])]
-    for ax, (spec, xlabel, title) in zip(axes, panels):
-        xs, ys, _, _ = points(sim, spec)
-        model_plot(ax, xs, ys, BLACK, marker="o")
+    colour = DIRECTION_COLOURS["h2d"]
+    for ax, (spec, xlabel, title, size) in zip(axes, panels):
+        xs, ys, _, _, _ = points(sim, spec, size, True)
+        model_plot(ax, xs, ys, colour)
         for si, s in enumerate(srcs):
-            mx, c, lo, hi = points(s, spec)
-            measured_plot(ax, [x * dodge(si, len(srcs), 0.25) for x in mx], c, lo, hi, s.colour, s)
+            mx, c, lo, hi, _ = points(s, spec, size, True)
+            measured_plot(ax, [x * dodge(si, len(srcs), 0.25) for x in mx], c, lo, hi, colour, s)
+        # A point the model ran at another size only: its own value, apart, with its size.
+        ox, oy, _, _, osz = points(sim, spec, size, False)
+        for x, y, at in zip(ox, oy, osz):
+            ax.plot([x], [y], color=colour, zorder=3, **MODEL_BAR)
+            ax.annotate(fmt_size(at), (x, y), textcoords="offset points", xytext=(0, -11), ha="center", fontsize=6)
+        for si, s in enumerate(srcs):
+            mx, c, lo, hi, _ = points(s, spec, size, False)
+            measured_plot(ax, [x * dodge(si, len(srcs), 0.25) for x in mx], c, lo, hi, colour, s)
         pow2_axis(ax, [x for x, _ in spec], xlabel)
         log_y(ax)
-        ax.set_title(title)
+        ax.set_title(f"{title},\n{fmt_size(size)} each")
     axes[0].set_ylabel("Read throughput (GB/s)")
-    handles = [h_model()] + [h_machine(s, s.colour, s.label) for s in srcs]
+    handles = [h_model("model (host→device reads)", colour)] + [h_machine(s, colour, s.label) for s in srcs]
     top_legend(fig, handles, len(handles))
     return save(fig, out, "zero_copy")
 
@@ -538,9 +662,10 @@ def fig_overlap(sim, meas, out):
     model = points(sim)
     if not model:
         raise Skip("no sim async-overlap rows with a serial variant")
-    fig = new_figure(SINGLE_W, 2.3, legend_rows=1)
+    colour = DIRECTION_COLOURS["both"]
+    fig = new_figure(SINGLE_W, 2.5, legend_rows=2)
     ax = fig.subplots()
-    model_plot(ax, list(model), [v[0] for v in model.values()], BLACK, marker="o")
+    model_plot(ax, list(model), [v[0] for v in model.values()], colour)
     srcs = []
     for s in meas:
         p = points(s)
@@ -549,14 +674,51 @@ def fig_overlap(sim, meas, out):
     for si, (s, p) in enumerate(srcs):
         measured_plot(ax, [x * dodge(si, len(srcs), 0.2) for x in p],
                       [v[0] for v in p.values()], [v[1] for v in p.values()],
-                      [v[2] for v in p.values()], s.colour, s)
+                      [v[2] for v in p.values()], colour, s)
     xs = sorted(set(model) | {x for _, p in srcs for x in p})
+    handles = [h_model("model (H2D → kernel → D2H per chunk)", colour)]
+    # The ideal pipeline with the model's stage times: the longest stage's total plus one
+    # chunk of each other stage (fill and drain), against running them one after another.
+    stages = overlap_stages(sim)
+    top = max(v[0] for v in model.values())
+    if stages:
+        h, k, d = stages
+        longest, serial = max(stages), h + k + d
+        bound = [serial / (longest + (serial - longest) / n) for n in xs]
+        ax.plot(xs, bound, color=BLACK, ls=":", lw=1.0, zorder=1)
+        top = max(top, max(bound))
+        handles.append(h_model("ideal pipeline bound (model's stages)", BLACK, ":"))
+        ax.text(0.98, 0.04, f"model, whole 256 MiB: H2D {h / 1e3:.2f} ms,\nkernel {k / 1e3:.2f} ms, "
+                f"D2H {d / 1e3:.2f} ms", transform=ax.transAxes, ha="right", va="bottom", fontsize=6.5)
     pow2_axis(ax, xs, "Streams (= chunks of the 256 MiB)")
     ax.set_ylabel("Speed-up over one stream")
-    ax.set_ylim(0, max(v[0] for v in model.values()) * 1.15 + 0.1)
-    handles = [h_model()] + [h_machine(s, s.colour, s.label) for s, _ in srcs]
-    top_legend(fig, handles, len(handles))
+    ax.set_ylim(0, top * 1.15 + 0.1)
+    handles += [h_machine(s, colour, s.label) for s, _ in srcs]
+    top_legend(fig, handles, 2)
     return save(fig, out, "stream_overlap")
+
+
+def overlap_stages(sim):
+    """(H2D, kernel, D2H) in µs for the whole async-overlap size in the model: the pinned copies
+    of that size and the kernel the scenario asks for (config.json beside results.csv), or None."""
+    rows = [r for r in sim.runs[0] if r["scenario"] == "async-overlap" and r["strategy"] == "async_overlap"]
+    if not rows or not sim.config:
+        return None
+    size = rows[0]["size"]
+    kernel_ps = next((scenario_option(c, "async_overlap", "kernel") for c in sim.config
+                      if c.get("name") == "async-overlap"), None)
+    h2d, d2h = sim.series("pinned", "pinned", "h2d"), sim.series("pinned", "pinned", "d2h")
+    if kernel_ps is None or size not in h2d or size not in d2h:
+        return None
+    return h2d[size]["time"], kernel_ps / 1e6, d2h[size]["time"]
+
+
+def scenario_option(config, section, key):
+    """A duration option of a scenario in config.json ("5ms", "2500000ps") in ps, or None."""
+    value = (config.get(section) or {}).get(key)
+    units = {"ps": 1, "ns": 1e3, "us": 1e6, "µs": 1e6, "ms": 1e9, "s": 1e12}
+    m = re.fullmatch(r"([\d.]+)\s*(ps|ns|us|µs|ms|s)", str(value or "").strip())
+    return float(m.group(1)) * units[m.group(2)] if m else None
 
 
 def fig_duplex(sim, meas, out):
@@ -574,15 +736,15 @@ def fig_duplex(sim, meas, out):
         one = sim.series("pinned", "pinned", d)
         if one:
             ox, oy, _, _ = throughput_points(one)
-            model_plot(ax, ox, oy, DIRECTION_COLOURS[d], ls="--")
-            handles.append(h_model(lab, DIRECTION_COLOURS[d], "--"))
+            model_plot(ax, ox, oy, DIRECTION_COLOURS[d], ls=STRATEGY_STYLES["pinned"])
+            handles.append(h_model(lab + " (one way)", DIRECTION_COLOURS[d], STRATEGY_STYLES["pinned"]))
             sizes += ox
     srcs = measured_with(meas, "duplex", strategy="duplex")
     note_missing(meas, "duplex", "duplex", strategy="duplex")
     for si, s in enumerate(srcs):
         mx, c, lo, hi = throughput_points(s.series("duplex", "duplex", "both"))
-        measured_plot(ax, [x * dodge(si, len(srcs), 0.25) for x in mx], c, lo, hi, s.colour, s)
-        handles.append(h_machine(s, s.colour, f"{s.label}, both ways"))
+        measured_plot(ax, [x * dodge(si, len(srcs), 0.25) for x in mx], c, lo, hi, GREEN, s)
+        handles.append(h_machine(s, GREEN, f"{s.label}, both ways"))
     size_axis(ax, sizes, step=4, label="Transfer size (per direction)")
     ax.set_ylim(bottom=0)
     ax.set_ylabel("Throughput (GB/s)")
@@ -590,25 +752,42 @@ def fig_duplex(sim, meas, out):
     return save(fig, out, "duplex")
 
 
+def peer_route(meas):
+    """How the measured machine joins GPU 0 and GPU 1 (nvidia-smi topo -m in a lease's
+    machine.txt), e.g. 'NV18'; None when no lease says."""
+    for s in meas:
+        for folder in s.folders:
+            try:
+                with open(os.path.join(folder, "machine.txt"), errors="replace") as f:
+                    text = re.sub(r"\x1b\[[0-9;]*m", "", f.read())
+            except OSError:
+                continue
+            m = re.search(r"^GPU0\t\s*X\s*\t(\S+)", text, re.M)
+            if m:
+                return m.group(1)
+    return None
+
+
 def fig_peer(sim, meas, out):
     """5. GPU-to-GPU copies with peer access on (NVLink here) and off (staged through host)."""
     panels = [("h2d", "One way (GPU 0 → GPU 1)"), ("both", "Both ways at once (sum)")]
     panels = [p for p in panels if any(sim.has("peer", strategy="peer", direction=p[0], variant=v)
-                                       for v in PEER_COLOURS)]
+                                       for v in PEER_STYLES)]
     if not panels:
         raise Skip("no sim rows for scenario peer")
     srcs = measured_with(meas, "peer", strategy="peer")
     note_missing(meas, "peer", "peer", strategy="peer")
-    fig = new_figure(SINGLE_W, 2.4, legend_rows=1)
+    fig = new_figure(SINGLE_W, 2.7, legend_rows=3)
     axes = fig.subplots(1, len(panels), sharey=True, squeeze=False)[0]
     for ax, (d, title) in zip(axes, panels):
         sizes = []
-        n = len(PEER_COLOURS) * max(1, len(srcs))
-        for vi, (v, colour) in enumerate(PEER_COLOURS.items()):
+        colour = DIRECTION_COLOURS[d]
+        n = len(PEER_STYLES) * max(1, len(srcs))
+        for vi, (v, ls) in enumerate(PEER_STYLES.items()):
             model = sim.series("peer", "peer", d, v)
             if model:
                 xs, ys, _, _ = throughput_points(model)
-                model_plot(ax, xs, ys, colour)
+                model_plot(ax, xs, ys, colour, ls=ls)
                 sizes += xs
             for si, s in enumerate(srcs):
                 mx, c, lo, hi = throughput_points(s.series("peer", "peer", d, v))
@@ -619,10 +798,13 @@ def fig_peer(sim, meas, out):
         log_y(ax)
         ax.set_title(title)
     axes[0].set_ylabel("Throughput (GB/s)")
-    handles = [h_colour(PEER_COLOURS["peer=on"], "peer on"),
-               h_colour(PEER_COLOURS["peer=off"], "peer off"), h_model()]
+    route = peer_route(srcs)
+    on = "peer access on" + (f" (GPUs joined by {route}: NVLink)" if route and route.startswith("NV") else
+                             f" ({route})" if route else "")
+    handles = [h_model("model, " + on, KEY_GREY, PEER_STYLES["peer=on"]),
+               h_model("model, peer access off (staged through host memory)", KEY_GREY, PEER_STYLES["peer=off"])]
     handles += [h_machine(s) for s in srcs]
-    top_legend(fig, handles, len(handles))
+    top_legend(fig, handles, 1 if len(handles) > 2 else len(handles))
     return save(fig, out, "peer")
 
 
@@ -671,18 +853,32 @@ def lease_periodic_summary(src, runs, scen):
 
 
 def draw_latency_rows(ax, rows, group_title_rows):
-    """rows: (y, label, colour, summary). Draws the distribution glyphs."""
-    for y, _label, colour, s in rows:
+    """rows: (y, label, src, summary); src None for the model. Draws the distribution glyphs in
+    the host→device colour (frames go to the GPU), the p50 as the model's bar or the machine's
+    marker. Returns the legend handles of the glyphs drawn, and only those."""
+    colour = DIRECTION_COLOURS["h2d"]
+    used = {}
+    for y, _label, src, s in rows:
         if s["p90"] > s["p10"]:
             ax.plot([s["p10"], s["p90"]], [y, y], color=colour, lw=4.5, alpha=0.35,
                     solid_capstyle="butt", zorder=2)
+            used["band"] = Line2D([], [], color=colour, lw=4.5, alpha=0.35, label="p10–p90")
         if s["max"] > s["p90"]:
             ax.plot([s["p90"], s["max"]], [y, y], color=colour, lw=0.7, zorder=2)
-        ax.plot([s["p50"]], [y], marker="|", ms=8, mew=1.6, color=colour, zorder=4)
+        if src is None:
+            ax.plot([s["p50"]], [y], marker="|", ms=8, mew=1.6, color=colour, zorder=4)
+            used["p50 model"] = Line2D([], [], color=colour, marker="|", ms=8, mew=1.6, ls="none",
+                                       label="p50, model")
+        else:
+            ax.plot([s["p50"]], [y], marker=src.marker, ms=3.8, mew=0.9, color=colour,
+                    mfc=colour if src.filled else "white", mec=colour, zorder=4)
+            used["p50 " + src.label] = h_machine(src, colour, f"p50, {src.label} (measured)")
         if s["p99"] is not None:
             ax.plot([s["p99"]], [y], marker="D", ms=2.8, color=colour, zorder=4)
+            used["p99"] = Line2D([], [], color=colour, marker="D", ms=2.8, ls="none", label="p99")
         if s["max"] > s["p50"]:
             ax.plot([s["max"]], [y], marker="x", ms=3.2, mew=0.9, color=colour, zorder=4)
+            used["max"] = Line2D([], [], color=colour, marker="x", ms=3.2, mew=0.9, ls="none", label="max")
     ax.set_yticks([r[0] for r in rows], [r[1] for r in rows])
     ax.tick_params(axis="y", length=0)
     ax.spines["left"].set_visible(False)   # categorical rows: no axis line needed
@@ -692,15 +888,11 @@ def draw_latency_rows(ax, rows, group_title_rows):
     ax.grid(True, which="major", axis="x")
     ax.grid(False, axis="y")
     ax.invert_yaxis()
+    order = ["band", "p50 model"] + sorted(k for k in used if k.startswith("p50 ") and k != "p50 model") + ["p99", "max"]
+    return [used[k] for k in order if k in used]
 
 
-def latency_legend_handles():
-    g = "#555555"
-    return [Line2D([], [], color=g, lw=4.5, alpha=0.35, label="p10–p90"),
-            Line2D([], [], color=g, marker="|", ms=8, mew=1.6, ls="none", label="p50"),
-            Line2D([], [], color=g, marker="D", ms=2.8, ls="none", label="p99"),
-            Line2D([], [], color=g, marker="x", ms=3.2, mew=0.9, ls="none", label="max"),
-            Line2D([], [], color=VERMILLION, ls="--", lw=1, label="deadline")]
+DEADLINE = dict(color=BLACK, ls="--", lw=1)
 
 
 def periodic_scenarios(src):
@@ -730,7 +922,7 @@ def fig_latency(sim, meas, out):
         titles.append((y, title))
         y += 1
         first = y
-        entries = [("model", BLACK, model)] if model else []
+        entries = [("model", None, model)] if model else []
         for s in meas:
             if len(s.leases) == 1:
                 # One lease: each run of it.
@@ -738,16 +930,16 @@ def fig_latency(sim, meas, out):
                     summ = periodic_summary(s, run, scen)
                     if summ:
                         lab = f"{s.label} run {i + 1}" if len(s.runs) > 1 else s.label
-                        entries.append((lab, s.colour, summ))
+                        entries.append((lab, s, summ))
                 continue
             for lease, runs in s.runs_by_lease():  # several: one entry per lease
                 summ = lease_periodic_summary(s, runs, scen)
                 if summ:
-                    entries.append((f"{s.label} {lease}", s.colour, summ))
-        for lab, colour, summ in entries:
+                    entries.append((f"{s.label} {lease}", s, summ))
+        for lab, src, summ in entries:
             if summ["misses"]:
                 lab += f" ({summ['misses']}/{summ['frames']} late)"
-            rows.append((y, lab, colour, summ))
+            rows.append((y, lab, src, summ))
             y += 1
         d = next((e[2]["deadline"] for e in entries if e[2]["deadline"]), None)
         if d:
@@ -755,9 +947,9 @@ def fig_latency(sim, meas, out):
             titles[title_at] = (titles[title_at][0], f"{title}, deadline {fmt_us(d)}")
         y += 0.4
     height = 0.9 + 0.15 * y
-    fig = new_figure(SINGLE_W, height, legend_rows=1)
+    fig = new_figure(SINGLE_W, height + 0.15, legend_rows=2)
     ax = fig.subplots()
-    draw_latency_rows(ax, rows, titles)
+    handles = draw_latency_rows(ax, rows, titles)
     # Group titles start at the figure's left edge, above the row labels; kept out of the
     # layout so that constrained layout does not shrink the axes to make room for them.
     trans = blended_transform_factory(fig.transFigure, ax.transData)
@@ -766,13 +958,15 @@ def fig_latency(sim, meas, out):
                     fontweight="bold")
         t.set_in_layout(False)
     for d, y0, y1 in deadlines:
-        ax.plot([d, d], [y0, y1], color=VERMILLION, ls="--", lw=1, zorder=3)
+        ax.plot([d, d], [y0, y1], zorder=3, **DEADLINE)
+    if deadlines:
+        handles.append(Line2D([], [], label="deadline", **DEADLINE))
     lo = min(r[3]["p10"] for r in rows)
     hi = max([r[3]["max"] for r in rows] + [d for d, _, _ in deadlines])
     ax.set_xlim(lo / 1.6, hi * 1.6)
     ax.set_ylim(y - 0.2, -0.7)
-    ax.set_xlabel("Frame latency, release to completion")
-    top_legend(fig, latency_legend_handles(), 5)
+    ax.set_xlabel("Frame latency")  # from release to completion (the caption says so)
+    top_legend(fig, handles, math.ceil(len(handles) / 3))
     return save(fig, out, "frame_latency")
 
 
@@ -797,7 +991,7 @@ def fig_whatif_radar(sim, meas, out):
         s = periodic_summary(sim, sim.runs[0], sc)
         if not s:
             continue
-        rows.append((i, whatif_radar_label(sc), BLACK, s))
+        rows.append((i, whatif_radar_label(sc), None, s))
         if s["deadline"]:
             deadlines.append((s["deadline"], i))
         if s["misses"]:
@@ -805,17 +999,19 @@ def fig_whatif_radar(sim, meas, out):
     height = 0.95 + 0.16 * len(rows)
     fig = new_figure(SINGLE_W, height, legend_rows=1)
     ax = fig.subplots()
-    draw_latency_rows(ax, rows, [])
+    handles = draw_latency_rows(ax, rows, [])
     for d, yy in deadlines:
-        ax.plot([d, d], [yy - 0.4, yy + 0.4], color=VERMILLION, ls="--", lw=1, zorder=3)
+        ax.plot([d, d], [yy - 0.4, yy + 0.4], zorder=3, **DEADLINE)
+    if deadlines:
+        handles.append(Line2D([], [], label="deadline", **DEADLINE))
     hi = max([r[3]["max"] for r in rows] + [d for d, _ in deadlines])
     lo = min(r[3]["p10"] for r in rows)
     ax.set_xlim(lo / 1.6, hi * 4)
     for yy, text in late:
-        ax.text(hi * 1.25, yy, text, ha="left", va="center", fontsize=6.5, color=VERMILLION)
+        ax.text(hi * 1.25, yy, text, ha="left", va="center", fontsize=6.5, color=BLACK)
     ax.set_ylim(len(scen) - 0.4, -0.6)
     ax.set_xlabel("Frame latency (model)")
-    top_legend(fig, latency_legend_handles(), 5)
+    top_legend(fig, handles, len(handles))
     return save(fig, out, "whatif_radar")
 
 
@@ -852,8 +1048,8 @@ def fig_whatif_links(sim, meas, out):
         pos = list(range(len(sweep)))
         ticks = [f"Gen{k}" if kind != "width" else f"x{k}" for k, _ in sweep]
         if kind == "peer":
-            for v, colour in PEER_COLOURS.items():
-                for d, ls in (("h2d", "-"), ("both", "--")):
+            for v, ls in PEER_STYLES.items():
+                for d in ("h2d", "both"):
                     xs, ys = [], []
                     for x, (_, sc) in zip(pos, sweep):
                         ser = sim.series(sc, "peer", d, v)
@@ -862,15 +1058,16 @@ def fig_whatif_links(sim, meas, out):
                             xs.append(x)
                             ys.append(gbps(size, ser[size]["directions"], ser[size]["time"]))
                     if xs:
-                        model_plot(ax, xs, ys, colour, ls=ls, marker="o")
-            ax.legend(handles=[h_colour(PEER_COLOURS["peer=on"], "peer on"),
-                               h_colour(PEER_COLOURS["peer=off"], "peer off (via host)"),
-                               h_model("one way", BLACK, "-"),
-                               h_model("both ways (sum)", BLACK, "--")],
+                        model_plot(ax, xs, ys, DIRECTION_COLOURS[d], ls=ls)
+            ax.legend(handles=[h_model("peer access on", KEY_GREY, PEER_STYLES["peer=on"]),
+                               h_model("peer off (via host)", KEY_GREY, PEER_STYLES["peer=off"]),
+                               h_colour(DIRECTION_COLOURS["h2d"], "one way"),
+                               h_colour(DIRECTION_COLOURS["both"], "both ways (sum)")],
                       loc="upper left")
         else:
-            for strat, colour in STRATEGY_COLOURS.items():
-                for d, ls in (("h2d", "-"), ("d2h", "--")):
+            for strat, ls in STRATEGY_STYLES.items():
+                for d in ("h2d", "d2h"):
+                    colour = DIRECTION_COLOURS[d]
                     xs, ys = [], []
                     for x, (_, sc) in zip(pos, sweep):
                         ser = sim.series(sc, strat, d)
@@ -899,7 +1096,7 @@ def fig_whatif_links(sim, meas, out):
                             strategies_used.append(strat)
         if kind == "gen":
             # The same copies on a host of the link's own era (platform files v100-gen3,
-            # a100-gen4: 64-byte read completions), at the sweep's size.
+            # a100-gen4: 64-byte read completions), at the sweep's size: model values, so bars.
             for x, (g, sc) in zip(pos, sweep):
                 era = next((r["scenario"] for r in sim.runs[0]
                             if re.fullmatch(rf"[a-z]\d+-gen{g}-host", r["scenario"])), None)
@@ -911,8 +1108,8 @@ def fig_whatif_links(sim, meas, out):
                     size = max(ref)
                     if size in ser:
                         y = gbps(size, ser[size]["directions"], ser[size]["time"])
-                        ax.plot([x + (0.12 if d == "d2h" else -0.12)], [y], marker="D", ms=4.5, ls="none",
-                                mfc="white", mec=STRATEGY_COLOURS["pinned"], mew=1.1, zorder=4)
+                        ax.plot([x + (0.12 if d == "d2h" else -0.12)], [y], color=DIRECTION_COLOURS[d],
+                                zorder=4, **MODEL_BAR)
                         era_hosts = True
         ax.set_xticks(pos, ticks)
         ax.set_xlim(-0.4, len(pos) - 0.6)
@@ -922,13 +1119,13 @@ def fig_whatif_links(sim, meas, out):
         ax.set_title(title)
     axes[0].set_ylabel("Throughput (GB/s)")
     names = {"pinned": "pinned", "pageable": "pageable", "zero_copy": "zero-copy"}
-    handles = [h_colour(STRATEGY_COLOURS[s], names[s]) for s in strategies_used]
+    handles = []
     if strategies_used:
-        handles += [h_model("h2d", BLACK, "-"), h_model("d2h", BLACK, "--")]
+        handles += [h_colour(DIRECTION_COLOURS["h2d"], "host→device"), h_colour(DIRECTION_COLOURS["d2h"], "device→host")]
+    handles += [h_model(f"model, {names[s]}", KEY_GREY, STRATEGY_STYLES[s]) for s in strategies_used]
     if era_hosts:
-        handles.append(Line2D([], [], marker="D", ms=4.5, ls="none", mfc="white",
-                              mec=STRATEGY_COLOURS["pinned"], mew=1.1,
-                              label="pinned, host of that era (h2d left, d2h right)"))
+        handles.append(Line2D([], [], color=KEY_GREY, label="model, pinned on a host of that era (h2d left, d2h right)",
+                              **MODEL_BAR))
     handles += [h_machine(s, label=f"{s.label} (measured, Gen{s.link[0]} x{s.link[1]})")
                 for s in anchors]
     if handles:
@@ -968,6 +1165,11 @@ def main(argv=None):
         print(f"error: {args.sim}: no such file", file=sys.stderr)
         return 2
     sim = Source("model", [load_rows(args.sim)], "sim")
+    for name, attr in (("config.json", "config"), ("meta.json", "meta")):
+        path = os.path.join(os.path.dirname(args.sim), name)
+        if os.path.isfile(path):
+            with open(path) as f:
+                setattr(sim, attr, json.load(f))
     specs = args.measured
     if specs is None:
         specs = sorted(d for d in glob.glob(os.path.join(ROOT, "results", "*", "measured"))
@@ -977,9 +1179,12 @@ def main(argv=None):
     plt.rcParams.update(STYLE)
 
     written, failed = [], 0
+    SOURCES["sim"], SOURCES["meas"] = sim, meas
     for name, func in FIGURES:
         if args.only and name not in args.only:
             continue
+        for src in [sim] + meas:
+            src.reset_drawn()
         try:
             written += func(sim, meas, args.out)
         except Skip as e:

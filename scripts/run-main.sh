@@ -4,10 +4,12 @@
 # committed calibration, compare the model with the H100's measurements, draw the figures, and answer the
 # source material's five questions; a summary table is printed, and the five decisions close it.
 #
-# Everything goes to out/ (git-ignored): out/sim/, out/compare/, out/figures/, out/questions.md
-# (or OUT=dir, COMPARE=dir, FIGURES=dir, QUESTIONS=file). The committed results/sim/,
-# results/h100-sxm/compare/, results/figures/ and docs/questions.md are rewritten only when asked
-# for: --regenerate as the first argument, or REGENERATE=1. Further arguments go to `dmasim run`.
+# Everything goes to out/ (git-ignored): out/sim/, out/compare/, out/figures/ (each with a caption
+# file), out/timeline-example.png, out/questions.md (or OUT=dir, COMPARE=dir, FIGURES=dir,
+# QUESTIONS=file). The committed results/sim/, results/h100-sxm/compare/, results/figures/,
+# docs/timeline-example.*, docs/questions.md and the quoted passages of README.md and docs/ are
+# rewritten only when asked for: --regenerate as the first argument, or REGENERATE=1. Further
+# arguments go to `dmasim run`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 regenerate=${REGENERATE:-0}
@@ -41,6 +43,14 @@ if [[ -n "${CALIBRATION:-}" ]]; then calibration=(--calibration "$CALIBRATION");
 "$BUILD"/model/dmasim compare --measured results/h100-sxm/measured "${calibration[@]}" --out "$compare"
 # Figures from the results files only: the model's, and the measurements committed in results/.
 /usr/bin/python3 scripts/figures.py --sim "$out/results.csv" --out "$figures"
+# The timeline example of docs/timeline.md, drawn from a fresh trace in the figures' visual code.
+timeline_dir=$([[ "$regenerate" == 1 ]] && echo docs || echo "$(dirname "$figures")")
+trace_out=$(mktemp -d)
+"$BUILD"/model/dmasim run scenarios/timeline-example.yaml "${calibration[@]}" --quiet \
+  --trace "$timeline_dir/timeline-example.json" --trace-resolution 10us --out "$trace_out" >/dev/null
+rm -rf "$trace_out"
+/usr/bin/python3 scripts/plot-trace.py "$timeline_dir/timeline-example.json" "$timeline_dir/timeline-example.png"
+echo "$timeline_dir/timeline-example.png"
 # The passages of README.md and docs/ that quote the committed results follow them.
 if [[ "$regenerate" == 1 ]]; then /usr/bin/python3 scripts/quoted.py --write; fi
 # The source material's five questions answered from the files just written (docs/questions.md

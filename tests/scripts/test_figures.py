@@ -16,7 +16,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 SCRIPT = os.path.join(ROOT, "scripts", "figures.py")
 COLUMNS = ["scenario", "strategy", "direction", "directions", "size_bytes", "time_us", "gbps",
            "source", "repetitions", "p10_us", "p90_us", "min_us", "max_us", "variant", "status",
-           "note"]
+           "note", "calibration"]
 MIB = 1 << 20
 
 
@@ -40,7 +40,8 @@ def row(scenario, strategy, direction, size, time_us, source, variant="", spread
             "p10_us": f"{time_us * (1 - spread):.4f}", "p90_us": f"{time_us * (1 + spread):.4f}",
             "min_us": f"{time_us * (1 - spread):.4f}",
             "max_us": f"{(maximum or time_us * (1 + 2 * spread)):.4f}",
-            "variant": variant, "status": status, "note": note}
+            "variant": variant, "status": status, "note": note,
+            "calibration": "test-cal" if source == "sim" else ""}
 
 
 def rows_for(source, slow=1.0, spread=0.0):
@@ -158,6 +159,34 @@ class FiguresTest(unittest.TestCase):
         self.assertTrue(data.startswith(b"%PDF"))
         self.assertNotIn(b"CreationDate", data)
 
+    def test_captions_say_which_data_and_code(self):
+        # A lease's metadata names the GPU and its link; machine.txt the driver.
+        import json
+        with open(os.path.join(self.machine, "run1", "metadata.json"), "w") as f:
+            json.dump({"gpu": {"name": "NVIDIA H100 80GB HBM3", "pcie": {"gen_current": 5, "width_current": 16}},
+                       "cuda": {"driver_version": "13.0"}, "commit": "abc1234"}, f)
+        with open(os.path.join(self.machine, "machine.txt"), "w") as f:
+            f.write("| NVIDIA-SMI 580.1  Driver Version: 580.159.04   CUDA Version: 13.0 |\n")
+        with open(os.path.join(self.dir, "sim", "meta.json"), "w") as f:
+            json.dump({"commit": "0123456789ab"}, f)
+        out = os.path.join(self.dir, "figs")
+        p = self.run_script("--sim", self.sim, "--measured", self.machine, "--out", out,
+                            "--only", "duplex", "whatif_radar")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        with open(os.path.join(out, "duplex.txt")) as f:
+            text = f.read()
+        for want in ("dmasim at 0123456789ab", "calibration test-cal",
+                     "NVIDIA H100 80GB HBM3, driver 580.159.04 (CUDA 13.0), PCIe Gen5 x16", "dmaprobe at abc1234",
+                     "the lowest 10th to the highest 90th percentile", "colour = direction"):
+            self.assertIn(want, text)
+        with open(os.path.join(out, "whatif_radar.txt")) as f:
+            self.assertIn("Measured: none in this figure.", f.read())  # model only
+        with open(os.path.join(out, "duplex.png"), "rb") as f:
+            png = f.read()
+        # The caption as the PNG's Description (an iTXt chunk: it is UTF-8).
+        self.assertTrue(b"Description\x00" in png and "dmasim at 0123456789ab".encode() in png)
+        self.assertIn("duplex.txt", p.stdout)
+
     def test_deterministic(self):
         outs = []
         for i in range(2):
@@ -204,6 +233,61 @@ class FiguresTest(unittest.TestCase):
                             "--out", os.path.join(self.dir, "figs"))
         self.assertEqual(p.returncode, 2)
         self.assertIn("no such file", p.stderr)
+
+
+class VisualCodeTest(unittest.TestCase):
+    """Every figure keeps the one visual code (docs/figures.md#visual-code): data in a direction
+    colour, references black; model lines carry no marker; measured markers are a machine's."""
+
+    @classmethod
+    def setUpClass(cls):
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            raise unittest.SkipTest("needs matplotlib in this interpreter (Debian: python3-matplotlib)")
+        import importlib.util
+        spec = importlib.util.spec_from_file_location("figures", SCRIPT)
+        cls.fig = importlib.util.module_from_spec(spec)
+        sys.path.insert(0, os.path.join(ROOT, "scripts"))
+        try:
+            spec.loader.exec_module(cls.fig)
+        finally:
+            sys.path.pop(0)
+
+    def test_colours_and_markers_mean_one_thing(self):
+        from matplotlib.colors import to_hex
+        f = self.fig
+        with tempfile.TemporaryDirectory() as d:
+            sim_csv = os.path.join(d, "sim", "results.csv")
+            write_csv(sim_csv, rows_for("sim"))
+            machines = []
+            for name, slow in (("a", 1.2), ("b", 1.3)):
+                m = os.path.join(d, name, "measured")
+                write_csv(os.path.join(m, "run1", "measured.csv"), rows_for("hw", slow, 0.05))
+                machines.append(m)
+            sim = f.Source("model", [f.load_rows(sim_csv)], "sim")
+            meas = f.load_measured(machines)
+            drawn = {}
+            f.save = lambda fig, out, name: drawn.setdefault(name, fig) and []
+            for name, func in f.FIGURES:
+                func(sim, meas, d)
+        self.assertEqual(set(drawn), {n for n, _ in f.FIGURES})
+        data = {c.lower() for c in f.DIRECTION_COLOURS.values()}
+        machine_markers = set(f.MACHINE_MARKERS[:len(meas)])
+        glyphs = {"|", "D", "x", "_"}  # latency percentiles and the model's single-value bar
+        for name, fig in drawn.items():
+            for ax in fig.axes:
+                for line in ax.get_lines():
+                    colour = to_hex(line.get_color())
+                    self.assertIn(colour, data | {f.BLACK.lower()}, f"{name}: a line in {colour}")
+                    marker = line.get_marker()
+                    has_line = line.get_linestyle() not in ("None", "", " ") and len(line.get_xdata()) > 1
+                    if has_line and colour in data:
+                        self.assertIn(marker, ("None", "", None), f"{name}: a model line with marker {marker}")
+                    if marker not in ("None", "", None):
+                        self.assertIn(marker, machine_markers | glyphs, f"{name}: marker {marker}")
+                        if marker in machine_markers:
+                            self.assertIn(colour, data, f"{name}: a measurement in {colour}, not a direction's")
 
 
 class LeasesTest(unittest.TestCase):

@@ -328,6 +328,14 @@ void HostRuntime::cpu_copy(std::uint64_t bytes, bool source_cached, bool destina
 }
 
 namespace {
+std::string copy_direction_label(CopyDirection d) {
+    switch (d) {
+        case CopyDirection::kHostToDevice: return " H2D";
+        case CopyDirection::kDeviceToHost: return " D2H";
+    }
+    return "";
+}
+
 const char* op_name(const Op& op) {
     switch (op.kind) {
         case Op::Kind::kCopy: return op.peer_gpu >= 0 ? "cudaMemcpyPeer" : op.blocking ? "cudaMemcpy" : "cudaMemcpyAsync";
@@ -351,7 +359,9 @@ void HostRuntime::trace_program() {
     for (std::size_t i = 0; i < program_.ops.size(); ++i) {
         const Op& op = program_.ops[i];
         const OpTiming& t = timings_[i];
-        const std::string size = op.bytes ? " " + core::to_string(core::Bytes{op.bytes}) : std::string();
+        std::string size = op.bytes ? " " + core::to_string(core::Bytes{op.bytes}) : std::string();
+        // Which way a copy goes, so that a timeline (scripts/plot-trace.py) can colour it.
+        if (op.kind == Op::Kind::kCopy && op.peer_gpu < 0) size = copy_direction_label(op.direction) + size;
         const bool on_stream = op.kind == Op::Kind::kCopy || op.kind == Op::Kind::kKernel || op.kind == Op::Kind::kMappedKernel;
         if (on_stream) {
             // The call on the CPU, then the work on its stream.
