@@ -154,6 +154,10 @@ TEST(Cli, PlanCarriesEachCasesPlatformLinkAndPeerRoute) {
     EXPECT_EQ(v100.integer("link_lanes"), 16);
     EXPECT_EQ(v100.str("link_from"), "platform");
     EXPECT_EQ(first.at("h100-gen5-host")->integer("link_generation"), 5);
+    // A scenario that sets another link key (MPS) keeps its platform's generation: measured on a
+    // Gen5 GPU it would be another link (a device run found this).
+    EXPECT_EQ(first.at("v100-gen3-host-mps128")->integer("link_generation"), 3);
+    EXPECT_EQ(first.at("v100-gen3-host-mps128")->str("link_from"), "platform");
     EXPECT_EQ(first.at("peer-switch")->str("peer_route"), "PIX");
     EXPECT_EQ(first.at("peer")->str("peer_route"), "NV18");
     // A link the scenario set is carried as set, and must be confirmed on the GPU.

@@ -228,8 +228,8 @@ int cmd_validate(const Options& o, std::ostream& out) {
 }
 
 // What dmaprobe checks against the machine it runs on (docs/plan.md): the scenario's platform,
-// the measuring GPU's own PCIe link on it (unless the scenario set the link itself, which
-// expand_plan carries), and for a copy between two GPUs the route class between them, as
+// the measuring GPU's own PCIe link on it (link_from=platform unless the scenario set the
+// generation or width itself), and for a copy between two GPUs the route class between them, as
 // `nvidia-smi topo -m` names it. A Gen3 what-if is then skipped on a Gen5 GPU, not measured there.
 void add_platform_keys(core::Plan& plan, const std::vector<config::Scenario>& all) {
     std::map<std::string, const config::Scenario*> by_name;
@@ -246,15 +246,20 @@ void add_platform_keys(core::Plan& plan, const std::vector<config::Scenario>& al
         const std::int64_t device = peer ? c.integer("src_device") : 0;
         if (device < 0 || static_cast<std::size_t>(device) >= gpus.size()) continue;
         const topology::NodeId gpu = gpus[static_cast<std::size_t>(device)];
-        if (!s.link_explicit) {
-            const topology::Graph& g = p.graph();
-            for (auto [e, end] = boost::out_edges(gpu, g); e != end; ++e) {
-                if (g[*e].kind != topology::LinkKind::kPcie) continue;
-                c.set("link_generation", g[*e].pcie.generation);
-                c.set("link_lanes", g[*e].pcie.lanes);
+        // The GPU's link as the platform has it once the scenario's own link keys are applied:
+        // a scenario that sets only link.mps keeps its platform's Gen3.
+        const auto set_by_scenario = [&](const char* key) {
+            return std::find(s.explicit_keys.begin(), s.explicit_keys.end(), key) != s.explicit_keys.end();
+        };
+        const topology::Graph& g = p.graph();
+        for (auto [e, end] = boost::out_edges(gpu, g); e != end; ++e) {
+            if (g[*e].kind != topology::LinkKind::kPcie) continue;
+            c.set("link_generation", g[*e].pcie.generation);
+            c.set("link_lanes", g[*e].pcie.lanes);
+            if (!set_by_scenario("link.generation") && !set_by_scenario("link.lanes")) {
                 c.set("link_from", std::string("platform"));
-                break;
             }
+            break;
         }
         if (peer && c.has("dst_device")) {
             const std::int64_t dst = c.integer("dst_device");
