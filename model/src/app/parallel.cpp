@@ -129,6 +129,9 @@ std::string gpu_link_description(const topology::Platform& p, const config::Link
     return pcie::describe_link(fallback);
 }
 
+// What the links' busy fractions are over: the simulated time their statistics cover.
+double links_interval(const sim::CaseResult& res) { return res.links_interval_ps > 0 ? res.links_interval_ps : res.time_ps; }
+
 std::string link_lines(const std::string& key, const std::vector<sim::LinkReport>& links, double time_ps) {
     std::string out;
     for (const auto& l : links) {
@@ -204,7 +207,7 @@ public:
                 r.note = res.rows[i].note;
                 out.rows.push_back(r);
             }
-            out.links_csv = link_lines(s.name + "/flows", res.links, res.time_ps);
+            out.links_csv = link_lines(s.name + "/flows", res.links, links_interval(res));
             return finish(c, std::move(out));
         }
         core::ResultRow base;
@@ -242,11 +245,11 @@ public:
             if (i == 0) first_row = r;
         }
         const std::string key = s.name + "/" + c.strategy + "/" + c.direction + "/" + std::to_string(c.size);
-        out.links_csv = link_lines(key, res.links, res.time_ps);
+        out.links_csv = link_lines(key, res.links, links_interval(res));
         if (explain_) {
             out.explain = fmt::format("{} {} {} {}: {} = {:.2f} GB/s\n", s.name, c.strategy, c.direction,
                                       human_size(c.size), human_time(first_row.time_us), first_row.gbps()) +
-                          explain_lines(res.links, res.time_ps);
+                          explain_lines(res.links, links_interval(res));
         }
         return finish(c, std::move(out));
     }

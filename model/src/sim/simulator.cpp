@@ -465,6 +465,7 @@ CaseResult Simulator::run_flows(const config::ModelParams& params, const std::ve
     const ProgramOutcome o = execute(params, family);
     CaseResult result;
     result.links = o.links;
+    result.links_interval_ps = o.elapsed_ps;
     result.host_memory_bytes = o.host_memory_bytes;
     result.fast_forward = o.fast_forward;
     for (std::size_t i = 0; i < flows.size(); ++i) {

@@ -170,6 +170,7 @@ bool host_buffer_not_modelled(Case& c) {
 
 void Case::take_main(const ProgramOutcome& o) {
     result.links = o.links;
+    result.links_interval_ps = o.elapsed_ps;
     result.read_requests = o.read_requests;
     result.writes = o.writes;
     result.peak_outstanding_reads = o.peak_outstanding_reads;

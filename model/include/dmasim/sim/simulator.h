@@ -95,6 +95,10 @@ struct CaseResult {
     std::uint32_t peak_outstanding_reads = 0;
     std::uint64_t host_memory_bytes = 0;  // read + written in host DRAM during the main program
     double time_ps = 0.0;            // rows.front().time_ps
+    // The simulated time `links` were gathered over: the whole main program (every frame of a
+    // periodic case, every hop of a chase), which rows.front() need not be. Busy fractions are
+    // over this, so never above 1.
+    double links_interval_ps = 0.0;
     // How the main program was computed: empty when simulated TLP by TLP, else how it was
     // fast-forwarded (the same text ends the note of each row it gave).
     std::string fast_forward;
