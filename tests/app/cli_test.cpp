@@ -232,6 +232,53 @@ TEST(Cli, LinkBusyFractionsNeverExceedOne) {
     EXPECT_GT(busy_rows, 0) << "the frames and hops did move data";
 }
 
+// Overlap rows are judged by their speed-up over one stream, not by a rate; setup rows have no
+// rate. Worker processes (--jobs 2) hand the rows to the table whole.
+TEST(Cli, OverlapRowsCarryTheirSpeedupAndTimeOnlyRowsNoRate) {
+    const std::string dir = temp_dir() + "/res";
+    const Outcome r = cli({"run", kScenarios + "async_overlap.yaml", kScenarios + "pinned.yaml", "--only",
+                           "async-overlap-s2,pinned", "--set", "pinned:sizes=1MiB", "--jobs", "2", "--out", dir, "--quiet"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    std::ifstream csv(dir + "/results.csv");
+    const auto rows = core::read_results_csv(csv, "results.csv");
+    const auto serial = std::find_if(rows.begin(), rows.end(), [](const core::ResultRow& x) { return x.variant == "serial"; });
+    ASSERT_NE(serial, rows.end());
+    int overlapped = 0, setups = 0;
+    for (const auto& row : rows) {
+        if (row.strategy == "async_overlap" && row.variant.empty()) {
+            ++overlapped;
+            EXPECT_NEAR(row.speedup, serial->time_us / row.time_us, 1e-4);
+            EXPECT_GT(row.speedup, 1.0);
+        } else {
+            EXPECT_EQ(row.speedup, 0.0) << row.strategy << " " << row.variant;
+        }
+        if (row.variant.rfind("setup=", 0) == 0) ++setups;
+    }
+    EXPECT_EQ(overlapped, 1);
+    EXPECT_GT(setups, 0);
+    // In the file: a setup row's gbps field (the 7th) is empty, a copy's is not.
+    std::ifstream text(dir + "/results.csv");
+    std::string line;
+    int checked = 0;
+    while (std::getline(text, line)) {
+        std::stringstream fields(line);
+        std::string f;
+        for (int i = 0; i < 7; ++i) std::getline(fields, f, ',');
+        if (line.find(",setup=") != std::string::npos) {
+            EXPECT_EQ(f, "") << line;
+            ++checked;
+        } else if (line.rfind("pinned,pinned,", 0) == 0) {
+            EXPECT_NE(f, "") << line;
+        }
+    }
+    EXPECT_EQ(checked, setups);
+    const auto overlap = std::find_if(rows.begin(), rows.end(),
+                                      [](const core::ResultRow& x) { return x.strategy == "async_overlap" && x.variant.empty(); });
+    char shown[64];
+    std::snprintf(shown, sizeof shown, "ok, %.2fx one stream", overlap->speedup);
+    EXPECT_NE(r.out.find(shown), std::string::npos) << r.out;
+}
+
 TEST(Cli, RunIsCalibratedByDefaultAndSaysWithWhat) {
     const std::string base = temp_dir();
     const auto run = [&](const std::string& out, std::vector<std::string> extra) {

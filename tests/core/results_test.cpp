@@ -52,8 +52,40 @@ TEST(Results, CsvRoundTripWithQuoting) {
     EXPECT_NEAR(rows[0].time_us, 20000.0, 1e-6);
 }
 
+TEST(Results, SpeedupIsTheLastColumnAndTimeOnlyRowsHaveNoRate) {
+    const std::string tail = ",calibration,speedup";
+    EXPECT_EQ(results_csv_header().substr(results_csv_header().size() - tail.size()), tail);
+    ResultRow overlap = sample_row();
+    overlap.strategy = "async_overlap";
+    overlap.speedup = 1.9596;
+    ResultRow setup = sample_row();
+    setup.variant = "setup=mallochost";
+    const ResultRow copy = sample_row();
+    EXPECT_TRUE(overlap.time_only());
+    EXPECT_TRUE(setup.time_only());
+    EXPECT_FALSE(copy.time_only());
+    // The gbps field (the 7th) is empty where a rate means nothing; the speed-up only where set.
+    const auto field = [](const std::string& line, std::size_t n) {
+        std::stringstream in(line);
+        std::string f;
+        for (std::size_t i = 0; i <= n; ++i) std::getline(in, f, ',');
+        return f;
+    };
+    EXPECT_EQ(field(format_result_row(setup), 6), "");
+    EXPECT_EQ(field(format_result_row(overlap), 6), "");
+    EXPECT_NE(field(format_result_row(copy), 6), "");
+    EXPECT_EQ(format_result_row(copy).back(), ',');  // no speed-up: an empty last field
+    std::stringstream ss;
+    write_results_csv(ss, {overlap, setup, copy});
+    const auto rows = read_results_csv(ss, "mem");
+    ASSERT_EQ(rows.size(), 3U);
+    EXPECT_NEAR(rows[0].speedup, 1.9596, 1e-9);
+    EXPECT_EQ(rows[1].speedup, 0.0);
+    EXPECT_NEAR(rows[1].time_us, setup.time_us, 1e-6);  // the time is still there
+}
+
 TEST(Results, CvAndCalibrationAreTheLastColumnsAndRoundTrip) {
-    const std::string tail = ",note,cv,calibration";
+    const std::string tail = ",note,cv,calibration,speedup";
     EXPECT_EQ(results_csv_header().substr(results_csv_header().size() - tail.size()), tail);
     ResultRow r = sample_row();
     r.cv = 0.0123;
@@ -143,7 +175,7 @@ TEST(Results, Percentiles) {
 
 TEST(Results, ReaderRangeChecksEveryValueAndNamesLineAndColumn) {
     const std::string header = results_csv_header() + "\n";
-    const std::string good = "s,pinned,h2d,1,4096,7.5,0.5,hw,20,7.4,7.6,7.3,7.9,,ok,,0.01,\n";
+    const std::string good = "s,pinned,h2d,1,4096,7.5,0.5,hw,20,7.4,7.6,7.3,7.9,,ok,,0.01,,\n";
     // Each a field of the good row broken: (column, value, what the message must say).
     struct Case {
         int column;
@@ -174,7 +206,7 @@ TEST(Results, ReaderRangeChecksEveryValueAndNamesLineAndColumn) {
         std::vector<std::string> f;
         std::stringstream fields(good.substr(0, good.size() - 1));
         for (std::string cell; std::getline(fields, cell, ',');) f.push_back(cell);
-        f.resize(18);
+        f.resize(19);
         f[static_cast<std::size_t>(c.column)] = c.value;
         std::string row;
         for (std::size_t i = 0; i < f.size(); ++i) row += (i ? "," : "") + f[i];
@@ -189,7 +221,7 @@ TEST(Results, ReaderRangeChecksEveryValueAndNamesLineAndColumn) {
         }
     }
     // Rows that are not ok carry no time and may have run no repetition.
-    std::stringstream skipped(header + "s,peer,h2d,1,4096,0,0,hw,0,0,0,0,0,,skipped,needs two GPUs,0,\n");
+    std::stringstream skipped(header + "s,peer,h2d,1,4096,0,0,hw,0,0,0,0,0,,skipped,needs two GPUs,0,,\n");
     const auto rows = read_results_csv(skipped, "m.csv");
     ASSERT_EQ(rows.size(), 1U);
     EXPECT_EQ(rows[0].repetitions, 0);

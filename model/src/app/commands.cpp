@@ -210,11 +210,12 @@ void print_table(std::ostream& out, const std::vector<core::ResultRow>& rows) {
                                r.direction, human_size(r.size_bytes), r.variant, "-", "-", r.status, r.note);
             continue;
         }
-        const bool is_time_only = r.variant.rfind("setup=", 0) == 0 || r.variant == "misses";
-        const std::string rate = is_time_only ? std::string("-") : fmt::format("{:.2f}", r.gbps());
+        const std::string rate = r.time_only() ? std::string("-") : fmt::format("{:.2f}", r.gbps());
+        const std::string status = r.variant == "misses" ? r.note
+                                   : r.speedup > 0    ? fmt::format("ok, {:.2f}x one stream", r.speedup)
+                                                      : std::string("ok");
         out << fmt::format("{:<22} {:<14} {:<5} {:>9} {:<18} {:>13} {:>10}  {}\n", r.scenario, r.strategy, r.direction,
-                           human_size(r.size_bytes), r.variant, human_time(r.time_us), rate,
-                           r.variant == "misses" ? r.note : std::string("ok"));
+                           human_size(r.size_bytes), r.variant, human_time(r.time_us), rate, status);
     }
 }
 

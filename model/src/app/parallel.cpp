@@ -244,6 +244,14 @@ public:
             out.rows.push_back(r);
             if (i == 0) first_row = r;
         }
+        // An overlap row's worth is its speed-up over the same work on one stream.
+        const auto serial = std::find_if(out.rows.begin(), out.rows.end(),
+                                         [](const core::ResultRow& r) { return r.variant == "serial" && r.status == "ok"; });
+        if (c.strategy == "async_overlap" && serial != out.rows.end()) {
+            for (auto& r : out.rows) {
+                if (r.variant != "serial" && r.status == "ok" && r.time_us > 0) r.speedup = serial->time_us / r.time_us;
+            }
+        }
         const std::string key = s.name + "/" + c.strategy + "/" + c.direction + "/" + std::to_string(c.size);
         out.links_csv = link_lines(key, res.links, links_interval(res));
         if (explain_) {
@@ -280,6 +288,7 @@ void put_rows(ByteWriter& w, const std::vector<core::ResultRow>& rows) {
         w.str(r.scenario).str(r.strategy).str(r.direction).u64(static_cast<std::uint64_t>(r.directions)).u64(r.size_bytes);
         w.f64(r.time_us).str(r.source).u64(static_cast<std::uint64_t>(r.repetitions));
         w.f64(r.p10_us).f64(r.p90_us).f64(r.min_us).f64(r.max_us).str(r.variant).str(r.status).str(r.note).f64(r.cv);
+        w.str(r.calibration).f64(r.speedup);
     }
 }
 
@@ -302,6 +311,8 @@ std::vector<core::ResultRow> get_rows(ByteReader& in) {
         r.status = in.str();
         r.note = in.str();
         r.cv = in.f64();
+        r.calibration = in.str();
+        r.speedup = in.f64();
     }
     return rows;
 }

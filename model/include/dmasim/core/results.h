@@ -35,10 +35,15 @@ struct ResultRow {
     double cv = 0.0;             // coefficient of variation of the timed reps (stddev / mean);
                                  // 0 for the deterministic model. Older files lack it
     std::string calibration;     // model rows: the calibration behind the number ("none": the
-                                 // defaults); empty in measured rows. Last column: older files lack it
+                                 // defaults); empty in measured rows. Older files lack it
+    double speedup = 0.0;        // overlap rows: the serial variant's time over this row's; 0 (an
+                                 // empty field) elsewhere. Last column: older files lack it
 
     // gbps = size_bytes * directions / time_us / 1e3 (decimal GB/s); 0 when time is 0.
     double gbps() const;
+    // A row whose time is not a transfer's (a setup cost, a deadline, an overlapped pipeline of
+    // copies and kernels): its gbps field is empty.
+    bool time_only() const;
 };
 
 // The CSV header line, without newline.
