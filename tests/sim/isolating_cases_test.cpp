@@ -243,6 +243,20 @@ double growth_us(const RowResult& backlog) {
     return std::stod(backlog.note.substr(at + 10));
 }
 
+// The sustained row is the rate the GPU keeps up, whatever the frame count: frames that keep up
+// give the stream's own rate (4 MiB every 8 ms) from 3 frames on as from 20 and 100; frames that
+// overrun give one frame per copy-and-kernel time.
+TEST(IsolatingCases, SustainedRateDoesNotDependOnTheFrameCount) {
+    const double period_ps = 8e9;
+    for (const std::int64_t count : {3, 20, 100}) {
+        const RowResult keep = row(run("periodic", "h2d", 4 * kMiB, frames(count, 0)), "sustained");
+        EXPECT_NEAR(keep.time_ps, period_ps, period_ps * 1e-6) << count << " frames";
+        const RowResult over = row(run("periodic", "h2d", 4 * kMiB, frames(count, 9)), "sustained");
+        EXPECT_GT(over.time_ps, 9e9) << count << " frames";  // a 9 ms kernel per frame, plus the copy
+        EXPECT_LT(over.time_ps, 9.5e9) << count << " frames";
+    }
+}
+
 TEST(IsolatingCases, ProcessingLongerThanThePeriodBuildsABacklog) {
     // Each frame takes its copy, the kernel and the calls: D > 9 ms every 8 ms. Frame i starts
     // i (D - P) late, so the last quarter's median (frame 17 of 20) is 15 (D - P) later than

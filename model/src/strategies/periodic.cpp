@@ -134,9 +134,15 @@ void run_periodic(Engine& engine, Case& c) {
     result.rows.push_back(sim_row("misses", deadline, 1,
                                   std::to_string(misses) + " of " + std::to_string(f.count) + " frames missed the deadline",
                                   o));
-    // Sustained: the whole stream's time per frame, so gbps is the rate the GPU kept up.
-    result.rows.push_back(sim_row("sustained", o.elapsed_ps / static_cast<double>(f.count), 1,
-                                  "time of all frames / frames: gbps is the sustained rate", o));
+    // Sustained: the spacing of the frames' completions, first to last, so gbps is the rate the
+    // GPU kept up whatever the frame count. (The whole run's time over the frames was below the
+    // period for a few frames: 3 frames of a 2.1 GB/s stream came out at 3.08 GB/s.)
+    const std::size_t n = latency.size();
+    const double spacing_ps = n < 2 ? latency.front()
+                                    : static_cast<double>(f.period.ps) + (latency.back() - latency.front()) / static_cast<double>(n - 1);
+    result.rows.push_back(sim_row("sustained", spacing_ps, 1,
+                                  n < 2 ? "one frame: its latency" : "spacing of the frames' completions, first to last: gbps is the rate kept up",
+                                  o));
     // Backlog, defined as dmaprobe defines it: the last quarter's median latency against
     // the first quarter's.
     const std::size_t quarter = std::max<std::size_t>(1, latency.size() / 4);
