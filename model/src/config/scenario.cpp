@@ -662,9 +662,12 @@ std::vector<Scenario> read_all(std::vector<YAML::Node> docs, const std::string& 
             referrer = shipped_platforms().count(resolved) ? "platforms/" + resolved + ".yaml" : resolved;
             relative_to = shipped_platforms().count(resolved) ? "" : resolved;
         }
-        auto it = loaded.find(ref);
+        // Keyed by where the reference was found too: two platform files may each name a
+        // calibration.yaml of their own folder.
+        const std::string cache_key = relative_to + "\n" + ref;
+        auto it = loaded.find(cache_key);
         if (it == loaded.end()) {
-            it = loaded.emplace(ref, load_calibration(ref, referrer, choice.from_platform ? "calibration" : ref, relative_to))
+            it = loaded.emplace(cache_key, load_calibration(ref, referrer, choice.from_platform ? "calibration" : ref, relative_to))
                      .first;
         }
         if (!it->second.parameters.empty()) {
