@@ -267,11 +267,14 @@ TEST(IsolatingCases, ProcessingLongerThanThePeriodBuildsABacklog) {
     const double sustained_us = row(slow, "sustained").time_ps * 1e-6;  // about D
     EXPECT_NEAR(growth_us(b), 15.0 * (sustained_us - 8000.0), 0.05 * 15.0 * (sustained_us - 8000.0));
     EXPECT_NE(row(slow, "misses").note.find("20 of 20"), std::string::npos);
+    // Every frame but the first is released while the one before it still runs.
+    EXPECT_NE(b.note.find("19 of 20 frames released before the previous one finished"), std::string::npos) << b.note;
 
     // 2 ms of processing fits: every frame waits for nothing, the latency is the frame's work.
     const CaseResult fits = run("periodic", "h2d", 4 * kMiB, frames(20, 2));
     const RowResult& f = row(fits, "backlog");
     EXPECT_NE(f.note.find("backlog=no"), std::string::npos) << f.note;
+    EXPECT_NE(f.note.find("0 of 20 frames released before the previous one finished"), std::string::npos) << f.note;
     EXPECT_GT(fits.rows.at(0).time_ps, 2e9);  // the latency covers the processing
     EXPECT_NEAR(f.time_ps, fits.rows.at(0).time_ps, 1e6);
 }

@@ -155,9 +155,15 @@ void run_periodic(Engine& engine, Case& c) {
     backlog.min_ps = *std::min_element(last.begin(), last.end());
     backlog.max_ps = *std::max_element(last.begin(), last.end());
     const double growth_ps = backlog.time_ps - first_ps;
-    char buf[160];
-    std::snprintf(buf, sizeof buf, "last quarter of frames; first_quarter_us=%.4g growth_us=%.4g backlog=%s",
-                  first_ps * 1e-6, growth_ps * 1e-6, growth_ps > static_cast<double>(f.period.ps) ? "yes" : "no");
+    // Frames released while the one before was still in flight: where a backlog starts.
+    const auto late_starts = std::count_if(latency.begin(), latency.end() - 1,
+                                           [&](double l) { return l > static_cast<double>(f.period.ps); });
+    char buf[200];
+    std::snprintf(buf, sizeof buf,
+                  "last quarter of frames; first_quarter_us=%.4g growth_us=%.4g backlog=%s; %lld of %lld frames "
+                  "released before the previous one finished",
+                  first_ps * 1e-6, growth_ps * 1e-6, growth_ps > static_cast<double>(f.period.ps) ? "yes" : "no",
+                  static_cast<long long>(late_starts), static_cast<long long>(f.count));
     backlog.note = with_note(buf, o.fast_forward);
     result.rows.push_back(backlog);
 }
