@@ -426,6 +426,25 @@ TEST(ScenarioLimits, CasesDmaprobeRefusesAreRefusedHere) {
 namespace dmasim::config {
 namespace {
 
+TEST(Scenario, FrameCoversProcessingOrTransfer) {
+    const std::string base = "strategy: periodic\ndirection: h2d\nframe: {kernel: 2ms, covers: ";
+    EXPECT_EQ(parse_scenarios(base + "transfer}\n", "s.yaml").at(0).options.periodic.covers, "transfer");
+    EXPECT_EQ(parse_scenarios("strategy: periodic\ndirection: h2d\n", "s.yaml").at(0).options.periodic.covers, "processing");
+    EXPECT_NE(error_of(base + "nothing}\n").find("s.yaml: key 'frame.covers'"), std::string::npos);
+    // The harness times frames to the end of their processing: a transfer-only deadline with a
+    // kernel is the model's alone.
+    const core::Plan plan = expand_plan(parse_scenarios(base + "transfer}\n", "s.yaml"));
+    ASSERT_EQ(plan.cases.size(), 1U);
+    EXPECT_NE(plan.cases[0].str("hw_skip").find("frame.covers: transfer"), std::string::npos);
+    EXPECT_FALSE(expand_plan(parse_scenarios(base + "processing}\n", "s.yaml")).cases[0].has("hw_skip"));
+}
+
+}  // namespace
+}  // namespace dmasim::config
+
+namespace dmasim::config {
+namespace {
+
 // What the scenario reads when `parameters` of the calibration `ref` are applied by hand.
 Scenario by_hand(const std::string& yaml, const std::string& ref) {
     Scenario s = parse_scenarios(yaml, "s.yaml").at(0);

@@ -58,6 +58,10 @@ void add_strategy_keys(core::PlanCase& c, const Scenario& s, const std::string& 
         c.set("via", o.periodic.via);
         c.set("host_memory", o.periodic.via == "pageable" ? std::string("pageable") : std::string("pinned"));
         c.set("kernel_ns", ns(o.periodic.kernel));
+        if (o.periodic.covers == "transfer" && o.periodic.kernel.ps > 0) {
+            c.set("hw_skip", std::string("dmaprobe times a frame to the end of its processing kernel; "
+                                         "frame.covers: transfer is the model's alone"));
+        }
         if (o.periodic.via == "fpga_direct" || o.periodic.via == "fpga_via_host") {
             c.set("hw_skip", std::string("frames from a capture card: the GPU machines here have none"));
         }

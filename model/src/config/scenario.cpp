@@ -397,6 +397,9 @@ void validate(Scenario& s) {
         fr.via != "fpga_via_host") {
         fail("frame.via", "'" + fr.via + "' is not one of: pinned, pageable, zero_copy, fpga_direct, fpga_via_host");
     }
+    if (fr.covers != "processing" && fr.covers != "transfer") {
+        fail("frame.covers", "'" + fr.covers + "' is not one of: processing, transfer");
+    }
     const auto& p = s.options.peer;
     if (p.access != "on" && p.access != "off" && p.access != "both") fail("peer.access", "must be on, off or both");
     in_range("peer.src_device", p.src_device, 0, lim::kMaxDeviceOrdinal);

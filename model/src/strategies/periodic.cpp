@@ -33,7 +33,8 @@ void run_periodic(Engine& engine, Case& c) {
                                     std::to_string(core::limits::kMaxFrames));
     }
     const bool cached = spec.bytes <= params.cpu.llc_size.value;
-    // The first `count` frames, and for each the op whose end is the frame's arrival.
+    // The first `count` frames, and for each the op whose end the frame's latency runs to: its
+    // processing's end, or with `covers: transfer` its data's arrival.
     const auto frames = [&](std::int64_t count, std::vector<std::size_t>& copy_index) {
         Program prog;
         for (std::int64_t i = 0; i < count; ++i) {
@@ -60,6 +61,8 @@ void run_periodic(Engine& engine, Case& c) {
                 // With processing, the copy is queued (cudaMemcpyAsync) and the kernel behind it.
                 prog.ops.push_back(copy_op(CopyDirection::kHostToDevice, spec.bytes, 0, f.kernel.ps == 0));
             }
+            // The frame's data is in GPU memory when the op before its processing ends.
+            const std::size_t arrived = prog.ops.size() - 1;
             // Processing: the kernel runs after the frame's copy on the same stream and the
             // application waits for it, as dmaprobe does, so the frame is done when it ends and
             // a frame that overruns delays the next one's start (a backlog).
@@ -67,7 +70,7 @@ void run_periodic(Engine& engine, Case& c) {
                 prog.ops.push_back(kernel_op(f.kernel, 0));
                 prog.ops.push_back(simple_op(Op::Kind::kSynchronize));
             }
-            copy_index.push_back(prog.ops.size() - 1);
+            copy_index.push_back(f.covers == "transfer" ? arrived : prog.ops.size() - 1);
         }
         return prog;
     };

@@ -101,6 +101,7 @@ struct FrameOptions {
     std::string via = "pinned";
     Duration deadline{0};
     Duration kernel{0};
+    std::string covers = "processing";
 
     template <class V>
     void visit(V&& v) {
@@ -109,7 +110,8 @@ struct FrameOptions {
         v(FieldInfo{"count", "count", "number of frames M"}, count);
         v(FieldInfo{"via", "name", "how each frame moves: pinned, pageable, zero_copy, or from a capture card: fpga_direct (into GPU memory), fpga_via_host"}, via);
         v(FieldInfo{"deadline", "time", "a frame later than this after its release is a miss; 0s = the period"}, deadline);
-        v(FieldInfo{"kernel", "time", "a concurrent kernel per frame; 0s = none"}, kernel);
+        v(FieldInfo{"kernel", "time", "a processing kernel per frame, behind its copy on the same stream; 0s = none"}, kernel);
+        v(FieldInfo{"covers", "name", "what a frame's latency and deadline run to: processing (the end of its kernel) or transfer (its data in GPU memory)"}, covers);
     }
 };
 
