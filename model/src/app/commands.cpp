@@ -252,15 +252,12 @@ void add_platform_keys(core::Plan& plan, const std::vector<config::Scenario>& al
         const auto set_by_scenario = [&](const char* key) {
             return std::find(s.explicit_keys.begin(), s.explicit_keys.end(), key) != s.explicit_keys.end();
         };
-        const topology::Graph& g = p.graph();
-        for (auto [e, end] = boost::out_edges(gpu, g); e != end; ++e) {
-            if (g[*e].kind != topology::LinkKind::kPcie) continue;
-            c.set("link_generation", g[*e].pcie.generation);
-            c.set("link_lanes", g[*e].pcie.lanes);
+        if (const config::LinkParams* link = topology::device_pcie_link(p, gpu)) {
+            c.set("link_generation", link->generation);
+            c.set("link_lanes", link->lanes);
             if (!set_by_scenario("link.generation") && !set_by_scenario("link.lanes")) {
                 c.set("link_from", std::string("platform"));
             }
-            break;
         }
         if (peer && c.has("dst_device")) {
             const std::int64_t dst = c.integer("dst_device");

@@ -120,13 +120,8 @@ namespace {
 // can differ from the scenario's `link` section.
 std::string gpu_link_description(const topology::Platform& p, const config::LinkParams& fallback) {
     const auto gpus = topology::gpus(p);
-    if (!gpus.empty()) {
-        const topology::Graph& g = p.graph();
-        for (auto [e, end] = boost::out_edges(gpus.front(), g); e != end; ++e) {
-            if (g[*e].kind == topology::LinkKind::kPcie) return pcie::describe_link(g[*e].pcie);
-        }
-    }
-    return pcie::describe_link(fallback);
+    const config::LinkParams* own = gpus.empty() ? nullptr : topology::device_pcie_link(p, gpus.front());
+    return pcie::describe_link(own != nullptr ? *own : fallback);
 }
 
 // What the links' busy fractions are over: the simulated time their statistics cover.

@@ -815,7 +815,14 @@ Calibration load_calibration(const std::string& ref, const std::string& referrer
                              const std::string& relative_to) {
     if (ref == "none") return Calibration{};
     if (const auto it = shipped_calibrations().find(ref); it != shipped_calibrations().end()) {
-        return read_calibration_text(it->second, "results/" + ref + "/calibration.yaml (built in)", ref);
+        // Built in, so read and checked once per process (every scenario file names one).
+        static std::map<std::string, Calibration> checked;
+        auto c = checked.find(ref);
+        if (c == checked.end()) {
+            c = checked.emplace(ref, read_calibration_text(it->second, "results/" + ref + "/calibration.yaml (built in)", ref))
+                    .first;
+        }
+        return c->second;
     }
     std::string path = ref;
     const auto slash = relative_to.find_last_of('/');

@@ -586,6 +586,14 @@ Platform load_platform(const config::Scenario& s) {
 
 std::vector<NodeId> gpus(const Platform& p) { return p.nodes_of(NodeKind::kGpu); }
 
+const config::LinkParams* device_pcie_link(const Platform& p, NodeId device) {
+    const Graph& g = p.graph();
+    for (auto [e, end] = boost::out_edges(device, g); e != end; ++e) {
+        if (g[*e].kind == LinkKind::kPcie) return &g[*e].pcie;
+    }
+    return nullptr;
+}
+
 std::vector<NodeId> devices(const Platform& p) {
     std::vector<NodeId> out = gpus(p);
     for (const auto n : p.nodes_of(NodeKind::kEndpoint)) out.push_back(n);

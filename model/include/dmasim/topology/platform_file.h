@@ -25,6 +25,8 @@ Platform load_platform(const config::Scenario& scenario);
 // Devices (GPUs and other endpoints) in the order users number them: gpus first, by name order.
 std::vector<NodeId> devices(const Platform& p);
 std::vector<NodeId> gpus(const Platform& p);
+// A device's own PCIe link (the first PCIe edge at it), or nullptr where it has none.
+const config::LinkParams* device_pcie_link(const Platform& p, NodeId device);
 
 // X, NV#, PIX, PXB, PHB, NODE or SYS.
 std::string route_class(const Platform& p, NodeId a, NodeId b);
