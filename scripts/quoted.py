@@ -25,6 +25,8 @@ import os
 import re
 import sys
 
+import questions
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
@@ -57,20 +59,13 @@ def read_rows(path):
         return list(csv.DictReader(f))
 
 
-class Sim:
+class Sim(questions.Sim):
+    """The model's rows, read as docs/questions.md reads them, and the calibrations behind some."""
+
     def __init__(self):
-        self.rows = {}
-        for r in read_rows(SIM):
-            self.rows.setdefault((r["scenario"], r["strategy"], r["direction"], int(r["size_bytes"]), r["variant"]), r)
-
-    def row(self, scenario, strategy, direction, size, variant=""):
-        r = self.rows.get((scenario, strategy, direction, size, variant))
-        if r is None or r.get("status") != "ok":
-            raise InputProblem(f"{SIM}: no ok row for {scenario} {strategy} {direction} {size} '{variant}'")
-        return r
-
-    def gbps(self, *key):
-        return float(self.row(*key)["gbps"])
+        if not os.path.isfile(os.path.join(ROOT, SIM)):
+            raise InputProblem(f"{SIM}: missing (run scripts/run-main.sh --regenerate)")
+        super().__init__(os.path.join(ROOT, SIM))
 
     def calibration(self, *keys):
         cals = sorted({self.row(*k).get("calibration") or "not recorded" for k in keys})
@@ -272,7 +267,7 @@ def main():
                     if not in_results(values, number, unit):
                         problems.append(f"{doc}:{n}: {number} {unit} is in no results file under results/ "
                                         f"(write it from one, or mark the line '{EXEMPT}: why -->'): {line[:100]}")
-    except InputProblem as e:
+    except (InputProblem, questions.MissingRow) as e:
         print(f"quoted.py: error: {e}", file=sys.stderr)
         return 2
     if args.write:
