@@ -123,13 +123,25 @@ inline double& case_origin_ps() {
     return origin;
 }
 // Called by the simulator with the model at rest, before it configures a case.
-inline void start_case_clock() { case_origin_ps() = static_cast<double>(sc_core::sc_time_stamp().value()); }
-inline double now_ps() { return static_cast<double>(sc_core::sc_time_stamp().value()) - case_origin_ps(); }
+// The kernel's clock read inline: sc_time_stamp() is a library call, and the model reads the
+// clock several times per packet.
+inline sc_dt::uint64 kernel_now() { return sc_core::sc_get_curr_simcontext()->time_stamp().value(); }
+inline void start_case_clock() { case_origin_ps() = static_cast<double>(kernel_now()); }
+inline double now_ps() { return static_cast<double>(kernel_now()) - case_origin_ps(); }
+// A whole number of picoseconds as an sc_time. sc_time::from_value is a library call per packet;
+// scaling one picosecond is inline (sc_time::operator*=) and, for a whole number below 2^53,
+// gives the same value.
+inline sc_core::sc_time whole_ps(double ps) {
+    static const sc_core::sc_time one = sc_core::sc_time::from_value(1);
+    sc_core::sc_time t(one);
+    t *= ps;  // rounds ps + 0.5 down, like the cast below
+    return t;
+}
 // The kernel's resolution is 1 ps (SystemC's default, never changed by the model), so a
 // delay is its count of picoseconds: sc_time::from_value skips the unit conversion in doubles
 // that sc_time(double, SC_PS) makes on every packet.
 inline sc_core::sc_time ps_delay(double ps) {
-    return sc_core::sc_time::from_value(ps > 0.0 ? static_cast<sc_dt::uint64>(ps + 0.5) : 0U);
+    return ps > 0.0 ? whole_ps(ps) : sc_core::SC_ZERO_TIME;
 }
 // A livelock in zero time (processes waking one another in delta cycles, the clock never
 // moving) would never reach the simulator's simulated-time budget (simulator.h, Watchdog). Every
@@ -143,7 +155,7 @@ inline std::uint64_t& zero_delay_limit() {
 inline sc_core::sc_time zero_delay() {
     static sc_dt::uint64 instant = ~sc_dt::uint64{0};
     static std::uint64_t count = 0;
-    const sc_dt::uint64 now = sc_core::sc_time_stamp().value();
+    const sc_dt::uint64 now = kernel_now();
     if (now != instant) {
         instant = now;
         count = 0;
@@ -156,7 +168,7 @@ inline sc_core::sc_time zero_delay() {
     return sc_core::SC_ZERO_TIME;
 }
 inline sc_core::sc_time to_sc(core::Duration d) {
-    return sc_core::sc_time::from_value(d.ps > 0 ? static_cast<sc_dt::uint64>(d.ps) : 0U);
+    return d.ps > 0 ? whole_ps(static_cast<double>(d.ps)) : sc_core::SC_ZERO_TIME;
 }
 
 }  // namespace dmasim::sim
