@@ -365,6 +365,17 @@ void PcieLink::queue_dllp(const Dllp& d) {
         }
         return;
     }
+    if (!tx_scheduled_ && !in_transmit_ && dllp_queue_.empty() && !anything_queued() &&
+        (in_flight_.empty() || in_flight_.front().arrival_ps > wire_free_ps_ + 0.5)) {
+        // The wire is busy, but nothing waits for it: the transmit process would be woken when
+        // it is free and send this DLLP first (DLLPs go before TLPs, so a TLP offered meanwhile
+        // waits for it, and a later DLLP queues behind it). It is sent now for then, without
+        // that wake-up: the Ack and UpdateFC a receiver owes at one instant go back to back so.
+        // No TLP of this link arrives before it starts, so no receiver sees it too early
+        // (deliver() looks at the last DLLP's arrival).
+        send_dllp(d, wire_free_ps_);
+        return;
+    }
     dllp_queue_.push(d);
     wake();
 }
