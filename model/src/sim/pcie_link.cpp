@@ -353,8 +353,14 @@ void PcieLink::send_dllp(const Dllp& d, double start) {
 }
 
 void PcieLink::queue_dllp(const Dllp& d) {
+    if (tx_scheduled_ || in_transmit_ || !dllp_queue_.empty()) {
+        // The transmit process runs (or is about to) and sends queued DLLPs first.
+        dllp_queue_.push(d);
+        wake();
+        return;
+    }
     const double now = now_ps();
-    if (!tx_scheduled_ && !in_transmit_ && dllp_queue_.empty() && !(wire_free_ps_ > now + 0.5)) {
+    if (!(wire_free_ps_ > now + 0.5)) {
         // The wire is free and nothing is about to use it: the DLLP starts now, as the transmit
         // process woken for it would start it (DLLPs go before any TLP), without that wake-up.
         // The link of an H2D copy's read requests carries the Acks of the completions so.
@@ -365,8 +371,7 @@ void PcieLink::queue_dllp(const Dllp& d) {
         }
         return;
     }
-    if (!tx_scheduled_ && !in_transmit_ && dllp_queue_.empty() && !anything_queued() &&
-        (in_flight_.empty() || in_flight_.front().arrival_ps > wire_free_ps_ + 0.5)) {
+    if (!anything_queued() && (in_flight_.empty() || in_flight_.front().arrival_ps > wire_free_ps_ + 0.5)) {
         // The wire is busy, but nothing waits for it: the transmit process would be woken when
         // it is free and send this DLLP first (DLLPs go before TLPs, so a TLP offered meanwhile
         // waits for it, and a later DLLP queues behind it). It is sent now for then, without

@@ -134,12 +134,12 @@ inline double now_ps() { return static_cast<double>(kernel_now()) - case_origin_
 inline sc_core::sc_time whole_ps(double ps) {
     static const sc_core::sc_time one = sc_core::sc_time::from_value(1);
     sc_core::sc_time t(one);
-    t *= ps;  // rounds ps + 0.5 down, like the cast below
+    t *= ps;  // rounds ps + 0.5 down
     return t;
 }
 // The kernel's resolution is 1 ps (SystemC's default, never changed by the model), so a
-// delay is its count of picoseconds: sc_time::from_value skips the unit conversion in doubles
-// that sc_time(double, SC_PS) makes on every packet.
+// delay is its count of picoseconds, rounded to the nearest (whole_ps): no unit conversion in
+// doubles as sc_time(double, SC_PS) makes on every packet.
 inline sc_core::sc_time ps_delay(double ps) {
     return ps > 0.0 ? whole_ps(ps) : sc_core::SC_ZERO_TIME;
 }
