@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "dmasim/pcie/wire.h"
+#include "dmasim/sim/fabric.h"
 
 namespace dmasim::sim {
 namespace {
@@ -27,6 +28,20 @@ const LinkReport& link(const CaseResult& r, const std::string& label) {
         if (l.label == label) return l;
     }
     throw std::runtime_error("no link " + label);
+}
+
+// The packet level runs ahead of the kernel (fabric.h): a copy the host waits for takes a few
+// kernel activations, not one per packet event. Woken per event, the two counts would be equal.
+TEST(SimCopy, ACopyRunsInAFewKernelActivations) {
+    simulator().set_fidelity(Fidelity::kTlp);
+    const FabricScheduler& fabric = FabricScheduler::current();
+    const std::uint64_t activations = fabric.activations();
+    const std::uint64_t wakeups = fabric.wakeups_run();
+    const CaseResult r = simulator().run(config::ModelParams{}, "pinned", "d2h", 4 * kMiB);
+    const std::uint64_t ran = fabric.wakeups_run() - wakeups;
+    EXPECT_GT(ran, r.tlps());  // at least a wake-up per TLP: the packet level did the work
+    EXPECT_LT(fabric.activations() - activations, 50U) << ran << " wake-ups";
+    simulator().set_fidelity(Fidelity::kFast);
 }
 
 TEST(SimCopy, LargeH2DApproachesTheCompletionBound) {

@@ -13,18 +13,10 @@ DmaEngine::DmaEngine(sc_core::sc_module_name name, const Params& params, int ind
                      Doorbell& doorbell)
     : sc_core::sc_module(name), gpu_memory("gpu_memory"), params_(params), index_(index), gpu_node_(gpu_node),
       doorbell_(doorbell) {
-    SC_METHOD(launch);
-    sensitive << launch_event_;
-    dont_initialize();
-    SC_METHOD(chunk_ready);
-    sensitive << chunks_.event();
-    dont_initialize();
-    SC_METHOD(data_landed);
-    sensitive << landed_.event();
-    dont_initialize();
-    SC_METHOD(warp_ready);
-    sensitive << warp_ready_.event();
-    dont_initialize();
+    launch_event_.calls<&DmaEngine::launch>(this);
+    chunks_.event().calls<&DmaEngine::chunk_ready>(this);
+    landed_.event().calls<&DmaEngine::data_landed>(this);
+    warp_ready_.event().calls<&DmaEngine::warp_ready>(this);
 }
 
 void DmaEngine::configure(const Params& params, const config::LinkParams& link) {

@@ -23,9 +23,8 @@ Gpu::Gpu(sc_core::sc_module_name name, std::uint16_t node_id, const config::Mode
         engines.back()->gpu_memory.socket.bind(memory.socket);
     }
     configure(params);
-    SC_METHOD(arbitrate);
-    sensitive << doorbell_.event() << completions_.event();
-    dont_initialize();
+    doorbell_.event().calls<&Gpu::arbitrate>(this);
+    completions_.event().calls<&Gpu::arbitrate>(this);
 }
 
 void Gpu::set_route(std::uint16_t destination, int port) {

@@ -31,12 +31,9 @@ PcieLink::PcieLink(sc_core::sc_module_name name, const Params& params)
     rx.bind(static_cast<TlpBwIf&>(*this));
     configure(params);
 
-    SC_METHOD(transmit);
-    sensitive << tx_event_;
-    dont_initialize();
-    SC_METHOD(deliver);
-    sensitive << deliver_event_;
-    dont_initialize();
+    tx_event_.calls<&PcieLink::transmit>(this);
+    deliver_event_.calls<&PcieLink::deliver>(this);
+    deliver_event_.run_late();
 }
 
 void PcieLink::pair_with(PcieLink& reverse) {

@@ -19,7 +19,7 @@ bool carries_packets(topology::LinkKind k) {
 
 PlatformTop::PlatformTop(sc_core::sc_module_name name, const topology::Platform& platform,
                          const config::ModelParams& params)
-    : sc_core::sc_module(name), platform_(platform) {
+    : sc_core::sc_module(name), platform_(platform), fabric_("fabric") {
     using topology::LinkKind;
     using topology::NodeKind;
     const topology::Graph& g = platform.graph();

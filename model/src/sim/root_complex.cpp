@@ -20,15 +20,13 @@ RootComplex::RootComplex(sc_core::sc_module_name name, const Params& params, std
         egress_.push_back(std::make_unique<EgressQueue>());
     }
 
-    SC_METHOD(egress);
-    for (auto& q : egress_) sensitive << q->queue.event();
-    dont_initialize();
-    SC_METHOD(release_writes);
-    sensitive << write_release_.event();
-    dont_initialize();
-    SC_METHOD(notify_semaphores);
-    sensitive << semaphores_.event();
-    dont_initialize();
+    for (auto& q : egress_) q->queue.event().calls<&RootComplex::egress>(this);
+    write_release_.event().calls<&RootComplex::release_writes>(this);
+    // What the host learns, it learns at its own (the kernel's) time (fabric.h).
+    semaphores_.event().calls<&RootComplex::notify_semaphores>(this);
+    semaphores_.event().wait_for_kernel();
+    cpu_done_.event().calls<&RootComplex::notify_semaphores>(this);
+    cpu_done_.event().wait_for_kernel();
 }
 
 void RootComplex::configure(const Params& params, const std::vector<config::LinkParams>& port_links,
@@ -52,7 +50,7 @@ void RootComplex::configure(const Params& params, const std::vector<config::Link
 }
 
 bool RootComplex::idle() const {
-    return write_release_.empty() && semaphores_.empty() &&
+    return write_release_.empty() && semaphores_.empty() && cpu_done_.empty() &&
            std::all_of(egress_.begin(), egress_.end(), [](const auto& q) { return q->queue.empty(); });
 }
 
@@ -74,7 +72,7 @@ tlm::tlm_sync_enum RootComplex::port_fw(int port, Tlp& t, tlm::tlm_phase& phase,
     const std::uint16_t destination = t.kind == TlpKind::kCompletion ? t.requester : t.completer;
     if (!is_switch_ && t.kind == TlpKind::kCompletion && destination == memory_node_) {
         // Data for one of the CPU's loads from a device mapping.
-        if (t.last && listener_ != nullptr) listener_->cpu_read_done();
+        if (t.last && listener_ != nullptr) cpu_done_.push(now, false);
         return tlm::TLM_COMPLETED;
     }
     if (is_switch_ || destination != memory_node_) {
@@ -191,7 +189,7 @@ void RootComplex::drain(std::size_t i) {
         const tlm::tlm_sync_enum r = ports[i]->egress->nb_transport_fw(t, phase, delay);
         q.link_ready = (r == tlm::TLM_UPDATED && phase == tlm::END_REQ);
         if (out.ingress >= 0) free_buffer(out.ingress, out.tlp);
-        if (out.from_cpu && out.tlp.kind == TlpKind::kMemWrite && listener_ != nullptr) listener_->cpu_write_left();
+        if (out.from_cpu && out.tlp.kind == TlpKind::kMemWrite && listener_ != nullptr) cpu_done_.push(now_ps(), true);
     }
     if (q.link_ready) q.queue.rearm();
 }
@@ -227,6 +225,15 @@ void RootComplex::notify_semaphores() {
         semaphores_.pop();
     }
     semaphores_.rearm();
+    while (cpu_done_.due()) {
+        if (cpu_done_.front()) {
+            listener_->cpu_write_left();
+        } else {
+            listener_->cpu_read_done();
+        }
+        cpu_done_.pop();
+    }
+    cpu_done_.rearm();
 }
 
 }  // namespace dmasim::sim

@@ -241,6 +241,7 @@ ProgramOutcome Simulator::execute(const config::ModelParams& params, const Progr
     const double budget = std::min(watchdog_.factor * estimate + static_cast<double>(watchdog_.margin.ps), clock_left);
     rt.submit(program);
     try {
+        top_->fabric().set_limit(kernel_now() + static_cast<sc_dt::uint64>(budget));
         sc_core::sc_start(sc_core::sc_time::from_value(static_cast<sc_dt::uint64>(budget)), sc_core::SC_EXIT_ON_STARVATION);
     } catch (const std::exception& e) {
         fail(std::string("the simulation failed: ") + e.what());
@@ -257,7 +258,11 @@ ProgramOutcome Simulator::execute(const config::ModelParams& params, const Progr
              " (a case validation should have refused, or a model bug: please report it)");
     }
     // Let the last Acks and credit updates land so that the next run starts from rest.
-    for (int i = 0; i < 1000 && !top_->idle(); ++i) sc_core::sc_start(sc_core::sc_time(1, sc_core::SC_US));
+    for (int i = 0; i < 1000 && !top_->idle(); ++i) {
+        const sc_core::sc_time step(1, sc_core::SC_US);
+        top_->fabric().set_limit(kernel_now() + step.value());
+        sc_core::sc_start(step);
+    }
     if (!top_->idle()) fail("the model did not come to rest after the program ended");
     if (Tracer* tr = Tracer::active()) {
         top_->flush_trace();

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "dmasim/config/params.h"
+#include "dmasim/sim/fabric.h"
 #include "dmasim/sim/memory.h"
 #include "dmasim/sim/timed_fifo.h"
 #include "dmasim/sim/tlp.h"
@@ -72,16 +73,15 @@ public:
         if (!held_) event_.notify(zero_delay());
     }
     void hold(bool held) { held_ = held; }
-    const sc_core::sc_event& event() const { return event_; }
+    FabricEvent& event() { return event_; }
 
 private:
-    sc_core::sc_event event_;
+    FabricEvent event_;
     bool held_ = false;
 };
 
 class DmaEngine : public sc_core::sc_module {
 public:
-    SC_HAS_PROCESS(DmaEngine);
     using Params = config::DmaParams;
 
     MemoryPort gpu_memory;  // bound to the GPU's memory controller
@@ -106,14 +106,14 @@ public:
     const EngineStats& stats() const { return stats_; }
 
 private:
-    void launch();        // SC_METHOD: the launch latency has passed
-    void chunk_ready();   // SC_METHOD: read-ahead data from GPU memory is available
-    void data_landed();   // SC_METHOD: the last completion's data is in GPU memory
+    void launch();        // on launch_event_: the launch latency has passed
+    void chunk_ready();   // read-ahead data from GPU memory is available
+    void data_landed();   // the last completion's data is in GPU memory
     void prepare();       // decides the next TLP
     void make_semaphore(Tlp& t) const;  // the completion write that ends a job
     void read_ahead();
     void next_round();   // stores of a kernel: its warps' next iteration
-    void warp_ready();   // SC_METHOD: a warp's next read request may leave
+    void warp_ready();   // a warp's next read request may leave
     void take_warp_line(std::uint32_t slot);
     bool next_warp_due();
     void reset_tags(std::size_t tags);  // `tags` tags, all free
@@ -156,13 +156,13 @@ private:
     std::vector<std::uint32_t> warp_issued_;
     std::vector<std::uint32_t> warp_left_;
     std::vector<std::uint32_t> tag_warp_;
-    TimedHeap<std::uint32_t> warp_ready_;
+    TimedHeap<std::uint32_t, FabricEvent> warp_ready_;
     double stores_free_ps_ = 0.0;  // stores of a kernel: when the last piece asked for is available
 
     double job_start_ps_ = 0.0;
-    sc_core::sc_event launch_event_;
-    TimedFifo<std::uint64_t> chunks_;
-    TimedFifo<int> landed_;
+    FabricEvent launch_event_;
+    TimedFifo<std::uint64_t, FabricEvent> chunks_;
+    TimedFifo<int, FabricEvent> landed_;
     EngineStats stats_;
 };
 

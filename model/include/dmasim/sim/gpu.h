@@ -28,7 +28,6 @@ struct GpuStats {
 
 class Gpu : public sc_core::sc_module {
 public:
-    SC_HAS_PROCESS(Gpu);
     // Engines are elaborated once; a run may use any number up to this.
     static constexpr int kMaxEngines = 16;
     // SM traffic to mapped host memory goes through two more request units, after the engines.
@@ -67,7 +66,7 @@ private:
     struct Out {
         Tlp tlp;
     };
-    void arbitrate();  // SC_METHOD
+    void arbitrate();  // on the doorbell and on answers to BAR reads coming due
     int port_towards(std::uint16_t node) const;
     bool send(int port, Tlp t);
     void set_ready(int port, bool ready);  // whether the port's link takes a TLP now
@@ -82,7 +81,7 @@ private:
     std::vector<int> route_;
     std::vector<std::unique_ptr<FwPort<Gpu>>> fw_;
     std::vector<std::unique_ptr<BwPort<Gpu>>> bw_;
-    TimedHeap<Out> completions_;  // answers to BAR reads
+    TimedHeap<Out, FabricEvent> completions_;  // answers to BAR reads
     Doorbell doorbell_;
     GpuStats stats_;
 };

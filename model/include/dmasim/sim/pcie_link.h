@@ -17,6 +17,7 @@
 
 #include "dmasim/config/params.h"
 #include "dmasim/pcie/wire.h"
+#include "dmasim/sim/fabric.h"
 #include "dmasim/sim/ring.h"
 #include "dmasim/sim/tlp.h"
 #include "dmasim/sim/trace.h"
@@ -43,7 +44,6 @@ struct LinkStats {
 
 class PcieLink : public sc_core::sc_module, private TlpFwOnly, private TlpBwOnly {
 public:
-    SC_HAS_PROCESS(PcieLink);
     using Params = config::LinkParams;
 
     TlpTargetSocket tx;     // the sending node's egress binds here
@@ -92,11 +92,11 @@ private:
     tlm::tlm_sync_enum nb_transport_fw(Tlp& t, tlm::tlm_phase& p, sc_core::sc_time& d) override;
     tlm::tlm_sync_enum nb_transport_bw(Tlp& t, tlm::tlm_phase& p, sc_core::sc_time& d) override;
 
-    void transmit();  // SC_METHOD: puts the next DLLP or TLP on the wire
+    void transmit();  // on tx_event_: puts the next DLLP or TLP on the wire
     void wake();      // something was queued: transmit when the wire is free
     void wake_for_credits(double arrival_ps);  // stalled for credits: look again when these arrive
     bool anything_queued() const;
-    void deliver();   // SC_METHOD: hands arrivals to the receiver (TLPs) or the paired link (DLLPs)
+    void deliver();   // on deliver_event_: hands arrivals to the receiver (TLPs) or the paired link (DLLPs)
 
     bool has_credit(const Tlp& t) const;
     void take_credit(const Tlp& t);
@@ -148,8 +148,8 @@ private:
     std::array<std::uint32_t, kFcClasses> freed_header_{};
     std::array<std::uint32_t, kFcClasses> freed_data_{};
 
-    sc_core::sc_event tx_event_;
-    sc_core::sc_event deliver_event_;
+    FabricEvent tx_event_;
+    FabricEvent deliver_event_;
     LinkStats stats_;
     OccupancyProbe probe_;
     std::string trace_name_;

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "dmasim/config/params.h"
+#include "dmasim/sim/fabric.h"
 #include "dmasim/sim/gpu.h"
 #include "dmasim/sim/host_runtime.h"
 #include "dmasim/sim/memory.h"
@@ -47,9 +48,11 @@ public:
     int device_index(const std::string& node_name) const;  // -1 if none
     MemoryController& host_memory() { return *host_memories_.front(); }
     const std::vector<LinkEntry>& links() const { return links_; }
+    FabricScheduler& fabric() { return fabric_; }
 
 private:
     const topology::Platform& platform_;
+    FabricScheduler fabric_;  // first: the packet-level modules built after it use it
     std::vector<std::unique_ptr<MemoryController>> host_memories_;
     std::vector<std::unique_ptr<RootComplex>> bridges_;
     std::vector<std::uint16_t> bridge_nodes_;  // bridges_[i] is node bridge_nodes_[i]

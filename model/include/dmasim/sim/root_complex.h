@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "dmasim/config/params.h"
+#include "dmasim/sim/fabric.h"
 #include "dmasim/sim/memory.h"
 #include "dmasim/sim/timed_fifo.h"
 #include "dmasim/sim/tlp.h"
@@ -44,7 +45,6 @@ struct RootComplexStats {
 
 class RootComplex : public sc_core::sc_module {
 public:
-    SC_HAS_PROCESS(RootComplex);
     using Params = config::RootComplexParams;
 
     struct Port {
@@ -95,14 +95,14 @@ private:
         std::uint32_t answered = 0;  // bytes of the request already sent as completions
     };
     struct EgressQueue {
-        TimedHeap<Out> queue;
+        TimedHeap<Out, FabricEvent> queue;
         bool link_ready = true;
     };
 
-    void egress();           // SC_METHOD: TLPs to their ports as they become ready
+    void egress();           // TLPs to their ports as they become ready
     void drain(std::size_t port);  // what is due for one port, while its link takes it
-    void release_writes();   // SC_METHOD: posted buffers freed as writes enter the path to the controller
-    void notify_semaphores();
+    void release_writes();   // posted buffers freed as writes enter the path to the controller
+    void notify_semaphores();  // and the CPU accesses done: handed to the host at the kernel's time
     void free_buffer(int port, const Tlp& t);
     int port_towards(std::uint16_t node) const;
     core::Duration memory_latency() const;
@@ -122,8 +122,9 @@ private:
     std::vector<std::unique_ptr<FwPort<RootComplex>>> fw_;
     std::vector<std::unique_ptr<BwPort<RootComplex>>> bw_;
     std::vector<std::unique_ptr<EgressQueue>> egress_;
-    TimedFifo<Release> write_release_;
-    TimedFifo<std::uint32_t> semaphores_;
+    TimedFifo<Release, FabricEvent> write_release_;
+    TimedFifo<std::uint32_t, FabricEvent> semaphores_;
+    TimedFifo<bool, FabricEvent> cpu_done_;  // true: a CPU write left; false: a CPU read returned
     CompletionListener* listener_ = nullptr;
     RootComplexStats stats_;
 };

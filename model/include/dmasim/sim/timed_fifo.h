@@ -14,7 +14,9 @@
 
 namespace dmasim::sim {
 
-template <class T>
+// `Event` is sc_core::sc_event for the host runtime's processes and FabricEvent for the packet
+// level's (fabric.h): both keep the earliest of their pending notifications.
+template <class T, class Event = sc_core::sc_event>
 class TimedFifo {
 public:
     struct Entry {
@@ -38,12 +40,13 @@ public:
     void rearm() {
         if (!q_.empty()) event_.notify(ps_delay(q_.front().due_ps - now_ps()));
     }
-    const sc_core::sc_event& event() const { return event_; }
+    const Event& event() const { return event_; }
+    Event& event() { return event_; }
     std::size_t size() const { return q_.size(); }
 
 private:
     Ring<Entry> q_;
-    sc_core::sc_event event_;
+    Event event_;
 };
 
 // The same for items whose due times come in any order. Order is (due time, push order). Most
@@ -51,7 +54,7 @@ private:
 // which serves in arrival order), so those go to a ring and only the few that come early go to a
 // heap: a root complex holding thousands of completions of outstanding reads then pays O(1) per
 // packet instead of a heap's O(log n), and the order is the same as one heap's.
-template <class T>
+template <class T, class Event = sc_core::sc_event>
 class TimedHeap {
 public:
     void push(double due_ps, const T& item) {
@@ -87,7 +90,8 @@ public:
         if (!empty() && !due()) rearm();
     }
     bool empty() const { return ring_.empty() && heap_.empty(); }
-    const sc_core::sc_event& event() const { return event_; }
+    const Event& event() const { return event_; }
+    Event& event() { return event_; }
     void clear() {
         ring_.clear();
         heap_.clear();
@@ -113,7 +117,7 @@ private:
     Ring<Entry> ring_;
     std::vector<Entry> heap_;  // min-heap by Later
     std::uint64_t seq_ = 0;
-    sc_core::sc_event event_;
+    Event event_;
 };
 
 }  // namespace dmasim::sim

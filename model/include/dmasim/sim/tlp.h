@@ -126,8 +126,22 @@ inline double& case_origin_ps() {
 // The kernel's clock read inline: sc_time_stamp() is a library call, and the model reads the
 // clock several times per packet.
 inline sc_dt::uint64 kernel_now() { return sc_core::sc_get_curr_simcontext()->time_stamp().value(); }
+// While the fabric's scheduler runs the packet-level modules ahead of the kernel (fabric.h), the
+// model's clock is the scheduler's; otherwise it is the kernel's.
+struct FabricClock {
+    bool ahead = false;
+    sc_dt::uint64 now = 0;
+};
+inline FabricClock& fabric_clock() {
+    static FabricClock clock;
+    return clock;
+}
+inline sc_dt::uint64 model_now() {
+    const FabricClock& c = fabric_clock();
+    return c.ahead ? c.now : kernel_now();
+}
 inline void start_case_clock() { case_origin_ps() = static_cast<double>(kernel_now()); }
-inline double now_ps() { return static_cast<double>(kernel_now()) - case_origin_ps(); }
+inline double now_ps() { return static_cast<double>(model_now()) - case_origin_ps(); }
 // A whole number of picoseconds as an sc_time. sc_time::from_value is a library call per packet;
 // scaling one picosecond is inline (sc_time::operator*=) and, for a whole number below 2^53,
 // gives the same value.
@@ -155,7 +169,7 @@ inline std::uint64_t& zero_delay_limit() {
 inline sc_core::sc_time zero_delay() {
     static sc_dt::uint64 instant = ~sc_dt::uint64{0};
     static std::uint64_t count = 0;
-    const sc_dt::uint64 now = kernel_now();
+    const sc_dt::uint64 now = model_now();
     if (now != instant) {
         instant = now;
         count = 0;

@@ -1,0 +1,140 @@
+// The packet level's scheduler (fabric.h): the order of wake-ups at one instant, sc_event's
+// notification rules, and running ahead of the kernel only up to the kernel's next activity.
+// SystemC elaborates once per process and CTest runs every TEST in a process of its own, so one
+// TEST runs the one scenario and checks all of it.
+#include <gtest/gtest.h>
+
+#include <systemc>
+
+#include <string>
+#include <vector>
+
+#include "dmasim/sim/fabric.h"
+#include "dmasim/sim/simulator.h"
+#include "dmasim/sim/tlp.h"
+
+namespace dmasim::sim {
+namespace {
+
+struct Fired {
+    std::string what;
+    sc_dt::uint64 model_ps;   // the clock the model saw
+    sc_dt::uint64 kernel_ps;  // the kernel's clock then
+};
+
+std::vector<Fired>& fired() {
+    static std::vector<Fired> f;
+    return f;
+}
+
+void record(const std::string& what) { fired().push_back(Fired{what, model_now(), kernel_now()}); }
+
+// Packet-level side: four events, each recording itself.
+class Packets : public sc_core::sc_module {
+public:
+    explicit Packets(sc_core::sc_module_name name) : sc_core::sc_module(name) {
+        a.calls<&Packets::on_a>(this);
+        b.calls<&Packets::on_b>(this);
+        late.calls<&Packets::on_late>(this);
+        late.run_late();
+        to_host.calls<&Packets::on_to_host>(this);
+        to_host.wait_for_kernel();
+    }
+    FabricEvent a, b, late, to_host;
+
+private:
+    void on_a() { record("a"); }
+    void on_b() { record("b"); }
+    void on_late() { record("late"); }
+    void on_to_host() { record("to_host"); }
+};
+
+// Kernel side: a thread with timed waits, as the host runtime has.
+class Host : public sc_core::sc_module {
+public:
+    SC_HAS_PROCESS(Host);
+    Host(sc_core::sc_module_name name, Packets& p) : sc_core::sc_module(name), p_(p) {
+        SC_THREAD(run);
+    }
+private:
+    // Runs from the first sc_start.
+    void run() {
+        record("host@" + std::to_string(kernel_now()));
+        // Asked for at one instant: `late` first, yet it runs last; a and b in the order asked.
+        p_.late.notify(sc_core::sc_time(10, sc_core::SC_PS));
+        p_.a.notify(sc_core::sc_time(10, sc_core::SC_PS));
+        p_.b.notify(sc_core::sc_time(10, sc_core::SC_PS));
+        wait(sc_core::sc_time(20, sc_core::SC_PS));
+        // sc_event's rules: the earlier of two notifications stays; a cancelled one never fires.
+        p_.a.notify(sc_core::sc_time(30, sc_core::SC_PS));
+        p_.a.notify(sc_core::sc_time(20, sc_core::SC_PS));
+        p_.b.notify(sc_core::sc_time(20, sc_core::SC_PS));
+        p_.b.notify(sc_core::sc_time(40, sc_core::SC_PS));
+        p_.late.notify(sc_core::sc_time(25, sc_core::SC_PS));
+        p_.late.cancel();
+        wait(sc_core::sc_time(100, sc_core::SC_PS));
+        // Ahead of the kernel: the scheduler wakes for `a` at +200 and runs `b` at +250 in the
+        // same activation, before the host's next activity at +500; `late` at +1000 only after
+        // it; `to_host` waits for the kernel's clock.
+        const sc_dt::uint64 t0 = kernel_now();
+        p_.a.notify(sc_core::sc_time(200, sc_core::SC_PS));
+        p_.b.notify(sc_core::sc_time(250, sc_core::SC_PS));
+        p_.to_host.notify(sc_core::sc_time(300, sc_core::SC_PS));
+        p_.late.notify(sc_core::sc_time(1000, sc_core::SC_PS));
+        wait(sc_core::sc_time(500, sc_core::SC_PS));
+        record("host@" + std::to_string(kernel_now() - t0));
+    }
+    Packets& p_;
+};
+
+struct Tree {
+    FabricScheduler scheduler{"fabric"};
+    Packets packets{"packets"};
+    Host host{"host", packets};
+};
+
+Tree& tree() {
+    static Tree t;
+    return t;
+}
+
+std::vector<std::string> names(std::size_t from, std::size_t to) {
+    std::vector<std::string> out;
+    for (std::size_t i = from; i < to && i < fired().size(); ++i) out.push_back(fired()[i].what);
+    return out;
+}
+
+TEST(Fabric, KeepsSystemCsRulesAndRunsAheadOnlyUpToTheKernelsNextActivity) {
+    // libsystemc needs sc_main, which simulator.cpp defines: using that object links it in.
+    ASSERT_EQ(default_fidelity(), Fidelity::kFast);
+    tree();
+    sc_core::sc_start();
+    const auto& f = fired();
+    ASSERT_EQ(f.size(), 11U) << ::testing::PrintToString(names(0, f.size()));
+    // One instant: the order asked for, `late` last whenever it was asked for.
+    EXPECT_EQ(names(1, 4), (std::vector<std::string>{"a", "b", "late"}));
+    for (std::size_t i = 1; i < 4; ++i) EXPECT_EQ(f[i].model_ps, 10U) << f[i].what;
+    // Earlier notification kept (a at 20 + 20, not 20 + 30; b at 20 + 40 ignored), cancelled one gone.
+    EXPECT_EQ(names(4, 6), (std::vector<std::string>{"a", "b"}));
+    EXPECT_EQ(f[4].model_ps, 40U);
+    EXPECT_EQ(f[5].model_ps, 40U);
+
+    // Running ahead of the kernel only up to its next activity.
+    const sc_dt::uint64 t0 = 120;  // where the host asked for them
+    EXPECT_EQ(names(6, 11), (std::vector<std::string>{"a", "b", "to_host", "host@500", "late"}));
+    EXPECT_EQ(f[6].model_ps, t0 + 200);
+    EXPECT_EQ(f[6].kernel_ps, t0 + 200);
+    // `b` ran at its own time in the same activation, the kernel's clock still at `a`.
+    EXPECT_EQ(f[7].model_ps, t0 + 250);
+    EXPECT_EQ(f[7].kernel_ps, t0 + 200);
+    // What hands something to the host runs with the kernel's clock at its time.
+    EXPECT_EQ(f[8].model_ps, t0 + 300);
+    EXPECT_EQ(f[8].kernel_ps, t0 + 300);
+    // `late` is due after the host's activity at +500 and ran only after it.
+    EXPECT_EQ(f[10].model_ps, t0 + 1000);
+    EXPECT_GE(f[10].kernel_ps, t0 + 500);
+    EXPECT_GT(tree().scheduler.wakeups_run(), tree().scheduler.activations());
+}
+
+}  // namespace
+}  // namespace dmasim::sim
