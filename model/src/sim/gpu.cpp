@@ -7,7 +7,7 @@ namespace dmasim::sim {
 Gpu::Gpu(sc_core::sc_module_name name, std::uint16_t node_id, const config::ModelParams& params,
          const std::vector<std::uint16_t>& peers)
     : sc_core::sc_module(name), memory("memory", params.gpu_memory), bar("bar"), node_id_(node_id) {
-    bar.socket.bind(memory.socket);
+    bar.bind(memory);
     for (std::size_t i = 0; i < peers.size(); ++i) {
         ports.push_back(std::make_unique<Port>("port" + std::to_string(i), peers[i]));
         fw_.push_back(std::make_unique<FwPort<Gpu>>(*this, static_cast<int>(i)));
@@ -20,7 +20,7 @@ Gpu::Gpu(sc_core::sc_module_name name, std::uint16_t node_id, const config::Mode
     for (int i = 0; i < kUnits; ++i) {
         const std::string n = i == kSmReadUnit ? "sm_reads" : i == kSmWriteUnit ? "sm_writes" : "ce" + std::to_string(i);
         engines.push_back(std::make_unique<DmaEngine>(n.c_str(), params.dma, i, node_id, doorbell_));
-        engines.back()->gpu_memory.socket.bind(memory.socket);
+        engines.back()->gpu_memory.bind(memory);
     }
     configure(params);
     doorbell_.event().calls<&Gpu::arbitrate>(this);

@@ -82,7 +82,7 @@ PlatformTop::PlatformTop(sc_core::sc_module_name name, const topology::Platform&
         throw std::runtime_error("platform " + platform.name() + " needs a root complex and a device");
     }
     for (auto& [node, rc] : bridge_of) {
-        if (rc->memory) rc->memory->socket.bind(memory_of_cpu.at(cpu_of(node))->socket);
+        if (rc->memory) rc->memory->bind(*memory_of_cpu.at(cpu_of(node)));
     }
 
     // Routing tables: for every bridge and device, the port of the first hop towards every node.
@@ -137,7 +137,7 @@ PlatformTop::PlatformTop(sc_core::sc_module_name name, const topology::Platform&
     std::vector<Gpu*> devices;
     for (auto& d : devices_) devices.push_back(d.get());
     runtime_ = std::make_unique<HostRuntime>("runtime", runtime_params(params), devices, id16(cpus.front()));
-    runtime_->host_memory.socket.bind(memory_of_cpu.at(cpus.front())->socket);
+    runtime_->host_memory.bind(*memory_of_cpu.at(cpus.front()));
     for (auto& rc : bridges_) rc->set_listener(runtime_.get());
     device_nodes_.clear();
     for (auto& d : devices_) device_nodes_.push_back(d->node_id());
