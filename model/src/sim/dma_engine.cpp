@@ -91,10 +91,10 @@ void DmaEngine::read_ahead() {
     if (available_ - issued_ >= static_cast<std::uint64_t>(chunks_ahead_) * kChunk) return;
     while (chunks_in_flight_ < chunks_ahead_ && fetched_ < job_.bytes) {
         const std::uint64_t n = std::min(kChunk, job_.bytes - fetched_);
-        const sc_core::sc_time t = gpu_memory.access(false, n);
+        const double t = gpu_memory.access_ps(false, n);
         fetched_ += n;
         ++chunks_in_flight_;
-        chunks_.push(now_ps() + static_cast<double>(t.value()), n);
+        chunks_.push(now_ps() + t, n);
     }
 }
 
@@ -259,9 +259,9 @@ void DmaEngine::on_completion(const Tlp& t) {
         }
     }
     if (unwritten_ >= kChunk || received_ == job_.bytes) {
-        const sc_core::sc_time t_write = gpu_memory.access(true, unwritten_);
+        const double t_write = gpu_memory.access_ps(true, unwritten_);
         unwritten_ = 0;
-        if (received_ == job_.bytes) landed_.push(now_ps() + static_cast<double>(t_write.value()), 0);
+        if (received_ == job_.bytes) landed_.push(now_ps() + t_write, 0);
     }
     prepare();
 }

@@ -87,12 +87,12 @@ tlm::tlm_sync_enum Gpu::port_fw(int /*port*/, Tlp& t, tlm::tlm_phase& phase, sc_
         case TlpKind::kMemWrite:
             // A peer, a capture card or the CPU writing GPU memory through the BAR; HBM takes
             // it at a rate far above any link's.
-            (void)bar.access(true, t.payload);
+            (void)bar.access_ps(true, t.payload);
             stats_.bytes_written_by_others += t.payload;
             return tlm::TLM_COMPLETED;
         case TlpKind::kMemRead: {
             stats_.bar_reads++;
-            const double ready = now_ps() + static_cast<double>(bar.access(false, t.length).value());
+            const double ready = now_ps() + bar.access_ps(false, t.length);
             for_each_completion(t, node_id_, completion_bytes_, [&](const Tlp& c) { completions_.push(ready, Out{c}); });
             return tlm::TLM_COMPLETED;
         }

@@ -21,12 +21,13 @@ void MemoryController::configure(const Params& params) {
 }
 
 void MemoryController::b_transport(int /*requester*/, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay) {
-    serve(gp.is_write(), gp.get_data_length(), delay);
+    delay = sc_core::sc_time::from_value(
+        static_cast<sc_dt::uint64>(serve(gp.is_write(), gp.get_data_length(), static_cast<double>(delay.value()))));
     gp.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
-void MemoryController::serve(bool write, std::uint64_t bytes, sc_core::sc_time& delay) {
-    const double arrive = now_ps() + static_cast<double>(delay.value());
+double MemoryController::serve(bool write, std::uint64_t bytes, double offset_ps) {
+    const double arrive = now_ps() + offset_ps;
     const double start = std::max(arrive, busy_until_ps_);
     const double service = static_cast<double>(bytes) * ps_per_byte_;
     busy_until_ps_ = start + service;
@@ -38,7 +39,7 @@ void MemoryController::serve(bool write, std::uint64_t bytes, sc_core::sc_time& 
         stats_.reads++;
         stats_.bytes_read += bytes;
     }
-    delay += ps_delay(busy_until_ps_ - arrive + static_cast<double>(params_.latency.ps));
+    return offset_ps + static_cast<double>(delay_ps(busy_until_ps_ - arrive + static_cast<double>(params_.latency.ps)));
 }
 
 MemoryPort::MemoryPort(const char* name) : socket(name) {}

@@ -172,14 +172,18 @@ void PcieLink::wake() {
         credit_wake_ = false;
     }
     tx_scheduled_ = true;
-    tx_event_.notify(at > now ? ps_delay(at - now) : zero_delay());
+    if (at > now) {
+        tx_event_.notify_in(delay_ps(at - now));
+    } else {
+        tx_event_.notify(zero_delay());
+    }
 }
 
 void PcieLink::wake_for_credits(double arrival_ps) {
     tx_scheduled_ = true;
     credit_wake_ = true;
     credit_wake_ps_ = arrival_ps;
-    tx_event_.notify(ps_delay(arrival_ps - now_ps()));
+    tx_event_.notify_in(delay_ps(arrival_ps - now_ps()));
 }
 
 bool PcieLink::anything_queued() const {
@@ -200,7 +204,7 @@ void PcieLink::transmit() {
     const double now = now_ps();
     if (wire_free_ps_ > now + 0.5) {
         tx_scheduled_ = true;
-        tx_event_.notify(ps_delay(wire_free_ps_ - now));
+        tx_event_.notify_in(delay_ps(wire_free_ps_ - now));
         return;
     }
     // Woken for the wire coming free, the kernel's clock sits on the 1 ps grid within half a
@@ -219,7 +223,7 @@ void PcieLink::transmit() {
         send_dllp(d, start);
         if (anything_queued()) {
             tx_scheduled_ = true;
-            tx_event_.notify(ps_delay(wire_free_ps_ - now));
+            tx_event_.notify_in(delay_ps(wire_free_ps_ - now));
         }
         return;
     }
@@ -273,7 +277,7 @@ void PcieLink::transmit() {
     stats_.busy_ps += duration;
     if (Tracer::active() != nullptr) probe_.busy(trace_name_, start, duration);
     slot->arrival_ps = wire_free_ps_ + static_cast<double>(params_.latency.ps);
-    if (was_empty) deliver_event_.notify(ps_delay(slot->arrival_ps - now));
+    if (was_empty) deliver_event_.notify_in(delay_ps(slot->arrival_ps - now));
     if (freed_class < kFcClasses) {
         Tlp copy = slot->tlp;
         tlm::tlm_phase phase = tlm::END_REQ;
@@ -288,7 +292,7 @@ void PcieLink::transmit() {
     // a request now and then (the read requests of an H2D copy) is woken once per packet.
     if (anything_queued()) {
         tx_scheduled_ = true;
-        tx_event_.notify(ps_delay(wire_free_ps_ - now));
+        tx_event_.notify_in(delay_ps(wire_free_ps_ - now));
     }
 }
 
@@ -310,7 +314,7 @@ void PcieLink::deliver() {
         const tlm::tlm_sync_enum r = rx->nb_transport_fw(item.tlp, phase, delay);
         if (r == tlm::TLM_COMPLETED) tlp_freed(item.tlp);
     }
-    if (!in_flight_.empty()) deliver_event_.notify(ps_delay(in_flight_.front().arrival_ps - now));
+    if (!in_flight_.empty()) deliver_event_.notify_in(delay_ps(in_flight_.front().arrival_ps - now));
 }
 
 void PcieLink::tlp_freed(const Tlp& t) {
@@ -364,7 +368,7 @@ void PcieLink::queue_dllp(const Dllp& d) {
         send_dllp(d, now < wire_free_ps_ + 0.5 ? wire_free_ps_ : now);
         if (anything_queued()) {
             tx_scheduled_ = true;
-            tx_event_.notify(ps_delay(wire_free_ps_ - now));
+            tx_event_.notify_in(delay_ps(wire_free_ps_ - now));
         }
         return;
     }

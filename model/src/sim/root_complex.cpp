@@ -6,7 +6,7 @@ namespace dmasim::sim {
 
 RootComplex::RootComplex(sc_core::sc_module_name name, const Params& params, std::uint16_t node_id,
                          const std::vector<std::uint16_t>& peers, bool is_switch, std::uint16_t memory_node)
-    : sc_core::sc_module(name), params_(params), forward_(to_sc(params.forward_latency)), node_id_(node_id),
+    : sc_core::sc_module(name), params_(params), forward_ps_(static_cast<double>(to_sc(params.forward_latency).value())), node_id_(node_id),
       is_switch_(is_switch), memory_node_(memory_node) {
     if (!is_switch_) memory = std::make_unique<MemoryPort>("memory");
     for (std::size_t i = 0; i < peers.size(); ++i) {
@@ -32,7 +32,7 @@ RootComplex::RootComplex(sc_core::sc_module_name name, const Params& params, std
 void RootComplex::configure(const Params& params, const std::vector<config::LinkParams>& port_links,
                             const config::MemoryParams& host_memory) {
     params_ = params;
-    forward_ = to_sc(params_.forward_latency);
+    forward_ps_ = static_cast<double>(to_sc(params_.forward_latency).value());
     if (port_links.size() != ports.size()) SC_REPORT_ERROR(name(), "configure: one link setting per port expected");
     // Completions never exceed the port's MPS and are cut at its RCB multiples (spec).
     completion_bytes_.clear();
@@ -68,7 +68,6 @@ int RootComplex::port_towards(std::uint16_t node) const {
 tlm::tlm_sync_enum RootComplex::port_fw(int port, Tlp& t, tlm::tlm_phase& phase, sc_core::sc_time&) {
     DMASIM_ASSERT(phase == tlm::BEGIN_REQ);
     const double now = now_ps();
-    const sc_core::sc_time& forward = forward_;
     const std::uint16_t destination = t.kind == TlpKind::kCompletion ? t.requester : t.completer;
     if (!is_switch_ && t.kind == TlpKind::kCompletion && destination == memory_node_) {
         // Data for one of the CPU's loads from a device mapping.
@@ -85,9 +84,9 @@ tlm::tlm_sync_enum RootComplex::port_fw(int port, Tlp& t, tlm::tlm_phase& phase,
             // Bounced through the CPU: the data is written to host memory and read back. Both
             // accesses are queued now (the controller serves in arrival order); the TLP goes on
             // once both are done and the read has had its latency after the write.
-            const sc_core::sc_time w = memory->access(true, t.payload, forward);
-            const sc_core::sc_time r = memory->access(false, t.payload, forward);
-            due = now + static_cast<double>(std::max(w, r + to_sc(memory_latency())).value());
+            const double w = memory->access_ps(true, t.payload, forward_ps_);
+            const double r = memory->access_ps(false, t.payload, forward_ps_);
+            due = now + std::max(w, r + static_cast<double>(to_sc(memory_latency()).value()));
         }
         egress_[static_cast<std::size_t>(port_towards(destination))]->queue.push(due, Out{t, port});
         return tlm::TLM_ACCEPTED;
@@ -95,7 +94,7 @@ tlm::tlm_sync_enum RootComplex::port_fw(int port, Tlp& t, tlm::tlm_phase& phase,
     switch (t.kind) {
         case TlpKind::kMemWrite: {
             stats_.writes++;
-            const double done = now + static_cast<double>(memory->access(true, t.payload, forward).value());
+            const double done = now + memory->access_ps(true, t.payload, forward_ps_);
             // The ingress buffer (what the posted credits count) is free once the write has
             // entered the path to the controller: that path is a pipeline `forward` long with
             // its own buffers, not part of the credited buffer, and the controller takes a write
@@ -105,7 +104,7 @@ tlm::tlm_sync_enum RootComplex::port_fw(int port, Tlp& t, tlm::tlm_phase& phase,
             // the controller has taken it.
             if (t.semaphore) semaphores_.push(done, t.job);
             const double accepted = done - memory_latency_ps_ - static_cast<double>(t.payload) * memory_ps_per_byte_;
-            double release = accepted - static_cast<double>(forward.value());
+            double release = accepted - forward_ps_;
             if (t.line_write != LineWrite::kWhole) {
                 // A write of part of a host cache line is merged into the line by the host, one
                 // write after another, and more slowly when neighbouring writes merge into the
@@ -127,7 +126,7 @@ tlm::tlm_sync_enum RootComplex::port_fw(int port, Tlp& t, tlm::tlm_phase& phase,
         case TlpKind::kMemRead: {
             stats_.reads++;
             const double data_ready =
-                now + static_cast<double>((memory->access(false, t.length, forward) + forward).value());
+                now + memory->access_ps(false, t.length, forward_ps_) + forward_ps_;
             const auto out_port = static_cast<std::size_t>(port_towards(t.requester));
             const std::uint32_t per = completion_bytes_[out_port];
             if (t.length > 0) egress_[out_port]->queue.push(data_ready, Out{t, -1, false, per, 0});

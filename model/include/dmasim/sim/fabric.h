@@ -95,7 +95,8 @@ public:
     // the model rather than by the history of the calendar.
     void run_late() { late_ = true; }
 
-    void notify(const sc_core::sc_time& delay) { scheduler_->schedule(*this, model_now() + delay.value()); }
+    void notify(const sc_core::sc_time& delay) { notify_in(delay.value()); }
+    void notify_in(sc_dt::uint64 delay_ps) { scheduler_->schedule(*this, model_now() + delay_ps); }
     void cancel() {
         if (pending()) scheduler_->remove(*this);
     }
@@ -112,6 +113,9 @@ private:
     std::size_t pos_ = kNotPending;  // its entry in the scheduler's heap
     sc_dt::uint64 at_ = 0;
 };
+
+// `ps` from now, rounded to whole picoseconds as sc_time rounds it (tlp.h, delay_ps).
+inline void notify_after_ps(FabricEvent& e, double ps) { e.notify_in(delay_ps(ps)); }
 
 inline void FabricScheduler::place(std::size_t i, const Entry& entry) {
     heap_[i] = entry;

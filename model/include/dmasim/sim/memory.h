@@ -38,9 +38,10 @@ public:
     const MemoryStats& stats() const { return stats_; }
     const Params& params() const { return params_; }
 
-    // The timing of one access arriving `delay` after now, added to `delay`: what b_transport
-    // answers, for a MemoryPort bound to this controller to ask directly.
-    void serve(bool write, std::uint64_t bytes, sc_core::sc_time& delay);
+    // The timing of one access arriving `offset_ps` (whole picoseconds) after now: the delay from
+    // now until it completes, in whole picoseconds. What b_transport answers, for a MemoryPort
+    // bound to this controller to ask directly.
+    double serve(bool write, std::uint64_t bytes, double offset_ps);
 
 private:
     void b_transport(int requester, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
@@ -62,10 +63,13 @@ public:
     // sockets' binders cost more than the answer (a tenth of a posted write's work per TLP).
     void bind(MemoryController& controller);
     sc_core::sc_time access(bool write, std::uint64_t bytes, const sc_core::sc_time& offset = sc_core::SC_ZERO_TIME) {
+        return sc_core::sc_time::from_value(
+            static_cast<sc_dt::uint64>(access_ps(write, bytes, static_cast<double>(offset.value()))));
+    }
+    // The same in whole picoseconds, for the packet level (no sc_time per packet: tlp.h, delay_ps).
+    double access_ps(bool write, std::uint64_t bytes, double offset_ps = 0.0) {
         DMASIM_ASSERT(controller_ != nullptr);
-        sc_core::sc_time delay = offset;
-        controller_->serve(write, bytes, delay);
-        return delay;
+        return controller_->serve(write, bytes, offset_ps);
     }
 
 private:

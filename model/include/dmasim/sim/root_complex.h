@@ -108,7 +108,7 @@ private:
     core::Duration memory_latency() const;
 
     Params params_;
-    sc_core::sc_time forward_;  // params_.forward_latency, converted once per configure
+    double forward_ps_;  // params_.forward_latency in whole picoseconds, converted once per configure
     std::uint16_t node_id_;
     bool is_switch_;
     std::uint16_t memory_node_;

@@ -29,7 +29,7 @@ public:
         DMASIM_ASSERT(q_.empty() || due_ps + 0.5 >= q_.back().due_ps);
         const bool was_empty = q_.empty();
         q_.push(Entry{due_ps, item});
-        if (was_empty) event_.notify(ps_delay(due_ps - now_ps()));
+        if (was_empty) notify_after_ps(event_, due_ps - now_ps());
     }
     bool due() const { return !q_.empty() && q_.front().due_ps <= now_ps() + 0.5; }
     bool empty() const { return q_.empty(); }
@@ -38,7 +38,7 @@ public:
     void pop() { q_.pop(); }
     // After popping what is due: arm the event for the next entry.
     void rearm() {
-        if (!q_.empty()) event_.notify(ps_delay(q_.front().due_ps - now_ps()));
+        if (!q_.empty()) notify_after_ps(event_, q_.front().due_ps - now_ps());
     }
     const Event& event() const { return event_; }
     Event& event() { return event_; }
@@ -67,7 +67,7 @@ public:
         }
         // Behind an earlier entry it changes nothing the consumer waits for: its event is
         // armed for that entry, or the consumer is blocked and will look again when unblocked.
-        if (front_seq() == e.seq) event_.notify(ps_delay(due_ps - now_ps()));
+        if (front_seq() == e.seq) notify_after_ps(event_, due_ps - now_ps());
     }
     bool due() const { return !empty() && next_due() <= now_ps() + 0.5; }
     const T& front() const { return from_ring() ? ring_.front().item : heap_.front().item; }
@@ -82,7 +82,7 @@ public:
         }
     }
     void rearm() {
-        if (!empty()) event_.notify(ps_delay(next_due() - now_ps()));
+        if (!empty()) notify_after_ps(event_, next_due() - now_ps());
     }
     // The same, only for an earliest entry still to come: one due now is for the consumer to take
     // in the same activation, and a zero-delay notification would only wake it again.

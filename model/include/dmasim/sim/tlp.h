@@ -141,7 +141,9 @@ inline sc_dt::uint64 model_now() {
     return c.ahead ? c.now : kernel_now();
 }
 inline void start_case_clock() { case_origin_ps() = static_cast<double>(kernel_now()); }
-inline double now_ps() { return static_cast<double>(model_now()) - case_origin_ps(); }
+// Through a signed integer: the clock never nears 2^63 ps, and an unsigned 64-bit conversion to
+// double is a longer instruction sequence on every read of the clock.
+inline double now_ps() { return static_cast<double>(static_cast<std::int64_t>(model_now())) - case_origin_ps(); }
 // A whole number of picoseconds as an sc_time. sc_time::from_value is a library call per packet;
 // scaling one picosecond is inline (sc_time::operator*=) and, for a whole number below 2^53,
 // gives the same value.
@@ -157,6 +159,15 @@ inline sc_core::sc_time whole_ps(double ps) {
 inline sc_core::sc_time ps_delay(double ps) {
     return ps > 0.0 ? whole_ps(ps) : sc_core::SC_ZERO_TIME;
 }
+// The same delay as a count of picoseconds, for the packet level's own events (fabric.h), which
+// need no sc_time: sc_time's scaling rounds through a volatile double, a store and a load on
+// every packet. whole_ps(ps) is exactly int64(ps + 0.5) (sc_time::operator*= on a value of 1).
+inline sc_dt::uint64 delay_ps(double ps) {
+    return ps > 0.0 ? static_cast<sc_dt::uint64>(static_cast<std::int64_t>(ps + 0.5)) : 0;
+}
+// A timed notification `ps` from now, rounded as above: for modules templated on their event
+// type (timed_fifo.h). fabric.h has the FabricEvent overload.
+inline void notify_after_ps(sc_core::sc_event& e, double ps) { e.notify(ps_delay(ps)); }
 // A livelock in zero time (processes waking one another in delta cycles, the clock never
 // moving) would never reach the simulator's simulated-time budget (simulator.h, Watchdog). Every
 // zero-delay wake-up of the model is asked for here, and more than `zero_delay_limit()` of them
