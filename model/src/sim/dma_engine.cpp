@@ -146,7 +146,11 @@ void DmaEngine::make_semaphore(Tlp& t) const {
 
 void DmaEngine::prepare() {
     if (!active_ || !started_ || pending_) return;
-    Tlp t;
+    // Built in place: a packet built field by field on the stack and then copied whole is read
+    // back before its narrow stores have left the store buffer, a stall on every packet. next_
+    // means nothing until pending_ is set.
+    Tlp& t = next_;
+    t = Tlp{};
     t.requester = gpu_node_;
     t.completer = job_.host_node;
     t.job = job_.id;
@@ -172,7 +176,6 @@ void DmaEngine::prepare() {
             return;
         }
     }
-    next_ = t;
     pending_ = true;
     doorbell_.ring();
 }

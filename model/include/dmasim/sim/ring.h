@@ -1,7 +1,8 @@
 // A FIFO on a reused array. Packets in the model are small values; queues of them must not
 // allocate per packet, so each queue grows (by doubling) only until it has seen its peak depth.
 // The capacity is a power of two so that wrapping is a mask: a division per push and pop was a
-// visible share of every packet's cost.
+// visible share of every packet's cost. It is full when its size passes the mask: comparing with
+// the vector's size divides by the element's size.
 #pragma once
 
 #include <cstddef>
@@ -23,14 +24,14 @@ public:
     const T& back() const { return buf_[(head_ + size_ - 1) & mask_]; }
 
     void push(const T& v) {
-        if (size_ == buf_.size()) grow();
+        if (size_ > mask_) grow();
         buf_[(head_ + size_) & mask_] = v;
         ++size_;
     }
     // The slot the next push would fill, already counted: filling a large entry in place avoids
     // building it on the stack and copying it.
     T& push_slot() {
-        if (size_ == buf_.size()) grow();
+        if (size_ > mask_) grow();
         T& slot = buf_[(head_ + size_) & mask_];
         ++size_;
         return slot;
