@@ -32,7 +32,11 @@ using pcie::TlpKind;
 // touches, or part of a line that neighbouring writes also write (merged one after another).
 enum class LineWrite : std::uint8_t { kWhole, kPartial, kShared };
 
-struct Tlp {
+// 32 bytes, aligned to 16: a packet is copied as two aligned 16-byte halves, so that a field read
+// right after a copy comes from one store. As 26 bytes it was copied as two overlapping halves,
+// and reading its payload straight after (a link taking it off its queue) stalled on every packet.
+// (A static_assert below keeps it so.)
+struct alignas(16) Tlp {
     TlpKind kind = TlpKind::kMemWrite;
     bool semaphore = false;      // the copy engine's completion write: the host polls for it
     std::uint16_t requester = 0; // node that issued the request (completions route back to it)
@@ -43,7 +47,12 @@ struct Tlp {
     std::uint32_t job = 0;       // the transfer it belongs to
     bool last = false;           // last completion of its read request
     LineWrite line_write = LineWrite::kWhole;  // writes: how much of its host cache line it writes
+    // The rest of the 32 bytes as a member: a copy then moves all of them, as two aligned halves,
+    // where it would leave out trailing padding and copy 26 bytes in two overlapping moves.
+    std::uint8_t spare[6] = {};
 };
+
+static_assert(sizeof(Tlp) == 32, "a TLP is copied as two aligned 16-byte halves");
 
 struct PcieProtocol {
     using tlm_payload_type = Tlp;
