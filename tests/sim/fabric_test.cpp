@@ -39,14 +39,22 @@ public:
         late.run_late();
         to_host.calls<&Packets::on_to_host>(this);
         to_host.wait_for_kernel();
+        self.calls<&Packets::on_self>(this);
     }
-    FabricEvent a, b, late, to_host;
+    FabricEvent a, b, late, to_host, self;
 
 private:
     void on_a() { record("a"); }
     void on_b() { record("b"); }
     void on_late() { record("late"); }
     void on_to_host() { record("to_host"); }
+    // Re-arms itself twice, 5 ps apart, and asks for `b` at its second firing's instant.
+    void on_self() {
+        record("self");
+        if (++self_fired_ < 3) self.notify(sc_core::sc_time(5, sc_core::SC_PS));
+        if (self_fired_ == 2) b.notify(sc_core::SC_ZERO_TIME);
+    }
+    int self_fired_ = 0;
 };
 
 // Kernel side: a thread with timed waits, as the host runtime has.
@@ -83,6 +91,8 @@ private:
         p_.late.notify(sc_core::sc_time(1000, sc_core::SC_PS));
         wait(sc_core::sc_time(500, sc_core::SC_PS));
         record("host@" + std::to_string(kernel_now() - t0));
+        wait(sc_core::sc_time(1000, sc_core::SC_PS));
+        p_.self.notify(sc_core::sc_time(10, sc_core::SC_PS));
     }
     Packets& p_;
 };
@@ -110,7 +120,7 @@ TEST(Fabric, KeepsSystemCsRulesAndRunsAheadOnlyUpToTheKernelsNextActivity) {
     tree();
     sc_core::sc_start();
     const auto& f = fired();
-    ASSERT_EQ(f.size(), 11U) << ::testing::PrintToString(names(0, f.size()));
+    ASSERT_EQ(f.size(), 15U) << ::testing::PrintToString(names(0, f.size()));
     // One instant: the order asked for, `late` last whenever it was asked for.
     EXPECT_EQ(names(1, 4), (std::vector<std::string>{"a", "b", "late"}));
     for (std::size_t i = 1; i < 4; ++i) EXPECT_EQ(f[i].model_ps, 10U) << f[i].what;
@@ -134,6 +144,14 @@ TEST(Fabric, KeepsSystemCsRulesAndRunsAheadOnlyUpToTheKernelsNextActivity) {
     EXPECT_EQ(f[10].model_ps, t0 + 1000);
     EXPECT_GE(f[10].kernel_ps, t0 + 500);
     EXPECT_GT(tree().scheduler.wakeups_run(), tree().scheduler.activations());
+
+    // An event re-armed from its own method fires again, at the new time, once per notification;
+    // `b`, asked for at its second firing's instant, runs after it.
+    EXPECT_EQ(names(11, 15), (std::vector<std::string>{"self", "self", "b", "self"}));
+    const sc_dt::uint64 t1 = f[11].model_ps;
+    EXPECT_EQ(f[12].model_ps, t1 + 5);
+    EXPECT_EQ(f[13].model_ps, t1 + 5);
+    EXPECT_EQ(f[14].model_ps, t1 + 10);
 }
 
 }  // namespace

@@ -72,10 +72,23 @@ void FabricScheduler::run() {
         FabricEvent& e = *heap_.front().event;
         const sc_dt::uint64 at = e.at_;
         if (at > kernel && (at >= horizon || e.kernel_sync_)) break;
-        remove(e);
         clock.now = std::max(clock.now, at);
         ++wakeups_run_;
-        e.call_(e.target_);
+        e.firing_ = true;
+        try {
+            e.call_(e.target_);
+        } catch (...) {
+            // A model error: the event is not left behind as if still due.
+            if (e.firing_) {
+                e.firing_ = false;
+                remove(e);
+            }
+            throw;
+        }
+        if (e.firing_) {
+            e.firing_ = false;
+            remove(e);
+        }
         // Only these hand anything to the host, whose processes may now be due earlier.
         if (e.kernel_sync_) horizon = next_kernel_activity();
     }

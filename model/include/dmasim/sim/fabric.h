@@ -100,7 +100,7 @@ public:
     void cancel() {
         if (pending()) scheduler_->remove(*this);
     }
-    bool pending() const { return pos_ != kNotPending; }
+    bool pending() const { return pos_ != kNotPending && !firing_; }
 
 private:
     friend class FabricScheduler;
@@ -111,6 +111,10 @@ private:
     bool kernel_sync_ = false;
     bool late_ = false;
     std::size_t pos_ = kNotPending;  // its entry in the scheduler's heap
+    // Its method runs now; its entry stays in the heap until the method returns, so that one
+    // re-arming itself (a link's next packet) moves that entry down rather than leaving and
+    // entering the heap.
+    bool firing_ = false;
     sc_dt::uint64 at_ = 0;
 };
 
@@ -151,7 +155,11 @@ inline void FabricScheduler::schedule(FabricEvent& e, sc_dt::uint64 at) {
     DMASIM_ASSERT(at < (sc_dt::uint64{1} << 62));
     e.at_ = at;
     const Entry entry{2 * at + (e.late_ ? 1U : 0U), seq_++, &e};
-    if (e.pending()) {
+    if (e.firing_) {
+        // Re-armed by its own method: no earlier than it fired, so its entry can only move down.
+        e.firing_ = false;
+        sift_down(e.pos_, entry);
+    } else if (e.pending()) {
         sift_up(e.pos_, entry);  // earlier than before: it can only move up
     } else {
         heap_.push_back(entry);
