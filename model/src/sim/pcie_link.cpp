@@ -16,15 +16,6 @@ void TlpFwOnly::b_transport(Tlp&, sc_core::sc_time&) {
     SC_REPORT_ERROR("dmasim/tlp", "TLPs travel through nb_transport only; b_transport is not supported");
 }
 
-FcClass fc_class(TlpKind kind) {
-    switch (kind) {
-        case TlpKind::kMemWrite: return FcClass::kPosted;
-        case TlpKind::kMemRead: return FcClass::kNonPosted;
-        case TlpKind::kCompletion: return FcClass::kCompletion;
-    }
-    return FcClass::kPosted;
-}
-
 PcieLink::PcieLink(sc_core::sc_module_name name, const Params& params)
     : sc_core::sc_module(name), tx("tx"), rx("rx"), params_(params), dllp_queue_(16), in_flight_(64), updates_(16) {
     tx.bind(static_cast<TlpFwIf&>(*this));
@@ -236,7 +227,8 @@ void PcieLink::transmit() {
         bool any_queued = false;
         std::size_t chosen = kFcClasses;
         for (std::size_t i = 0; i < kFcClasses; ++i) {
-            const std::size_t c = (next_class_ + i) % kFcClasses;
+            std::size_t c = next_class_ + i;
+            if (c >= kFcClasses) c -= kFcClasses;
             if (queue_[c].empty()) continue;
             any_queued = true;
             if (has_credit(queue_[c].front())) {
@@ -257,7 +249,7 @@ void PcieLink::transmit() {
             stats_.credit_stall_ps += now - stall_since_ps_;
             stall_since_ps_ = -1.0;
         }
-        next_class_ = (chosen + 1) % kFcClasses;
+        next_class_ = chosen + 1 == kFcClasses ? 0 : chosen + 1;
         slot = &in_flight_.push_slot();
         slot->tlp = queue_[chosen].front();
         queue_[chosen].pop();

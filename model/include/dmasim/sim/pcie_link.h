@@ -27,7 +27,11 @@ namespace dmasim::sim {
 // Flow-control classes (spec): posted, non-posted, completion.
 enum class FcClass : std::uint8_t { kPosted = 0, kNonPosted = 1, kCompletion = 2 };
 inline constexpr std::size_t kFcClasses = 3;
-FcClass fc_class(TlpKind kind);
+// A memory write is posted, a read non-posted, a completion a completion: the two enumerations
+// list them in the same order, so the class is the kind's value (a switch per packet was not free).
+constexpr FcClass fc_class(TlpKind kind) { return static_cast<FcClass>(kind); }
+static_assert(fc_class(TlpKind::kMemWrite) == FcClass::kPosted && fc_class(TlpKind::kMemRead) == FcClass::kNonPosted &&
+              fc_class(TlpKind::kCompletion) == FcClass::kCompletion);
 
 struct LinkStats {
     std::uint64_t tlps = 0;
