@@ -16,6 +16,7 @@
 
 #include "cli_helpers.h"
 #include "dmasim/app/parallel.h"
+#include "dmasim/config/scenario.h"
 #include "dmasim/core/results.h"
 
 namespace dmasim::app {
@@ -222,6 +223,53 @@ TEST(CalibrateJobs, TheFitDoesNotDependOnTheNumberOfProcesses) {
     ASSERT_NE(serial.find("kfold_held_out_median_abs_error_pct: ["), std::string::npos) << serial;
     EXPECT_EQ(calibrate("2"), serial);
     EXPECT_EQ(calibrate("4"), serial);
+    fs::remove_all(dir);
+}
+
+// Workers kept from step to step (calibrate's): at every step, with that step's values, the
+// outputs run_cases gives; a worker that kept an earlier step's scenarios would give those.
+TEST(StepWorkers, EachStepGivesWhatRunCasesGivesWithThatStepsValues) {
+    const std::string dir = temp_dir();
+    std::vector<config::Scenario> loaded;
+    for (const auto& f : write_sweep(dir)) {
+        for (auto& sc : config::load_scenarios(f)) loaded.push_back(std::move(sc));
+    }
+    // A step is a value of the CPU's per-call cost, which every copy's time contains.
+    struct Steps {
+        const std::vector<config::Scenario>* loaded;
+        std::vector<config::Scenario> scenarios;
+        Workload workload;
+        const Workload& build(const std::string& step) {
+            scenarios = *loaded;
+            for (auto& sc : scenarios) config::apply_parameter(sc, config::SetOverride{"runtime.call_overhead", step, ""});
+            workload = make_workload(scenarios);
+            return workload;
+        }
+    };
+    Steps kept{&loaded, {}, {}};
+    Steps fresh{&loaded, {}, {}};
+    StepWorkers workers([&kept](const std::string& step) -> const Workload& { return kept.build(step); }, 4);
+    std::vector<std::string> per_step;
+    for (const std::string step : {"1us", "7us", "1us", "3us"}) {
+        const Workload& w = fresh.build(step);
+        std::vector<std::size_t> all(w.cases.size());
+        std::iota(all.begin(), all.end(), std::size_t{0});
+        std::reverse(all.begin(), all.end());  // any order: outputs come back in this one
+        RunSettings rs;
+        rs.jobs = 2;
+        const auto expected = run_cases(w, all, rs);
+        const auto got = workers.run(step, all);
+        ASSERT_EQ(got.size(), expected.size());
+        std::string text;
+        for (std::size_t i = 0; i < got.size(); ++i) {
+            EXPECT_EQ(got[i].rows_csv, expected[i].rows_csv) << step << " case " << all[i];
+            EXPECT_EQ(got[i].links_csv, expected[i].links_csv) << step << " case " << all[i];
+            text += got[i].rows_csv;
+        }
+        per_step.push_back(text);
+    }
+    EXPECT_NE(per_step[0], per_step[1]);  // the values took effect
+    EXPECT_EQ(per_step[0], per_step[2]);
     fs::remove_all(dir);
 }
 

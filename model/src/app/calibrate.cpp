@@ -85,31 +85,78 @@ struct Row {
     int fold = 0;  // FNV-1a of the key modulo 5 (fixed split) or K (k-fold)
 };
 
-// One evaluation: the cases of the scenarios the rows name, simulated in worker processes
-// (SystemC elaborates once per process; this process never does), `jobs` at a time; under
-// mpirun the ranks share them and every rank gets every prediction, so that each runs the same
-// optimisation step for step. `loaded` is the scenario folder read once, with the defaults; the
-// step's values are set on copies (reading the files at every step was a fifth of its time).
-std::map<std::string, double> predict(const std::vector<config::Scenario>& loaded, const std::vector<Row>& rows,
-                                      const std::vector<config::SetOverride>& sets, int jobs) {
-    std::vector<core::ResultRow> measured;
-    for (const auto& r : rows) measured.push_back(r.measured);
-    std::vector<config::Scenario> scenarios = restrict_to_measured(loaded, measured);
-    for (auto& sc : scenarios) {
-        for (const auto& set : sets) config::apply_parameter(sc, set);
+// A step's values as one string (the description a step's workers rebuild it from) and back.
+std::string encode_sets(const std::vector<config::SetOverride>& sets) {
+    ByteWriter out;
+    out.u64(sets.size());
+    for (const auto& s : sets) out.str(s.path).str(s.value).str(s.scenario);
+    return out.bytes();
+}
+std::vector<config::SetOverride> decode_sets(const std::string& bytes) {
+    ByteReader in(bytes, "a calibration step's values");
+    std::vector<config::SetOverride> sets(in.u64());
+    for (auto& s : sets) {
+        s.path = in.str();
+        s.value = in.str();
+        s.scenario = in.str();
     }
-    const Workload w = make_workload(scenarios);
+    return sets;
+}
+
+// The cases of the scenarios the rows name, with a step's values set. `loaded` is the scenario
+// folder read once, with the defaults; the step's values are set on copies (reading the files at
+// every step was a fifth of its time).
+class StepBuilder {
+public:
+    StepBuilder(const std::vector<config::Scenario>& loaded, const std::vector<Row>& rows) {
+        std::vector<core::ResultRow> measured;
+        for (const auto& r : rows) measured.push_back(r.measured);
+        restricted_ = restrict_to_measured(loaded, measured);
+    }
+    // The workload of the step `encode_sets` described; valid until the next call.
+    const Workload& build(const std::string& step) {
+        if (built_ && step == step_) return workload_;
+        scenarios_ = restricted_;
+        const auto sets = decode_sets(step);
+        for (auto& sc : scenarios_) {
+            for (const auto& set : sets) config::apply_parameter(sc, set);
+        }
+        workload_ = make_workload(scenarios_);
+        step_ = step;
+        built_ = true;
+        return workload_;
+    }
+
+private:
+    std::vector<config::Scenario> restricted_;
+    std::vector<config::Scenario> scenarios_;
+    Workload workload_;
+    std::string step_;
+    bool built_ = false;
+};
+
+// One evaluation: the cases of the scenarios the rows name, simulated in worker processes
+// (SystemC elaborates once per process; this process never does), `jobs` at a time: by
+// `workers`, kept from step to step, where given. Under mpirun the ranks share them and every
+// rank gets every prediction, so that each runs the same optimisation step for step.
+std::map<std::string, double> predict(StepBuilder& builder, StepWorkers* workers,
+                                      const std::vector<config::SetOverride>& sets, int jobs) {
+    const std::string step = encode_sets(sets);
+    const Workload& w = builder.build(step);
     RunSettings rs;
     rs.jobs = jobs;
+    auto simulate = [&](const std::vector<std::size_t>& selected) {
+        return workers != nullptr ? workers->run(step, selected) : run_cases(w, selected, rs);
+    };
     std::vector<CaseOutput> outputs;
     if (mpi::size() <= 1) {
-        outputs = run_cases(w, shard_cases(w.cases.size(), 0, 1), rs);
+        outputs = simulate(shard_cases(w.cases.size(), 0, 1));
     } else {
         const std::vector<std::size_t> mine =
             shard_cases(w.cases.size(), static_cast<std::size_t>(mpi::rank()), static_cast<std::size_t>(mpi::size()));
         std::string failure;
         try {
-            outputs = run_cases(w, mine, rs);
+            outputs = simulate(mine);
         } catch (const std::exception& e) {
             failure = fmt::format("rank {}: {}", mpi::rank(), e.what());
             outputs.clear();
@@ -156,22 +203,26 @@ Fit fit(const std::vector<FreeParam>& free, const std::vector<config::Scenario>&
     Fit best;
     best.x.resize(free.size());
     for (std::size_t i = 0; i < free.size(); ++i) best.x[i] = to_unit(free[i], current_value(free[i]));
+    // Every step simulates the same cases with other values: its workers are kept from step to step.
+    StepBuilder builder(loaded, rows);
+    StepWorkers workers([&builder](const std::string& step) -> const Workload& { return builder.build(step); }, o.jobs);
     struct Context {
         const std::vector<FreeParam>* free;
-        const std::vector<config::Scenario>* loaded;
+        StepBuilder* builder;
+        StepWorkers* workers;
         const std::vector<Row>* rows;
         const std::vector<bool>* train;
         const CalibrateOptions* o;
         std::ostream* err;
         int evaluations = 0;
-    } ctx{&free, &loaded, &rows, &train, &o, &err};
+    } ctx{&free, &builder, &workers, &rows, &train, &o, &err};
     auto objective = [](const std::vector<double>& x, std::vector<double>&, void* data) -> double {
         auto& c = *static_cast<Context*>(data);
         std::vector<config::SetOverride> sets;
         for (std::size_t i = 0; i < c.free->size(); ++i) {
             sets.push_back({(*c.free)[i].key, format_value((*c.free)[i], to_value((*c.free)[i], x[i])), ""});
         }
-        const auto predicted = predict(*c.loaded, *c.rows, sets, c.o->jobs);
+        const auto predicted = predict(*c.builder, c.workers, sets, c.o->jobs);
         double sum = 0.0;
         std::size_t n = 0;
         for (std::size_t i = 0; i < c.rows->size(); ++i) {
@@ -394,7 +445,8 @@ int cmd_calibrate(const CalibrateOptions& o, int argc, char** argv, std::ostream
         rows.push_back(Row{result_key(m), m, 0});
     }
     // Keep the rows the model predicts.
-    const auto baseline = predict(loaded, rows, {}, o.jobs);
+    StepBuilder all_rows(loaded, rows);
+    const auto baseline = predict(all_rows, nullptr, {}, o.jobs);
     rows.erase(std::remove_if(rows.begin(), rows.end(), [&](const Row& r) { return !baseline.count(r.key); }), rows.end());
     if (rows.size() < free.size() + 1) {
         throw core::InputError(csv_path, "", "only " + std::to_string(rows.size()) + " usable rows for " +
@@ -439,7 +491,8 @@ int cmd_calibrate(const CalibrateOptions& o, int argc, char** argv, std::ostream
         const FitTask& t = tasks[ti];
         FitOutcome r;
         r.fit = fit(free, loaded, t.rows, t.train, opts, log);
-        r.predicted = predict(loaded, rows, sets_of(free, r.fit.x), opts.jobs);
+        StepBuilder every_row(loaded, rows);
+        r.predicted = predict(every_row, nullptr, sets_of(free, r.fit.x), opts.jobs);
         return r;
     };
     std::vector<FitOutcome> outcomes(tasks.size());

@@ -164,16 +164,23 @@ struct ScenarioLinks {
 
 class CaseRunner {
 public:
-    CaseRunner(const Workload& w, bool explain) : w_(w), explain_(explain) {}
+    CaseRunner(const Workload& w, bool explain) : w_(&w), explain_(explain) {}
+
+    // Another step's workload, with the same platforms: the simulator stays elaborated, the
+    // scenarios' own platform copies (their link settings) are made again.
+    void rebind(const Workload& w) {
+        w_ = &w;
+        links_.clear();
+    }
 
     CaseOutput run(const WorkCase& c) {
-        const config::Scenario& s = (*w_.scenarios)[c.scenario];
+        const config::Scenario& s = (*w_->scenarios)[c.scenario];
         if (!sim_) {
             // Elaborated with the parameters of the platform's first scenario, as dmasim always
             // did; each case then applies its own.
             const config::Scenario* first = &s;
-            for (const auto& other : *w_.scenarios) {
-                if (config::resolve_platform(other.platform, other.file) == w_.platforms[c.platform]) {
+            for (const auto& other : *w_->scenarios) {
+                if (config::resolve_platform(other.platform, other.file) == w_->platforms[c.platform]) {
                     first = &other;
                     break;
                 }
@@ -260,7 +267,7 @@ public:
 private:
     // The rows as dmasim has always written them (CaseOutput).
     CaseOutput finish(const WorkCase& c, CaseOutput out) const {
-        const bool last = c.platform + 1 == w_.platforms.size();
+        const bool last = c.platform + 1 == w_->platforms.size();
         if (!last) {
             std::string csv = core::results_csv_header() + '\n';
             for (const auto& r : out.rows) csv += core::format_result_row(r) + '\n';
@@ -271,7 +278,7 @@ private:
         return out;
     }
 
-    const Workload& w_;
+    const Workload* w_;
     bool explain_;
     std::unique_ptr<sim::Simulator> sim_;
     std::map<std::size_t, ScenarioLinks> links_;
@@ -362,6 +369,14 @@ bool send_frame(int fd, const std::string& payload) {
     std::string frame(reinterpret_cast<const char*>(&n), sizeof n);
     frame += payload;
     return send_all(fd, frame.data(), frame.size());
+}
+
+// One frame, read whole (a worker waiting for its parent's next message).
+bool recv_frame(int fd, std::string& payload) {
+    std::uint64_t n = 0;
+    if (!recv_all(fd, reinterpret_cast<char*>(&n), sizeof n)) return false;
+    payload.assign(n, '\0');
+    return n == 0 || recv_all(fd, payload.data(), n);
 }
 
 // A complete frame at the front of `buf`: moved to `payload`.
@@ -687,6 +702,164 @@ std::vector<CaseOutput> run_cases(const Workload& w, const std::vector<std::size
         }
     }
     if (s.progress) s.progress->finish();
+    return results;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Workers kept across steps.
+
+namespace {
+
+// What the parent sends a step worker: a step's description, or a case of the current step.
+enum class StepMessage : std::uint64_t { kStep = 1, kCase = 2 };
+
+// The body of a step worker: elaborates its platform at its first case, builds each step's
+// workload as the step begins, and runs the cases it is sent until its parent closes the socket.
+int step_worker_main(int fd, const StepWorkers::Build& build) {
+    std::unique_ptr<CaseRunner> runner;
+    const Workload* w = nullptr;
+    try {
+        for (;;) {
+            std::string payload;
+            if (!recv_frame(fd, payload)) return 0;
+            ByteReader in(payload, "the parent's message");
+            const auto what = static_cast<StepMessage>(in.u64());
+            if (what == StepMessage::kStep) {
+                w = &build(in.str());
+                if (runner) {
+                    runner->rebind(*w);
+                } else {
+                    runner = std::make_unique<CaseRunner>(*w, false);
+                }
+                continue;
+            }
+            const std::uint64_t pos = in.u64();
+            const std::uint64_t index = in.u64();
+            if (w == nullptr || what != StepMessage::kCase) throw std::logic_error("a case before its step");
+            const CaseOutput out = runner->run(w->cases.at(index));
+            ByteWriter msg;
+            msg.u64(static_cast<std::uint64_t>(Kind::kResult)).u64(pos);
+            put_output(msg, out);
+            if (!send_frame(fd, msg.bytes())) return 1;
+        }
+    } catch (const std::exception& e) {
+        send_frame(fd, failure_payload(e));
+        return 1;
+    }
+}
+
+}  // namespace
+
+struct StepWorkers::Pool {
+    ChildSet children;
+    std::vector<std::string> platforms;  // the workload's, when the workers started
+};
+
+StepWorkers::StepWorkers(Build build, int jobs) : build_(std::move(build)), jobs_(std::max(1, jobs)) {}
+
+StepWorkers::~StepWorkers() = default;
+
+std::vector<CaseOutput> StepWorkers::run(const std::string& step, const std::vector<std::size_t>& selected) {
+    try {
+        return run_step(step, selected);
+    } catch (...) {
+        // Workers in the middle of a case or gone: none is reused.
+        pool_.reset();
+        throw;
+    }
+}
+
+std::vector<CaseOutput> StepWorkers::run_step(const std::string& step, const std::vector<std::size_t>& selected) {
+    const Workload& w = build_(step);
+    if (w.platforms.size() > static_cast<std::size_t>(jobs_)) {
+        RunSettings rs;
+        rs.jobs = jobs_;
+        return run_cases(w, selected, rs);
+    }
+    std::vector<CaseOutput> results(selected.size());
+    if (selected.empty()) return results;
+    // Per platform, the positions (into `selected`) not yet handed out, the costliest last (taken
+    // first), so that the step ends on a short case.
+    std::vector<std::vector<std::size_t>> pending(w.platforms.size());
+    for (std::size_t pos = 0; pos < selected.size(); ++pos) pending[w.cases.at(selected[pos]).platform].push_back(pos);
+    for (auto& q : pending) {
+        std::stable_sort(q.begin(), q.end(), [&](std::size_t a, std::size_t b) {
+            return w.cases[selected[a]].cost < w.cases[selected[b]].cost;
+        });
+    }
+    if (!pool_) {
+        // One worker per platform, the rest where the most cases are per worker. They are forked
+        // once, from this process as it is now.
+        pool_ = std::make_unique<Pool>();
+        pool_->platforms = w.platforms;
+        std::vector<std::size_t> workers(w.platforms.size(), 1);
+        for (std::size_t extra = w.platforms.size(); extra < static_cast<std::size_t>(jobs_); ++extra) {
+            std::size_t best = 0;
+            for (std::size_t p = 1; p < w.platforms.size(); ++p) {
+                if (pending[p].size() * workers[best] > pending[best].size() * workers[p]) best = p;
+            }
+            ++workers[best];
+        }
+        for (std::size_t p = 0; p < w.platforms.size(); ++p) {
+            for (std::size_t k = 0; k < workers[p]; ++k) {
+                const Build& build = build_;
+                const std::size_t slot = pool_->children.start([&build](int fd) { return step_worker_main(fd, build); });
+                pool_->children.children[slot].platform = p;
+            }
+        }
+    } else if (pool_->platforms != w.platforms) {
+        throw std::logic_error("a step's workload has other platforms than the first step's");
+    }
+    auto& children = pool_->children.children;
+    const std::string step_message = ByteWriter{}.u64(static_cast<std::uint64_t>(StepMessage::kStep)).str(step).bytes();
+    auto hand_out = [&](Child& c) {
+        c.current = -1;
+        auto& q = pending[c.platform];
+        if (q.empty()) return;
+        const std::size_t pos = q.back();
+        q.pop_back();
+        c.current = static_cast<long>(pos);
+        const std::string msg =
+            ByteWriter{}.u64(static_cast<std::uint64_t>(StepMessage::kCase)).u64(pos).u64(selected[pos]).bytes();
+        if (!send_frame(c.fd, msg)) {
+            throw std::runtime_error("simulating platform " + w.platforms[c.platform] + " failed: its worker process ended");
+        }
+    };
+    for (auto& c : children) {
+        if (!send_frame(c.fd, step_message)) {
+            throw std::runtime_error("simulating platform " + w.platforms[c.platform] + " failed: its worker process ended");
+        }
+        hand_out(c);
+    }
+    std::size_t outstanding = selected.size();
+    while (outstanding > 0) {
+        std::vector<pollfd> fds;
+        for (const auto& c : children) fds.push_back(pollfd{c.fd, POLLIN, 0});
+        const int ready = ::poll(fds.data(), fds.size(), -1);
+        if (ready < 0 && errno != EINTR) throw std::runtime_error(std::string("poll: ") + std::strerror(errno));
+        for (std::size_t k = 0; k < fds.size(); ++k) {
+            if (fds[k].revents == 0) continue;
+            Child& c = children[k];
+            const bool open = fill(c);
+            std::string payload;
+            while (take_frame(c.inbuf, payload)) {
+                ByteReader in(payload, "a worker's message");
+                const auto kind = static_cast<Kind>(in.u64());
+                const std::uint64_t pos = in.u64();
+                if (kind != Kind::kResult) rethrow_child_failure(kind, in.str());
+                if (static_cast<long>(pos) != c.current) throw std::logic_error("a worker answered another case");
+                results[pos] = get_output(in);
+                --outstanding;
+                hand_out(c);
+            }
+            if (!open) {
+                const std::size_t platform = c.platform;
+                const int status = pool_->children.close_child(c);
+                throw std::runtime_error("simulating platform " + w.platforms[platform] + " failed: its worker " +
+                                         describe_status(status));
+            }
+        }
+    }
     return results;
 }
 
