@@ -504,6 +504,25 @@ bool fill(Child& c) {
     }
 }
 
+// A worker's answer for the case at position `pos`.
+bool send_result(int fd, std::uint64_t pos, const CaseOutput& out) {
+    ByteWriter msg;
+    msg.u64(static_cast<std::uint64_t>(Kind::kResult)).u64(pos);
+    put_output(msg, out);
+    return send_frame(fd, msg.bytes());
+}
+
+// A worker's message, which must answer the case at position `expected`: its output, or the
+// worker's error thrown here.
+CaseOutput read_result(const std::string& payload, long expected) {
+    ByteReader in(payload, "a worker's message");
+    const auto kind = static_cast<Kind>(in.u64());
+    const std::uint64_t pos = in.u64();
+    if (kind != Kind::kResult) rethrow_child_failure(kind, in.str());
+    if (static_cast<long>(pos) != expected) throw std::logic_error("a worker answered another case");
+    return get_output(in);
+}
+
 // The body of a worker: elaborates its platform at the first case, then runs what it is sent.
 int worker_main(int fd, const Workload& w, const std::vector<std::size_t>& selected, bool explain) {
     CaseRunner runner(w, explain);
@@ -512,10 +531,7 @@ int worker_main(int fd, const Workload& w, const std::vector<std::size_t>& selec
             std::uint64_t pos = 0;
             if (!recv_all(fd, reinterpret_cast<char*>(&pos), sizeof pos) || pos == kStop) return 0;
             const CaseOutput out = runner.run(w.cases[selected.at(pos)]);
-            ByteWriter msg;
-            msg.u64(static_cast<std::uint64_t>(Kind::kResult)).u64(pos);
-            put_output(msg, out);
-            if (!send_frame(fd, msg.bytes())) return 1;
+            if (!send_result(fd, pos, out)) return 1;
         }
     } catch (const std::exception& e) {
         send_frame(fd, failure_payload(e));
@@ -645,12 +661,8 @@ std::vector<CaseOutput> run_cases(const Workload& w, const std::vector<std::size
             const bool open = fill(c);
             std::string payload;
             while (take_frame(c.inbuf, payload)) {
-                ByteReader in(payload, "a worker's message");
-                const auto kind = static_cast<Kind>(in.u64());
-                const std::uint64_t pos = in.u64();
-                if (kind != Kind::kResult) rethrow_child_failure(kind, in.str());
-                if (static_cast<long>(pos) != c.current) throw std::logic_error("a worker answered another case");
-                results[pos] = get_output(in);
+                const auto pos = static_cast<std::size_t>(c.current);
+                results[pos] = read_result(payload, c.current);
                 --outstanding;
                 const WorkCase& done = w.cases[selected[pos]];
                 seen_seconds[kind_of[pos]] +=
@@ -737,10 +749,7 @@ int step_worker_main(int fd, const StepWorkers::Build& build) {
             const std::uint64_t index = in.u64();
             if (w == nullptr || what != StepMessage::kCase) throw std::logic_error("a case before its step");
             const CaseOutput out = runner->run(w->cases.at(index));
-            ByteWriter msg;
-            msg.u64(static_cast<std::uint64_t>(Kind::kResult)).u64(pos);
-            put_output(msg, out);
-            if (!send_frame(fd, msg.bytes())) return 1;
+            if (!send_result(fd, pos, out)) return 1;
         }
     } catch (const std::exception& e) {
         send_frame(fd, failure_payload(e));
@@ -843,12 +852,7 @@ std::vector<CaseOutput> StepWorkers::run_step(const std::string& step, const std
             const bool open = fill(c);
             std::string payload;
             while (take_frame(c.inbuf, payload)) {
-                ByteReader in(payload, "a worker's message");
-                const auto kind = static_cast<Kind>(in.u64());
-                const std::uint64_t pos = in.u64();
-                if (kind != Kind::kResult) rethrow_child_failure(kind, in.str());
-                if (static_cast<long>(pos) != c.current) throw std::logic_error("a worker answered another case");
-                results[pos] = get_output(in);
+                results[static_cast<std::size_t>(c.current)] = read_result(payload, c.current);
                 --outstanding;
                 hand_out(c);
             }
