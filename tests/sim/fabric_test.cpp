@@ -6,6 +6,8 @@
 
 #include <systemc>
 
+#include <array>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -57,11 +59,103 @@ private:
     int self_fired_ = 0;
 };
 
+// Many events notified, moved and cancelled at random from inside the fabric, against a
+// reference of sc_event's rules: each event fires at its earliest pending time, and at one
+// instant in the order asked for, late ones after the others. Every firing is checked as it
+// happens; the heap's moves (up, down, removal from the middle) are what this exercises.
+class Shuffle : public sc_core::sc_module {
+public:
+    static constexpr int kEvents = 24;
+    explicit Shuffle(sc_core::sc_module_name name) : sc_core::sc_module(name), rng_(12345) {
+        for (int i = 0; i < kEvents; ++i) {
+            slots_[i].owner = this;
+            slots_[i].id = i;
+            slots_[i].event.calls<&Slot::fire>(&slots_[i]);
+            if (i % 3 == 0) slots_[i].event.run_late();
+        }
+    }
+    // From the kernel's side: every event once, then the fabric takes over.
+    void start() {
+        for (int i = 0; i < kEvents; ++i) notify(i, std::uniform_int_distribution<int>(0, 40)(rng_));
+    }
+    int fired = 0;
+    int wrong = 0;
+    std::string first_wrong;
+
+private:
+    struct Slot {
+        Shuffle* owner = nullptr;
+        int id = 0;
+        FabricEvent event;
+        void fire() { owner->on_fire(id); }
+    };
+    struct Expected {
+        bool pending = false;
+        sc_dt::uint64 at = 0;
+        std::uint64_t seq = 0;
+    };
+    bool is_late(int i) const { return i % 3 == 0; }
+    void notify(int i, int delay_ps) {
+        const sc_dt::uint64 at = model_now() + static_cast<sc_dt::uint64>(delay_ps);
+        Expected& e = expected_[i];
+        if (!(e.pending && e.at <= at)) e = Expected{true, at, seq_++};
+        slots_[i].event.notify(sc_core::sc_time::from_value(static_cast<sc_dt::uint64>(delay_ps)));
+    }
+    void cancel(int i) {
+        expected_[i].pending = false;
+        slots_[i].event.cancel();
+    }
+    void on_fire(int id) {
+        ++fired;
+        // The reference's next event: earliest time, then not late before late, then asked first.
+        int next = -1;
+        for (int i = 0; i < kEvents; ++i) {
+            const Expected& e = expected_[i];
+            if (!e.pending) continue;
+            if (next < 0) {
+                next = i;
+                continue;
+            }
+            const Expected& n = expected_[next];
+            const auto key = [&](int k, const Expected& x) { return 2 * x.at + (is_late(k) ? 1U : 0U); };
+            if (key(i, e) < key(next, n) || (key(i, e) == key(next, n) && e.seq < n.seq)) next = i;
+        }
+        if (next != id || expected_[id].at != model_now()) {
+            if (wrong++ == 0) {
+                first_wrong = "fired " + std::to_string(id) + " at " + std::to_string(model_now()) + ", expected " +
+                              std::to_string(next) + (next >= 0 ? " at " + std::to_string(expected_[next].at) : "");
+            }
+        }
+        expected_[id].pending = false;
+        if (fired >= 20000) return;
+        // A few moves each: notify some (earlier, later or again), cancel some, re-arm itself.
+        std::uniform_int_distribution<int> pick(0, kEvents - 1), delay(0, 40), what(0, 9);
+        for (int k = 0; k < 3; ++k) {
+            const int op = what(rng_);
+            const int i = pick(rng_);
+            if (op < 6) {
+                notify(i, delay(rng_));
+            } else if (op < 8) {
+                cancel(i);
+            } else {
+                notify(id, delay(rng_));
+            }
+        }
+        // Never let the calendar run dry before the count is reached.
+        notify(pick(rng_), delay(rng_) + 1);
+    }
+
+    std::mt19937_64 rng_;
+    std::array<Slot, kEvents> slots_;
+    std::array<Expected, kEvents> expected_{};
+    std::uint64_t seq_ = 0;
+};
+
 // Kernel side: a thread with timed waits, as the host runtime has.
 class Host : public sc_core::sc_module {
 public:
     SC_HAS_PROCESS(Host);
-    Host(sc_core::sc_module_name name, Packets& p) : sc_core::sc_module(name), p_(p) {
+    Host(sc_core::sc_module_name name, Packets& p, Shuffle& shuffle) : sc_core::sc_module(name), p_(p), shuffle_(shuffle) {
         SC_THREAD(run);
     }
 private:
@@ -93,14 +187,18 @@ private:
         record("host@" + std::to_string(kernel_now() - t0));
         wait(sc_core::sc_time(1000, sc_core::SC_PS));
         p_.self.notify(sc_core::sc_time(10, sc_core::SC_PS));
+        wait(sc_core::sc_time(1000, sc_core::SC_PS));
+        shuffle_.start();
     }
     Packets& p_;
+    Shuffle& shuffle_;
 };
 
 struct Tree {
     FabricScheduler scheduler{"fabric"};
     Packets packets{"packets"};
-    Host host{"host", packets};
+    Shuffle shuffle{"shuffle"};
+    Host host{"host", packets, shuffle};
 };
 
 Tree& tree() {
@@ -152,6 +250,10 @@ TEST(Fabric, KeepsSystemCsRulesAndRunsAheadOnlyUpToTheKernelsNextActivity) {
     EXPECT_EQ(f[12].model_ps, t1 + 5);
     EXPECT_EQ(f[13].model_ps, t1 + 5);
     EXPECT_EQ(f[14].model_ps, t1 + 10);
+
+    // Random notifications and cancellations: every firing the reference expected.
+    EXPECT_GE(tree().shuffle.fired, 20000);
+    EXPECT_EQ(tree().shuffle.wrong, 0) << tree().shuffle.first_wrong;
 }
 
 }  // namespace
