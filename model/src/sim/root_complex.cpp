@@ -6,7 +6,7 @@ namespace dmasim::sim {
 
 RootComplex::RootComplex(sc_core::sc_module_name name, const Params& params, std::uint16_t node_id,
                          const std::vector<std::uint16_t>& peers, bool is_switch, std::uint16_t memory_node)
-    : sc_core::sc_module(name), params_(params), forward_ps_(static_cast<double>(to_sc(params.forward_latency).value())), node_id_(node_id),
+    : sc_core::sc_module(name), params_(params), forward_ps_(static_cast<double>(params.forward_latency.ps)), node_id_(node_id),
       is_switch_(is_switch), memory_node_(memory_node) {
     if (!is_switch_) memory = std::make_unique<MemoryPort>("memory");
     for (std::size_t i = 0; i < peers.size(); ++i) {
@@ -32,7 +32,7 @@ RootComplex::RootComplex(sc_core::sc_module_name name, const Params& params, std
 void RootComplex::configure(const Params& params, const std::vector<config::LinkParams>& port_links,
                             const config::MemoryParams& host_memory) {
     params_ = params;
-    forward_ps_ = static_cast<double>(to_sc(params_.forward_latency).value());
+    forward_ps_ = static_cast<double>(params_.forward_latency.ps);
     if (port_links.size() != ports.size()) SC_REPORT_ERROR(name(), "configure: one link setting per port expected");
     // Completions never exceed the port's MPS and are cut at its RCB multiples (spec).
     completion_bytes_.clear();
@@ -86,7 +86,7 @@ tlm::tlm_sync_enum RootComplex::port_fw(int port, Tlp& t, tlm::tlm_phase& phase,
             // once both are done and the read has had its latency after the write.
             const double w = memory->access_ps(true, t.payload, forward_ps_);
             const double r = memory->access_ps(false, t.payload, forward_ps_);
-            due = now + std::max(w, r + static_cast<double>(to_sc(memory_latency()).value()));
+            due = now + std::max(w, r + memory_latency_ps_);
         }
         egress_[static_cast<std::size_t>(port_towards(destination))]->queue.push(due, Out{t, port});
         return tlm::TLM_ACCEPTED;
@@ -191,10 +191,6 @@ void RootComplex::drain(std::size_t i) {
         if (out.from_cpu && out.tlp.kind == TlpKind::kMemWrite && listener_ != nullptr) cpu_done_.push(now_ps(), true);
     }
     if (q.link_ready) q.queue.rearm();
-}
-
-core::Duration RootComplex::memory_latency() const {
-    return core::Duration{static_cast<std::int64_t>(memory_latency_ps_)};
 }
 
 void RootComplex::inject(const Tlp& t) {

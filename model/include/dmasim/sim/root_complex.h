@@ -105,7 +105,6 @@ private:
     void notify_semaphores();  // and the CPU accesses done: handed to the host at the kernel's time
     void free_buffer(int port, const Tlp& t);
     int port_towards(std::uint16_t node) const;
-    core::Duration memory_latency() const;
 
     Params params_;
     double forward_ps_;  // params_.forward_latency in whole picoseconds, converted once per configure
