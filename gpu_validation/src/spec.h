@@ -70,6 +70,10 @@ struct MeasurementSpec {
     bool chase_device = false;    // chase through GPU memory (reference) instead of mapped host memory
     std::int64_t hops = 0;        // chase: dependent loads per run
     bool breadth_first = false;   // async_overlap: every H2D, then every kernel, then every D2H
+    // zero_copy: a pinned cudaMemcpyAsync of size_bytes beside the kernel, in this direction
+    // (h2d or d2h), on a stream of its own; `has_copy_beside` false: none.
+    bool has_copy_beside = false;
+    Direction copy_beside = Direction::h2d;
     std::int64_t compute_ns = 0;  // duplex, zero_copy: a compute kernel beside the transfer (0: none)
     int compute_blocks = 0;
     int compute_threads = 0;

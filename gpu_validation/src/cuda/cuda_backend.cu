@@ -38,14 +38,15 @@ double us_since(Clock::time_point t0) {
 }
 
 // Buffers are allocated once, at the largest size any runnable case needs, on first use.
-enum class Role { dev_a, dev_b, dev_compute, pinned_a, pinned_b, pageable_a, pageable_b, mapped_a, mapped_b };
+enum class Role { dev_a, dev_b, dev_compute, dev_copy, pinned_a, pinned_b, pageable_a, pageable_b, mapped_a, mapped_b };
 enum class Kind { device, pinned, pageable, mapped };
 
 Kind kind_of(Role r) {
     switch (r) {
         case Role::dev_a:
         case Role::dev_b:
-        case Role::dev_compute: return Kind::device;
+        case Role::dev_compute:
+        case Role::dev_copy: return Kind::device;
         case Role::pinned_a:
         case Role::pinned_b: return Kind::pinned;
         case Role::pageable_a:
@@ -74,7 +75,12 @@ std::vector<Role> roles_of(const MeasurementSpec& s) {
         case Strategy::periodic:
             return {Role::dev_a, Role::dev_b, host_role(s.host_memory, false), host_role(s.host_memory, true)};
         case Strategy::async_overlap: return {Role::dev_a, Role::dev_b, Role::pinned_a, Role::pinned_b};
-        case Strategy::zero_copy: return {Role::dev_a, Role::dev_b, Role::mapped_a, Role::mapped_b};
+        case Strategy::zero_copy:
+            if (s.has_copy_beside) {
+                return {Role::dev_a, Role::dev_b, Role::mapped_a, Role::mapped_b, Role::dev_copy,
+                        s.copy_beside == Direction::h2d ? Role::pinned_a : Role::pinned_b};
+            }
+            return {Role::dev_a, Role::dev_b, Role::mapped_a, Role::mapped_b};
         default: return {};
     }
 }
@@ -1032,6 +1038,17 @@ std::vector<ResultRow> CudaBackend::measure_zero_copy(const MeasurementSpec& s) 
     void* db = dev(Role::dev_b, n);
     cudaStream_t st = stream(0);
     const bool compute = s.compute_ns > 0;
+    // The copy beside: its own device buffer, so that the kernel's data stays what it checks.
+    const bool beside = s.has_copy_beside;
+    const bool beside_up = beside && s.copy_beside == Direction::h2d;
+    void* copy_host = beside ? host(beside_up ? Role::pinned_a : Role::pinned_b, n) : nullptr;
+    void* copy_dev = beside ? dev(Role::dev_copy, n) : nullptr;
+    cudaStream_t cs = beside ? stream(1) : nullptr;
+    cudaEvent_t copy_end = beside ? done_event(0) : nullptr;
+    cudaEvent_t kernel_end = beside ? done_event(1) : nullptr;
+    std::vector<double> t_copy, t_kernel;
+    std::uint64_t last_c = 0;
+    if (beside_up && !opt_.fresh_host_data) fill_pattern(copy_host, n, host_seed(s, 0, 3));
     int compute_short = 0;
     int timed_reps = 0;
     std::vector<double> t;
@@ -1046,16 +1063,39 @@ std::vector<ResultRow> CudaBackend::measure_zero_copy(const MeasurementSpec& s) 
             poison_device(da, n);
         }
         if (mode & 2) device_fill(db, n, seed_b, device_);
+        const std::uint64_t seed_c = beside_up ? host_seed(s, rep, 3) : make_seed(s.index, static_cast<std::uint64_t>(rep), 4);
+        if (beside_up) {
+            if (opt_.fresh_host_data) fill_pattern(copy_host, n, seed_c);
+            poison_device(copy_dev, n);
+        } else if (beside) {
+            device_fill(copy_dev, n, seed_c, device_);
+        }
         close_gate(st);
         CUDA_CHECK(cudaEventRecord(start_, st));
         if (compute) launch_compute_beside(s, start_, compute_end_);
+        if (beside) {
+            // Enqueued before the kernel so that neither waits for the other's launch.
+            CUDA_CHECK(cudaStreamWaitEvent(cs, start_, 0));
+            CUDA_CHECK(beside_up ? cudaMemcpyAsync(copy_dev, copy_host, n, cudaMemcpyHostToDevice, cs)
+                                 : cudaMemcpyAsync(copy_host, copy_dev, n, cudaMemcpyDeviceToHost, cs));
+            CUDA_CHECK(cudaEventRecord(copy_end, cs));
+        }
         launch_zero_copy(s.access_bytes, ma_dev, da, db, mb_dev, n, static_cast<std::size_t>(s.stride), mode, s.blocks,
                          s.threads, st);
+        if (beside) {
+            CUDA_CHECK(cudaEventRecord(kernel_end, st));
+            CUDA_CHECK(cudaStreamWaitEvent(st, copy_end, 0));
+        }
         CUDA_CHECK(cudaEventRecord(stop_, st));
         open_gate();
         CUDA_CHECK(cudaEventSynchronize(stop_));
         check_gate();
         if (timed) t.push_back(elapsed_us(start_, stop_));
+        if (timed && beside) {
+            t_copy.push_back(elapsed_us(start_, copy_end));
+            t_kernel.push_back(elapsed_us(start_, kernel_end));
+        }
+        last_c = seed_c;
         if (compute && timed) {
             ++timed_reps;
             if (!compute_outlasted(start_, compute_end_, stop_)) ++compute_short;
@@ -1066,11 +1106,19 @@ std::vector<ResultRow> CudaBackend::measure_zero_copy(const MeasurementSpec& s) 
     });
     if (mode & 1) verify_device(da, n, last_a, 0, device_, s.label() + " read");
     if (mode & 2) verify_host(mb_host, n, last_b, 0, s.label() + " write");
+    if (beside_up) verify_device(copy_dev, n, last_c, 0, device_, s.label() + " copy beside");
+    if (beside && !beside_up) verify_host(copy_host, n, last_c, 0, s.label() + " copy beside");
     std::string what = "blocks=" + std::to_string(s.blocks) + " threads=" + std::to_string(s.threads) +
                        " access_bytes=" + std::to_string(s.access_bytes) + " stride=" + std::to_string(s.stride) +
                        "; one access in flight per thread per direction";
     if (compute) what += "; " + compute_note(s, compute_short, timed_reps);
-    return {make_row(s, "", summarize(t), note.empty() ? what : what + "; " + note)};
+    if (!beside) return {make_row(s, "", summarize(t), note.empty() ? what : what + "; " + note)};
+    const std::string copy_what = std::string("a pinned ") + (beside_up ? "H2D" : "D2H") + " cudaMemcpyAsync of " +
+                                  bytes_text(n) + " beside the kernel, on its own stream";
+    what += "; " + copy_what + "; to the later of the two ends";
+    return {make_row(s, "", summarize(t), note.empty() ? what : what + "; " + note),
+            make_row(s, "copy", summarize(t_copy), copy_what + ": from the gate to the copy's end"),
+            make_row(s, "kernel", summarize(t_kernel), "the zero-copy kernel beside the copy: from the gate to its end")};
 }
 
 // peer: cudaMemcpyPeerAsync from GPU src to GPU dst (h2d: one way) or both ways at once

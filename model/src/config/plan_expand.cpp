@@ -35,6 +35,7 @@ void add_strategy_keys(core::PlanCase& c, const Scenario& s, const std::string& 
             c.set("memory", o.zero_copy.memory);
             c.set("hops", o.zero_copy.hops);
         }
+        if (o.zero_copy.copy_beside != "none") c.set("copy_beside", o.zero_copy.copy_beside);
     }
     if ((strategy == "duplex" || strategy == "zero_copy") && o.compute.duration.ps > 0) {
         c.set("compute_ns", ns(o.compute.duration));

@@ -252,17 +252,25 @@ void check_cases(const Scenario& s, const Fail& fail) {
         if (z.pattern == "chase" && o.compute.duration.ps > 0) {
             fail("compute.duration", "a compute kernel beside a pointer chase is not a case the harness runs");
         }
+        if (z.copy_beside != "none" && z.pattern == "chase") {
+            fail("zero_copy.copy_beside", "a copy beside a pointer chase is not a case the harness runs");
+        }
+        if (z.copy_beside != "none" && o.compute.duration.ps > 0) {
+            fail("zero_copy.copy_beside", "a copy and a compute kernel beside one zero-copy kernel is not a case the harness runs");
+        }
         // Strided or narrow accesses move whole 32-byte sectors for fewer useful bytes: the
         // simulated work is the sectors, up to 32 times the size.
         const auto waste = static_cast<std::uint64_t>(
             std::min<std::int64_t>(z.stride, std::max<std::int64_t>(1, 32 / static_cast<std::int64_t>(z.access.value))));
         for (const auto& dir : s.directions) {
             const std::uint64_t ways = dir == "both" ? 2 : 1;
+            const std::uint64_t copies = z.copy_beside == "none" ? 0 : 1;
             for (const auto size : s.sizes) {
-                if (z.pattern == "stream" && size * waste * ways > lim::kMaxCaseBytes) {
+                const std::uint64_t moved = size * waste * ways + size * copies;
+                if (z.pattern == "stream" && moved > lim::kMaxCaseBytes) {
                     fail("sizes", size_text(size) + " " + dir + " with zero_copy.access " + core::to_string(z.access) +
-                                      " and stride " + std::to_string(z.stride) + " moves " +
-                                      size_text(size * waste * ways) + " in 32-byte sectors; one case may move " +
+                                      " and stride " + std::to_string(z.stride) + (copies ? " and the copy beside" : "") +
+                                      " moves " + size_text(moved) + " in 32-byte sectors; one case may move " +
                                       size_text(lim::kMaxCaseBytes));
                 }
             }
@@ -336,6 +344,9 @@ void validate(Scenario& s) {
         fail("zero_copy.access", "must be 1B, 2B, 4B, 8B or 16B");
     }
     if (z.pattern != "stream" && z.pattern != "chase") fail("zero_copy.pattern", "must be stream or chase");
+    if (z.copy_beside != "none" && z.copy_beside != "h2d" && z.copy_beside != "d2h") {
+        fail("zero_copy.copy_beside", "must be none, h2d or d2h");
+    }
     if (z.memory != "host" && z.memory != "device") fail("zero_copy.memory", "must be host or device");
     if (z.memory == "device" && z.pattern != "chase") {
         fail("zero_copy.memory", "device memory is a reference for the chase only (pattern: chase)");

@@ -5,6 +5,8 @@
 
 #include "dmasim/gpu/coalescing.h"
 
+#include <algorithm>
+
 namespace dmasim::strategies {
 
 namespace {
@@ -41,8 +43,13 @@ void run_pattern(Engine& engine, Case& c) {
     const CaseSpec& spec = c.spec;
     CaseResult& result = c.result;
     const auto& dirs = c.dirs;
+    // A pinned copy beside the kernel, enqueued first on a stream of its own, as dmaprobe does.
+    const std::string& beside = spec.options.zero_copy.copy_beside;
+    const bool has_beside = beside != "none";
+    constexpr int kBesideStream = 1;
     const auto build = [&](std::uint64_t bytes) {
         Program p;
+        if (has_beside) p.ops.push_back(copy_op(directions_of(beside).front(), bytes, kBesideStream, false));
         p.ops.push_back(mapped_kernel_op(dirs, bytes, spec.options.zero_copy, params.gpu, params.cpu.cache_line));
         p.ops.push_back(simple_op(Op::Kind::kOpenGate));
         p.ops.push_back(simple_op(Op::Kind::kSynchronize));
@@ -51,7 +58,8 @@ void run_pattern(Engine& engine, Case& c) {
     };
     const Program prog = build(spec.bytes);
     const bool compute = spec.options.compute.duration.ps > 0;
-    const std::size_t mapped = compute ? 1 : 0;  // add_compute puts the kernel first
+    const std::size_t copy = 0;
+    const std::size_t mapped = compute || has_beside ? 1 : 0;  // add_compute puts its kernel first
     const gpu::WarpAccess w = gpu::coalesce(static_cast<std::uint32_t>(spec.options.zero_copy.access.value),
                                             static_cast<std::uint32_t>(spec.options.zero_copy.stride));
     // Warp accesses are whole: a period of whole accesses keeps the request count affine.
@@ -84,6 +92,16 @@ void run_pattern(Engine& engine, Case& c) {
     if (op.mapped.write_bytes > 0) {
         shape += std::string(shape.empty() ? "" : "; ") + "stores as " + std::to_string(op.mapped.write_request_bytes) +
                  "B writes" + (op.mapped.write_request_bytes == gpu::kLineBytes ? " (whole lines)" : " (one per store)");
+    }
+    if (has_beside) {
+        const double kernel_ps = gated_ps(prog, o, mapped);
+        const double copy_ps = gated_ps(prog, o, copy);
+        const std::string copy_note = "a pinned " + beside + " copy of the same size beside the kernel, on its own stream";
+        result.rows.push_back(sim_row("", std::max(kernel_ps, copy_ps), c.ndirs(),
+                                      shape + "; " + copy_note + "; to the later of the two ends", o));
+        result.rows.push_back(sim_row("copy", copy_ps, 1, copy_note + ": from the gate to the copy's end", o));
+        result.rows.push_back(sim_row("kernel", kernel_ps, c.ndirs(), "the zero-copy kernel beside the copy: from the gate to its end", o));
+        return;
     }
     result.rows.push_back(sim_row("", gated_ps(prog, o, mapped), c.ndirs(),
                                   shape + (compute ? "; beside a compute kernel, which in this version uses no SMs or memory bandwidth"

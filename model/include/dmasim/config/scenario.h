@@ -29,6 +29,7 @@ struct ZeroCopyOptions {
     std::string pattern = "stream";
     std::string memory = "host";
     std::int64_t hops = 10000;
+    std::string copy_beside = "none";
 
     template <class V>
     void visit(V&& v) {
@@ -39,6 +40,7 @@ struct ZeroCopyOptions {
         v(FieldInfo{"pattern", "name", "stream: the grid moves size bytes; chase: one thread follows a random chain of 8-byte pointers (one per 64-byte line) through size bytes, each load uncached and dependent on the last: the load round trip"}, pattern);
         v(FieldInfo{"memory", "name", "chase only: host (mapped pinned host memory) or device (GPU memory, for reference)"}, memory);
         v(FieldInfo{"hops", "count", "chase only: dependent loads per run; the row's time is one load's"}, hops);
+        v(FieldInfo{"copy_beside", "name", "none, h2d or d2h: a pinned cudaMemcpyAsync of size bytes in that direction on a stream of its own, started with the kernel, so that copy-engine and SM traffic share the path (rows copy and kernel give each one's end)"}, copy_beside);
     }
 };
 
