@@ -799,11 +799,12 @@ std::vector<ResultRow> CudaBackend::measure_duplex(const MeasurementSpec& s) {
     cudaStream_t s1 = stream(0);
     cudaStream_t s2 = stream(1);
     cudaEvent_t e2 = done_event(0);
+    cudaEvent_t e1 = done_event(1);
     const bool pinned = s.host_memory == HostMemory::pinned;
     const bool compute = s.compute_ns > 0;
     int compute_short = 0;
     int timed_reps = 0;
-    std::vector<double> t;
+    std::vector<double> t, t_up, t_down;  // the later end; each direction's own end
     std::string note;
     std::uint64_t last_a = 0, last_b = 0;
     if (!opt_.fresh_host_data) fill_pattern(ha, n, host_seed(s, 0, 1));
@@ -821,6 +822,7 @@ std::vector<ResultRow> CudaBackend::measure_duplex(const MeasurementSpec& s) {
             if (compute) launch_compute_beside(s, start_, compute_end_);
             CUDA_CHECK(cudaMemcpyAsync(da, ha, n, cudaMemcpyHostToDevice, s1));
             CUDA_CHECK(cudaMemcpyAsync(hb, db, n, cudaMemcpyDeviceToHost, s2));
+            CUDA_CHECK(cudaEventRecord(e1, s1));
             CUDA_CHECK(cudaEventRecord(e2, s2));
             CUDA_CHECK(cudaStreamWaitEvent(s1, e2, 0));
             CUDA_CHECK(cudaEventRecord(stop_, s1));
@@ -828,6 +830,10 @@ std::vector<ResultRow> CudaBackend::measure_duplex(const MeasurementSpec& s) {
             CUDA_CHECK(cudaEventSynchronize(stop_));
             check_gate();
             us = elapsed_us(start_, stop_);
+            if (timed) {
+                t_up.push_back(elapsed_us(start_, e1));
+                t_down.push_back(elapsed_us(start_, e2));
+            }
             if (compute && timed) {
                 ++timed_reps;
                 if (!compute_outlasted(start_, compute_end_, stop_)) ++compute_short;
@@ -872,7 +878,13 @@ std::vector<ResultRow> CudaBackend::measure_duplex(const MeasurementSpec& s) {
     verify_host(hb, n, last_b, 0, s.label() + " D2H half");
     std::string how = pinned ? "pinned, two streams, CUDA events" : "pageable, two host threads, host clock";
     if (compute) how += "; " + compute_note(s, compute_short, timed_reps);
-    return {make_row(s, "", summarize(t), note.empty() ? how : how + "; " + note)};
+    std::vector<ResultRow> rows{make_row(s, "", summarize(t), note.empty() ? how : how + "; " + note)};
+    if (pinned) {
+        // Each direction's own end tells how the two shared what they share.
+        rows.push_back(make_row(s, "h2d", summarize(t_up), "the H2D copy of the pair: from the start to its end"));
+        rows.push_back(make_row(s, "d2h", summarize(t_down), "the D2H copy of the pair: from the start to its end"));
+    }
+    return rows;
 }
 
 // async_overlap: the data split in chunks (multiples of 256 bytes), chunk i on stream i % N:

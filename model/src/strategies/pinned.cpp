@@ -34,6 +34,15 @@ void run_pinned_copy(Engine& engine, Case& c) {
                                   compute ? "beside a compute kernel, which in this version uses no SMs or memory bandwidth"
                                           : "",
                                   o));
+    if (spec.strategy != "duplex") return;
+    // Each direction's own end, as dmaprobe gives it: how the two shared what they share.
+    for (std::size_t i = 0; i < prog.ops.size(); ++i) {
+        const Op& op = prog.ops[i];
+        if (op.kind != Op::Kind::kCopy) continue;
+        const bool up = op.direction == CopyDirection::kHostToDevice;
+        result.rows.push_back(sim_row(up ? "h2d" : "d2h", o.timings[i].end_ps, 1,
+                                      std::string("the ") + (up ? "H2D" : "D2H") + " copy of the pair: to its end", o));
+    }
 }
 
 void run_pinned(Engine& engine, Case& c) {
