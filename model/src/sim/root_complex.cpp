@@ -46,6 +46,12 @@ void RootComplex::configure(const Params& params, const std::vector<config::Link
     // Configured between cases, with the model at rest and the case clock at zero.
     merge_free_ps_ = 0.0;
     last_release_ps_ = 0.0;
+    const auto ps_per_byte = [](core::Bandwidth b) { return b.bytes_per_s > 0.0 ? 1e12 / b.bytes_per_s : 0.0; };
+    port_ps_per_byte_ = ps_per_byte(params_.port_bandwidth);
+    port_total_ps_per_byte_ = ps_per_byte(params_.port_bandwidth_total);
+    port_in_free_ps_.assign(ports.size(), 0.0);
+    port_out_free_ps_.assign(ports.size(), 0.0);
+    port_shared_free_ps_.assign(ports.size(), 0.0);
     stats_ = RootComplexStats{};
 }
 
@@ -94,7 +100,17 @@ tlm::tlm_sync_enum RootComplex::port_fw(int port, Tlp& t, tlm::tlm_phase& phase,
     switch (t.kind) {
         case TlpKind::kMemWrite: {
             stats_.writes++;
-            const double done = now + memory->access_ps(true, t.payload, forward_ps_);
+            // The port's data path inward carries the write to the path to memory at its rate,
+            // one write after another (0: no limit): the write is done that much later, and its
+            // buffer frees no sooner. The controller is still asked at arrival: it serves in the
+            // order it is asked, and a request dated ahead would hold back those behind it.
+            double port_ps = 0.0;
+            if (port_ps_per_byte_ > 0.0) {
+                double& in = port_in_free_ps_[static_cast<std::size_t>(port)];
+                in = std::max(now, in) + static_cast<double>(t.payload) * port_ps_per_byte_;
+                port_ps = in - now;
+            }
+            const double done = now + memory->access_ps(true, t.payload, forward_ps_) + port_ps;
             // The ingress buffer (what the posted credits count) is free once the write has
             // entered the path to the controller: that path is a pipeline `forward` long with
             // its own buffers, not part of the credited buffer, and the controller takes a write
@@ -119,15 +135,23 @@ tlm::tlm_sync_enum RootComplex::port_fw(int port, Tlp& t, tlm::tlm_phase& phase,
             // Posted writes leave the buffer in order.
             release = std::max(release, last_release_ps_);
             last_release_ps_ = release;
-            if (release <= now + 0.5 && write_release_.empty()) return tlm::TLM_COMPLETED;
+            if (release <= now + 0.5 && write_release_.empty() && take_shared_stage(static_cast<std::size_t>(port), t.payload)) {
+                return tlm::TLM_COMPLETED;
+            }
             write_release_.push(std::max(now, release), Release{port, t});
             return tlm::TLM_ACCEPTED;
         }
         case TlpKind::kMemRead: {
             stats_.reads++;
-            const double data_ready =
-                now + memory->access_ps(false, t.length, forward_ps_) + forward_ps_;
             const auto out_port = static_cast<std::size_t>(port_towards(t.requester));
+            double data_ready = now + memory->access_ps(false, t.length, forward_ps_) + forward_ps_;
+            if (port_ps_per_byte_ > 0.0) {
+                // The port's data path outward: the read's data leaves for the link at its rate,
+                // reads one after another in the order they came in.
+                double& free = port_out_free_ps_[out_port];
+                free = std::max(data_ready, free) + static_cast<double>(t.length) * port_ps_per_byte_;
+                data_ready = free;
+            }
             const std::uint32_t per = completion_bytes_[out_port];
             if (t.length > 0) egress_[out_port]->queue.push(data_ready, Out{t, -1, false, per, 0});
             stats_.completions += (t.length + per - 1) / per;
@@ -169,6 +193,10 @@ void RootComplex::drain(std::size_t i) {
             c.requester = front.tlp.requester;
             c.completer = node_id_;
             c.payload = std::min(front.completion_bytes, front.tlp.length - front.answered);
+            if (!take_shared_stage(i, c.payload)) {
+                notify_after_ps(q.queue.event(), port_shared_free_ps_[i] - now_ps());
+                return;
+            }
             c.tag = front.tlp.tag;
             c.job = front.tlp.job;
             front.answered += c.payload;
@@ -206,9 +234,24 @@ void RootComplex::free_buffer(int port, const Tlp& tlp) {
     ports[static_cast<std::size_t>(port)]->ingress->nb_transport_bw(t, phase, delay);
 }
 
+bool RootComplex::take_shared_stage(std::size_t port, std::uint32_t bytes) {
+    if (port_total_ps_per_byte_ <= 0.0) return true;
+    double& shared = port_shared_free_ps_[port];
+    const double now = now_ps();
+    if (shared > now + 0.5) return false;
+    shared = now + static_cast<double>(bytes) * port_total_ps_per_byte_;
+    return true;
+}
+
 void RootComplex::release_writes() {
     while (write_release_.due()) {
-        free_buffer(write_release_.front().port, write_release_.front().tlp);
+        const Release& r = write_release_.front();
+        if (!take_shared_stage(static_cast<std::size_t>(r.port), r.tlp.payload)) {
+            // Posted writes leave their buffers in order: all wait for the shared stage.
+            notify_after_ps(write_release_.event(), port_shared_free_ps_[static_cast<std::size_t>(r.port)] - now_ps());
+            return;
+        }
+        free_buffer(r.port, r.tlp);
         write_release_.pop();
     }
     write_release_.rearm();

@@ -80,6 +80,8 @@ struct LinkParams {
 struct RootComplexParams {
     Duration forward_latency{150'000};
     Bytes completion_size{128};
+    Bandwidth port_bandwidth{0.0};
+    Bandwidth port_bandwidth_total{0.0};
     Duration switch_latency{100'000};
     Duration partial_write{1'260};
     Duration shared_line_write{2'010};
@@ -88,6 +90,8 @@ struct RootComplexParams {
     void visit(V&& v) {
         v(FieldInfo{"forward_latency", "time", "ingress port to memory controller (and back for completions), or port to port; 0s..1ms"}, forward_latency);
         v(FieldInfo{"completion_size", "bytes", "largest read completion payload it sends: a multiple of RCB, 64B..4096B, capped at MPS"}, completion_size);
+        v(FieldInfo{"port_bandwidth", "bytes/s", "data one root port moves between its link and host memory, per direction: payload of the writes it takes in, and of the completions it sends out; 0B/s = no limit but the link's (H100 and H200 hosts: 55.2 GB/s, results/h100-sxm/isolating/copy-beside-zero-copy); else at most 100TB/s"}, port_bandwidth);
+        v(FieldInfo{"port_bandwidth_total", "bytes/s", "the same data path's rate for both directions together, writes in and reads' data out; 0B/s = no shared limit (H100 and H200 hosts: 100 GB/s, duplex copies of 64 MiB); else at most 100TB/s"}, port_bandwidth_total);
         v(FieldInfo{"switch_latency", "time", "a PCIe switch's port-to-port forwarding latency (cut-through); 0s..1ms"}, switch_latency);
         v(FieldInfo{"partial_write", "time", "a posted write of part of a host cache line (cpu.cache_line) that no neighbouring write touches: the time the host takes to merge it, one write after another (H100 host: 1.26 ns); 0s..1us"}, partial_write);
         v(FieldInfo{"shared_line_write", "time", "the same for a partial write whose line neighbouring writes also touch (H100 host: 2.01 ns); 0s..1us"}, shared_line_write);

@@ -104,6 +104,9 @@ private:
     void release_writes();   // posted buffers freed as writes enter the path to the controller
     void notify_semaphores();  // and the CPU accesses done: handed to the host at the kernel's time
     void free_buffer(int port, const Tlp& t);
+    // Takes the data path both directions of `port` share (port_bandwidth_total) for `bytes`,
+    // now: false while it is busy, and then nothing is taken.
+    bool take_shared_stage(std::size_t port, std::uint32_t bytes);
     int port_towards(std::uint16_t node) const;
 
     Params params_;
@@ -116,6 +119,14 @@ private:
     double memory_latency_ps_ = 0.0;
     double memory_ps_per_byte_ = 0.0;  // the memory controller's service time per byte
     double merge_free_ps_ = 0.0;       // when the merge of shared-line partial writes is free
+    // The ports' data paths to and from memory (params_.port_bandwidth and
+    // port_bandwidth_total; 0: no limit), per port: when each direction, and the stage both
+    // directions share, is next free.
+    double port_ps_per_byte_ = 0.0;
+    double port_total_ps_per_byte_ = 0.0;
+    std::vector<double> port_in_free_ps_;
+    std::vector<double> port_out_free_ps_;
+    std::vector<double> port_shared_free_ps_;
     double last_release_ps_ = 0.0;     // when the last posted write left its buffer
     std::vector<int> route_;
     std::vector<std::unique_ptr<FwPort<RootComplex>>> fw_;
