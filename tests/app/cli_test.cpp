@@ -177,7 +177,8 @@ TEST(Cli, RunWritesResultsConfigAndMetadata) {
     ASSERT_EQ(r.code, 0) << r.err;
     std::ifstream csv(dir + "/results.csv");
     const auto rows = core::read_results_csv(csv, "results.csv");
-    ASSERT_EQ(rows.size(), 2U * 2U * 2U + 2U);  // pinned rows come with a cudaMallocHost row each
+    // Pinned rows come with a cudaMallocHost row each; duplex gives the pair and each direction.
+    ASSERT_EQ(rows.size(), 2U * 2U * 2U + 2U * 3U);
     for (const auto& row : rows) {
         EXPECT_EQ(row.source, "sim");
         if (row.variant == "setup=mallochost") continue;

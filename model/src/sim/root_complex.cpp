@@ -193,6 +193,9 @@ void RootComplex::drain(std::size_t i) {
             c.requester = front.tlp.requester;
             c.completer = node_id_;
             c.payload = std::min(front.completion_bytes, front.tlp.length - front.answered);
+            // Writes waiting for the shared stage go first (measured: both ways at once, the
+            // device-to-host copy finishes first), whichever of the two wakes first.
+            if (port_total_ps_per_byte_ > 0.0 && write_release_.due()) release_writes();
             if (!take_shared_stage(i, c.payload)) {
                 notify_after_ps(q.queue.event(), port_shared_free_ps_[i] - now_ps());
                 return;

@@ -78,8 +78,11 @@ struct Tolerance {
 // How affine the levels must be. Counts wobble only in runs whose steady state is not exactly
 // periodic (two transfers at incommensurate rates, whose phase drifts); a wobble of 1e-4 of a
 // step keeps the extrapolation's error near that, ten times below the 0.1 % promised (the
-// agreement test and docs/fast-forward.md have the measured errors).
-inline constexpr Tolerance kFastForwardTolerance{1e-4, 2.0, 0.0, 1e-3};
+// agreement test and docs/fast-forward.md have the measured errors). Credit-stall time may
+// wobble 5e-3 of a step: writes and completions that meet in a root port's shared data path
+// (root_complex.port_bandwidth_total) take it in an order that repeats only nearly, and the
+// writes' stalls on posted credits move by 0.1-0.4 % of a step (a duplex copy on h100-sxm).
+inline constexpr Tolerance kFastForwardTolerance{1e-4, 2.0, 0.0, 5e-3};
 
 struct Extrapolation {
     std::optional<ProgramOutcome> outcome;
