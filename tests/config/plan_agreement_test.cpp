@@ -163,6 +163,9 @@ TEST(PlanAgreement, CasesDmaprobeCannotRunAreNotPlanned) {
         sized("peer", "4KiB", "direction: both\npeer: {access: on, src_device: 0, dst_device: 0}\n"),
         sized("peer", "4KiB", "direction: d2h\n"),
         sized("zero_copy", "4KiB", "direction: d2h\nzero_copy: {pattern: chase}\n"),
+        sized("zero_copy", "4KiB", "direction: h2d\nzero_copy: {pattern: chase, copy_beside: h2d}\n"),
+        sized("zero_copy", "4KiB", "zero_copy: {copy_beside: d2h}\ncompute: {duration: 1ms}\n"),
+        sized("zero_copy", "4KiB", "zero_copy: {copy_beside: both}\n"),
     };
     for (const auto& yaml : refused) EXPECT_THROW(parse_scenarios(yaml, "s.yaml"), core::InputError) << yaml;
     // What they become when written as dmasim would have: dmaprobe refuses each.

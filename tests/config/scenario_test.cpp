@@ -249,6 +249,9 @@ TEST(Scenario, IsolatingCaseOptionsAreChecked) {
               std::string::npos);
     EXPECT_NE(error_of("name: a\nstrategy: zero_copy\nsizes: [4KiB]\nzero_copy: {memory: device}\n").find("chase"),
               std::string::npos);
+    EXPECT_NE(error_of("name: a\nstrategy: zero_copy\nsizes: [4KiB]\nzero_copy: {copy_beside: up}\n")
+                  .find("zero_copy.copy_beside"),
+              std::string::npos);
     EXPECT_NE(error_of("name: a\nstrategy: duplex\nsizes: [4KiB]\ncompute: {threads: 33}\n").find("compute.threads"),
               std::string::npos);
     EXPECT_NE(error_of("name: a\nstrategy: async_overlap\nsizes: [4KiB]\nasync_overlap: {issue: random}\n")

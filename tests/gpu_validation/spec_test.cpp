@@ -364,6 +364,26 @@ TEST(DmaprobeCases, ChaseNeedsItsMemoryAndHopsAndLoadsOnly) {
               std::string::npos);
 }
 
+TEST(DmaprobeCases, ACopyBesideAZeroCopyKernelIsEitherDirectionAndAlone) {
+    const auto none = decide(kZc + " direction=d2h size_bytes=4096 access_bytes=4" + kCommon);
+    EXPECT_FALSE(none.spec.has_copy_beside);
+    const auto up = decide(kZc + " direction=d2h size_bytes=4096 access_bytes=4 copy_beside=h2d" + kCommon);
+    EXPECT_TRUE(up.spec.has_copy_beside);
+    EXPECT_EQ(up.spec.copy_beside, dmaprobe::Direction::h2d);
+    EXPECT_EQ(decide(kZc + " direction=h2d size_bytes=4096 access_bytes=4 copy_beside=d2h" + kCommon).spec.copy_beside,
+              dmaprobe::Direction::d2h);
+    EXPECT_NE(error_of(kZc + " direction=d2h size_bytes=4096 access_bytes=4 copy_beside=both" + kCommon).find("copy_beside"),
+              std::string::npos);
+    EXPECT_NE(error_of(kZc + " direction=h2d size_bytes=65536 access_bytes=8 pattern=chase memory=host hops=5 copy_beside=h2d" +
+                       kCommon)
+                  .find("copy_beside"),
+              std::string::npos);
+    EXPECT_NE(error_of(kZc + " direction=d2h size_bytes=4096 access_bytes=4 compute_ns=1000 compute_blocks=1 compute_threads=32 "
+                             "compute_bytes=1048576 copy_beside=h2d" + kCommon)
+                  .find("copy_beside"),
+              std::string::npos);
+}
+
 TEST(DmaprobeCases, ComputeBesideATransferCarriesItsKernel) {
     const auto d = decide("case scenario=d strategy=duplex direction=both size_bytes=4096 host_memory=pinned "
                           "compute_ns=30000000 compute_blocks=132 compute_threads=512 compute_bytes=1073741824" +

@@ -171,6 +171,34 @@ TEST(IsolatingCases, ZeroCopyRowIsTheGatedIntervalWithoutTheCpuCalls) {
     EXPECT_NEAR(run("zero_copy", "d2h", 4096, grid(264, 256, 16), launch).time_ps - t, 1e6, 1.0);
 }
 
+// A pinned copy beside a zero-copy kernel (results/h100-sxm/isolating/copy-beside-zero-copy):
+// rows for the later end and for each one's own; in the same direction the two share the link
+// and the root port's data path, so each takes longer than alone and together they move no
+// more than the port's per-direction rate.
+TEST(IsolatingCases, ACopyBesideAZeroCopyKernelSharesItsPath) {
+    const std::uint64_t size = 8 * kMiB;
+    config::StrategyOptions beside = grid(264, 256, 16);
+    beside.zero_copy.copy_beside = "d2h";
+    const CaseResult both = run("zero_copy", "d2h", size, beside);
+    ASSERT_EQ(both.rows.size(), 3U);
+    const double end = row(both, "").time_ps;
+    const double copy = row(both, "copy").time_ps;
+    const double kernel = row(both, "kernel").time_ps;
+    EXPECT_DOUBLE_EQ(end, std::max(copy, kernel));
+    const double kernel_alone = run("zero_copy", "d2h", size, grid(264, 256, 16)).time_ps;
+    const double copy_alone = run("pinned", "d2h", size, {}).time_ps;
+    EXPECT_GT(kernel, 1.2 * kernel_alone);
+    EXPECT_GT(copy, 1.2 * copy_alone);
+    // 2 x size through one direction in `end` is at most the port's rate (55.2 GB/s), and
+    // near it: the faster of the two then runs alone.
+    const double gbps = 2.0 * static_cast<double>(size) / (end * 1e-12) / 1e9;
+    EXPECT_LE(gbps, 55.2 * 1.01);
+    EXPECT_GT(gbps, 55.2 * 0.85);
+    // The other direction: a host-to-device copy's reads need little of the stores' link.
+    beside.zero_copy.copy_beside = "h2d";
+    EXPECT_LT(row(run("zero_copy", "d2h", size, beside), "kernel").time_ps, 1.1 * kernel_alone);
+}
+
 TEST(IsolatingCases, ChaseRowIsOneLoadRoundTripWhateverTheHops) {
     const CaseResult a = run("zero_copy", "h2d", 4096, chase(2000));
     const CaseResult b = run("zero_copy", "h2d", 4096, chase(8000));
