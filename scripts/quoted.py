@@ -88,8 +88,8 @@ def pcie_links(sim):
     keys = [(s, st, d, 64 * MIB) for s, _ in links for st, d in cols]
     out = [
         "The shipped sweep (`results/sim/`, `scenarios/whatif/pcie-links.yaml`; calibration "
-        + sim.calibration(*keys) + "), 64 MiB, the H100 host's root complex (128-byte read",
-        "completions) at every link:",
+        + sim.calibration(*keys) + "), 64 MiB, the H100 host's root complex (256-byte read",
+        "completions; its port's data path, 55.2 GB/s each way, left out so that the link shows) at every link:",
         "",
         "| link | pinned H2D | pinned D2H | pageable H2D | zero-copy H2D |",
         "|---|---|---|---|---|",

@@ -15,6 +15,16 @@ def run(*args):
     return subprocess.run([sys.executable, SCRIPT, *args], capture_output=True, text=True, cwd=ROOT)
 
 
+def gen5_pinned_h2d():
+    """The shipped sweep's Gen5 x16 pinned H2D row at 64 MiB: GB/s, µs and its line."""
+    with open(os.path.join(ROOT, "results/sim/results.csv")) as f:
+        for line in f:
+            if line.startswith("gen5-x16,pinned,h2d,1,67108864,") and ",,ok," in line:
+                fields = line.split(",")
+                return float(fields[6]), float(fields[5]), line.rstrip("\n")
+    raise AssertionError("results/sim/results.csv has no gen5-x16 pinned h2d 64 MiB row")
+
+
 class Quoted(unittest.TestCase):
     def setUp(self):
         # A checkout of its own: the committed results files the passages read, and docs to check.
@@ -39,16 +49,18 @@ class Quoted(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
 
     def test_a_number_in_no_results_file_is_named_with_its_line(self):
-        # Gen5 pinned H2D at 64 MiB is 53.86 GB/s in the shipped sweep; 53.87 is in no file.
-        self.doc("# A\n\nPinned moves 53.86 GB/s.\nOr 53.87 GB/s.\n")
+        # Gen5 pinned H2D at 64 MiB in the shipped sweep, and a value a little off it.
+        g, t, _ = gen5_pinned_h2d()
+        off = f"{g + 0.0031:.3f}"
+        self.doc(f"# A\n\nPinned moves {g:.2f} GB/s.\nOr {off} GB/s.\n")
         r = self.check()
         self.assertEqual(r.returncode, 1)
-        self.assertIn("docs/a.md:4: 53.87 GB/s is in no results file", r.stderr)
+        self.assertIn(f"docs/a.md:4: {off} GB/s is in no results file", r.stderr)
         self.assertNotIn("docs/a.md:3:", r.stderr)
         # Coarser printing of the same value matches it; times in ms match results' µs.
         self.doc("An error of 12.3456 %.\n")  # percentages: the pct columns (error_pct, spread_pct)
         self.assertIn("docs/a.md:1: 12.3456 % is in no results file", self.check().stderr)
-        self.doc("About 53.9 GB/s, or 54 GB/s; the copy takes 1.246 ms (1246.08 µs).\n")
+        self.doc(f"About {g:.1f} GB/s, or {round(g)} GB/s; the copy takes {t / 1000:.3f} ms ({t:.2f} µs).\n")
         self.assertEqual(self.check().returncode, 0, self.check().stderr)
 
     def test_code_and_marked_lines_are_not_quotes(self):
@@ -65,14 +77,17 @@ class Quoted(unittest.TestCase):
         self.assertEqual(w.returncode, 0, w.stderr)
         with open(os.path.join(self.root, "docs/a.md")) as f:
             text = f.read()
-        self.assertIn("| Gen5 x16 | 53.86 GB/s |", text)
+        g, _, line = gen5_pinned_h2d()
+        self.assertIn(f"| Gen5 x16 | {g:.2f} GB/s |", text)
         self.assertNotIn("old text", text)
         self.assertTrue(text.endswith("<!-- /quoted:pcie-links -->\n\nEnd.\n"))
         self.assertEqual(self.check().returncode, 0, self.check().stderr)
         # A changed result makes the passage stale again.
         sim = os.path.join(self.root, "results/sim/results.csv")
         with open(sim) as f:
-            rows = f.read().replace("gen5-x16,pinned,h2d,1,67108864,1246.0801,53.856,", "gen5-x16,pinned,h2d,1,67108864,1246.0801,50.000,")
+            fields = line.split(",")
+            fields[6] = "1.000"
+            rows = f.read().replace(line, ",".join(fields))
         with open(sim, "w") as f:
             f.write(rows)
         self.assertIn("generated passage is stale", self.check().stderr)

@@ -75,8 +75,9 @@ struct LinkParams {
 };
 
 // Root complex (host bridge): where DMA from a device meets host memory.
-// completion_size 128B: 64-byte completions would cap Gen5 x16 reads at 47.9 GB/s, below the
-// 55.1 GB/s the lent H100 measures host-to-device; MPS-sized ones would allow 58.2.
+// completion_size 128B by default; the lent H100 and H200 hosts send 256 B (their platforms say
+// so): 64 B would cap Gen5 x16 reads at 47.9 GB/s and 128 B at 54.35, below the 55.0-55.4 they
+// measure host-to-device, which their root port's data path holds (port_bandwidth).
 struct RootComplexParams {
     Duration forward_latency{150'000};
     Bytes completion_size{128};
