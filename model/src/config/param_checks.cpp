@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <stdexcept>
+#include <utility>
 
 namespace dmasim::config {
 
@@ -129,9 +130,13 @@ void check_root_complex(const RootComplexParams& rc, const std::string& prefix, 
     c.duration("shared_line_write", rc.shared_line_write, kMaxPerItemTime);
     // Above the largest MPS it would always be capped; zero would never move a byte.
     c.bytes("completion_size", rc.completion_size, 64, 4096);
-    // 0B/s: no limit but the link's.
-    if (rc.port_bandwidth.bytes_per_s != 0.0) c.bandwidth("port_bandwidth", rc.port_bandwidth, kMaxBandwidth);
-    if (rc.port_bandwidth_total.bytes_per_s != 0.0) c.bandwidth("port_bandwidth_total", rc.port_bandwidth_total, kMaxBandwidth);
+    // 0B/s: no limit but the link's. Written so that NaN fails too.
+    for (const auto& [key, v] : {std::pair<const char*, Bandwidth>{"port_bandwidth", rc.port_bandwidth},
+                                 {"port_bandwidth_total", rc.port_bandwidth_total}}) {
+        if (!(v.bytes_per_s >= 0.0 && v.bytes_per_s <= kMaxBandwidth)) {
+            c.bad(key, "must be 0B/s (no limit) or a rate up to " + bandwidth_text(kMaxBandwidth) + ", not " + to_string(v));
+        }
+    }
 }
 
 void check_completion_size(const RootComplexParams& rc, const std::string& rc_prefix, const LinkParams& link,
