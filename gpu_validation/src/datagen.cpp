@@ -5,6 +5,11 @@
 #include <thread>
 #include <vector>
 
+#if defined(__x86_64__) || defined(_M_X64)
+#include <immintrin.h>
+#define DMAPROBE_HAVE_CLFLUSH 1
+#endif
+
 namespace dmaprobe {
 
 namespace {
@@ -76,6 +81,27 @@ VerifyResult verify_range(const unsigned char* p, std::size_t b, std::size_t e, 
 void fill_pattern(void* p, std::size_t n, std::uint64_t seed) {
     auto* bytes = static_cast<unsigned char*>(p);
     parallel_parts(n, worker_count(n), [&](unsigned, std::size_t b, std::size_t e) { fill_range(bytes, b, e, seed); });
+}
+
+#if defined(DMAPROBE_HAVE_CLFLUSH)
+__attribute__((target("clflushopt"))) static void flush_range(const unsigned char* p, std::size_t b, std::size_t e) {
+    constexpr std::size_t kLine = 64;  // x86 cache line
+    for (std::size_t i = b - b % kLine; i < e; i += kLine) _mm_clflushopt(const_cast<unsigned char*>(p + i));
+    _mm_sfence();  // clflushopt is ordered only by a fence
+}
+#endif
+
+bool flush_from_caches(const void* p, std::size_t n) {
+#if defined(DMAPROBE_HAVE_CLFLUSH)
+    if (!__builtin_cpu_supports("clflushopt")) return false;
+    const auto* bytes = static_cast<const unsigned char*>(p);
+    parallel_parts(n, worker_count(n), [&](unsigned, std::size_t b, std::size_t e) { flush_range(bytes, b, e); });
+    return true;
+#else
+    (void)p;
+    (void)n;
+    return false;
+#endif
 }
 
 VerifyResult verify_pattern(const void* p, std::size_t n, std::uint64_t seed, std::uint64_t xor_mask) {

@@ -42,6 +42,11 @@ inline constexpr std::uint64_t kKernelMask = 0xA5A5A5A5F00FF00FULL;
 // Host side, parallel above a few MiB (std::thread). `p` should be 8-byte aligned.
 void fill_pattern(void* p, std::size_t n, std::uint64_t seed);
 
+// Writes every cache line of [p, p + n) back to memory and drops it from the CPU's caches
+// (clflushopt, then a fence), parallel like fill_pattern. A DMA that then reads the buffer finds
+// it in DRAM and in no core's cache. False on a CPU without the instruction (nothing done).
+bool flush_from_caches(const void* p, std::size_t n);
+
 struct VerifyResult {
     std::uint64_t mismatches = 0;    // bytes that differ
     std::uint64_t first_bad = 0;     // first differing byte (valid when mismatches > 0)

@@ -168,6 +168,7 @@ std::string metadata_json(const Metadata& m, const Options& opt) {
     if (opt.warmup) w.value("warmup", *opt.warmup); else w.null_value("warmup");
     w.value("budget_ms", opt.budget_s * 1e3);
     w.value("fresh_host_data", opt.fresh_host_data);
+    w.value("flush_host_data", opt.flush_host_data);
     w.value("order", to_string(opt.order));
     w.value("seed", m.seed);
     w.value("seed_from", m.seed_given ? "--seed" : "drawn at start");
@@ -186,13 +187,15 @@ std::string metadata_json(const Metadata& m, const Options& opt) {
     w.value("min_repetitions", kMinRepetitions);
     w.value("host_clock", "std::chrono::steady_clock around blocking calls");
     w.value("gpu_clock", "CUDA events around asynchronous work");
-    w.value("data", opt.fresh_host_data
-                        ? "counter-based splitmix64 pattern, non-zero words; host sources rewritten by the CPU before "
-                          "every repetition (--fresh-host-data); device sources refilled per repetition; last "
-                          "repetition verified in full"
-                        : "counter-based splitmix64 pattern, non-zero words; host sources written by the CPU once per "
-                          "case; device sources refilled and device destinations poisoned per repetition; last "
-                          "repetition verified in full");
+    std::string data = opt.fresh_host_data
+                           ? "counter-based splitmix64 pattern, non-zero words; host sources rewritten by the CPU before "
+                             "every repetition (--fresh-host-data); device sources refilled per repetition; last "
+                             "repetition verified in full"
+                           : "counter-based splitmix64 pattern, non-zero words; host sources written by the CPU once per "
+                             "case; device sources refilled and device destinations poisoned per repetition; last "
+                             "repetition verified in full";
+    if (opt.flush_host_data) data += "; host sources flushed from the CPU caches after every write (--flush-host-data)";
+    w.value("data", data);
     w.end_object();
 
     w.begin_object("cuda");

@@ -83,6 +83,8 @@ Options parse_options(const std::vector<std::string>& args) {
             o.quiet = true;
         } else if (name == "--fresh-host-data") {
             o.fresh_host_data = true;
+        } else if (name == "--flush-host-data") {
+            o.flush_host_data = true;
         } else if (name == "--plan") {
             if (value->empty()) throw UsageError("--plan: empty file name");
             o.plan = *value;
@@ -190,6 +192,10 @@ Options:
                       caches, which makes host-to-device DMA much slower). By default they
                       are written once per case, and each repetition's destination is
                       poisoned on the GPU instead.
+  --flush-host-data   after the CPU writes a host source (once per case, or with
+                      --fresh-host-data before every repetition), flush its lines from the
+                      CPU's caches (clflushopt; outside the timed interval), so that DMA and
+                      zero-copy reads find it in DRAM only. Periodic frames are not flushed.
   --order ORDER       shuffle (default) or plan: the order in which runnable cases are
                       measured. Shuffled, slow drift of the machine (temperature, clocks,
                       other tenants) does not line up with one strategy or size. Rows are

@@ -27,6 +27,7 @@ struct Options {
     bool list = false;
     bool quiet = false;
     bool fresh_host_data = false;            // --fresh-host-data
+    bool flush_host_data = false;            // --flush-host-data
     std::string plan;                        // --plan FILE
     std::string out;                         // --out DIR
     std::optional<int> device;               // --device N (default 0)

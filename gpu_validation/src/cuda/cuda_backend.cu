@@ -191,6 +191,9 @@ private:
     // Overwrites a device destination before a repetition, so that verifying the last one
     // proves that it wrote every byte (host sources are not rewritten by default).
     void poison_device(void* p, std::size_t n, unsigned char value = 0);
+    // The CPU writes a host source (fill_pattern); with --flush-host-data its lines then leave
+    // the CPU's caches, so that reads of it find DRAM.
+    void fill_host(void* p, std::size_t n, std::uint64_t seed);
     // Seed of a host source buffer: one per case, or one per repetition with --fresh-host-data.
     std::uint64_t host_seed(const MeasurementSpec& s, int rep, std::uint64_t role) const {
         return make_seed(s.index, opt_.fresh_host_data ? static_cast<std::uint64_t>(rep) : kCaseWide, role);
@@ -450,6 +453,13 @@ void CudaBackend::device_fill(void* p, std::size_t n, std::uint64_t seed, int de
     CUDA_CHECK(cudaSetDevice(device_));
 }
 
+void CudaBackend::fill_host(void* p, std::size_t n, std::uint64_t seed) {
+    fill_pattern(p, n, seed);
+    if (opt_.flush_host_data && !flush_from_caches(p, n)) {
+        throw std::runtime_error("--flush-host-data: this CPU has no clflushopt");
+    }
+}
+
 void CudaBackend::poison_device(void* p, std::size_t n, unsigned char value) {
     CUDA_CHECK(cudaSetDevice(device_));
     CUDA_CHECK(cudaMemset(p, value, n));
@@ -646,13 +656,13 @@ std::vector<ResultRow> CudaBackend::measure_copy(const MeasurementSpec& s, bool 
     std::string note;
     std::uint64_t last = 0;
     const bool fresh = opt_.fresh_host_data;
-    if (h2d && !fresh) fill_pattern(h, n, host_seed(s, 0, 1));
+    if (h2d && !fresh) fill_host(h, n, host_seed(s, 0, 1));
     run_repetitions(s, opt_.budget_s, &note, [&](int rep, bool timed) {
         std::uint64_t seed = make_seed(s.index, static_cast<std::uint64_t>(rep), 1);
         double us = 0;
         if (h2d) {
             seed = host_seed(s, rep, 1);
-            if (fresh) fill_pattern(h, n, seed);
+            if (fresh) fill_host(h, n, seed);
             poison_device(d, n);
             const auto t0 = Clock::now();
             CUDA_CHECK(cudaMemcpy(d, h, n, cudaMemcpyHostToDevice));
@@ -739,12 +749,12 @@ std::vector<ResultRow> CudaBackend::measure_registered(const MeasurementSpec& s)
     std::string note;
     std::uint64_t last = 0;
     const bool fresh = opt_.fresh_host_data;
-    if (h2d && !fresh) fill_pattern(h, n, host_seed(s, 0, 1));
+    if (h2d && !fresh) fill_host(h, n, host_seed(s, 0, 1));
     run_repetitions(s, opt_.budget_s, &note, [&](int rep, bool timed) {
         std::uint64_t seed = make_seed(s.index, static_cast<std::uint64_t>(rep), 1);
         if (h2d) {
             seed = host_seed(s, rep, 1);
-            if (fresh) fill_pattern(h, n, seed);
+            if (fresh) fill_host(h, n, seed);
             poison_device(d, n);
         } else {
             device_fill(d, n, seed, device_);
@@ -807,11 +817,11 @@ std::vector<ResultRow> CudaBackend::measure_duplex(const MeasurementSpec& s) {
     std::vector<double> t, t_up, t_down;  // the later end; each direction's own end
     std::string note;
     std::uint64_t last_a = 0, last_b = 0;
-    if (!opt_.fresh_host_data) fill_pattern(ha, n, host_seed(s, 0, 1));
+    if (!opt_.fresh_host_data) fill_host(ha, n, host_seed(s, 0, 1));
     run_repetitions(s, opt_.budget_s, &note, [&](int rep, bool timed) {
         const std::uint64_t seed_a = host_seed(s, rep, 1);
         const std::uint64_t seed_b = make_seed(s.index, static_cast<std::uint64_t>(rep), 2);
-        if (opt_.fresh_host_data) fill_pattern(ha, n, seed_a);
+        if (opt_.fresh_host_data) fill_host(ha, n, seed_a);
         poison_device(da, n);
         device_fill(db, n, seed_b, device_);
         double us = 0;
@@ -961,7 +971,7 @@ std::vector<ResultRow> CudaBackend::measure_async(const MeasurementSpec& s) {
         std::vector<double> t;
         std::uint64_t last = 0;
         const std::uint64_t role = nstreams == 1 ? 3 : 4;
-        if (up && !fresh) fill_pattern(ha, n, host_seed(s, 0, role));
+        if (up && !fresh) fill_host(ha, n, host_seed(s, 0, role));
         // Device destinations are poisoned per repetition; with a host destination and the
         // same host data every time (both, without --fresh-host-data), one more untimed
         // repetition into a poisoned host buffer is what gets verified.
@@ -969,7 +979,7 @@ std::vector<ResultRow> CudaBackend::measure_async(const MeasurementSpec& s) {
             std::uint64_t seed = 0;
             if (up) {
                 seed = host_seed(s, rep, role);
-                if (fresh) fill_pattern(ha, n, seed);
+                if (fresh) fill_host(ha, n, seed);
                 poison_device(da, n);
                 if (kernel) poison_device(db, n);
             } else {
@@ -1060,24 +1070,24 @@ std::vector<ResultRow> CudaBackend::measure_zero_copy(const MeasurementSpec& s) 
     cudaEvent_t kernel_end = beside ? done_event(1) : nullptr;
     std::vector<double> t_copy, t_kernel;
     std::uint64_t last_c = 0;
-    if (beside_up && !opt_.fresh_host_data) fill_pattern(copy_host, n, host_seed(s, 0, 3));
+    if (beside_up && !opt_.fresh_host_data) fill_host(copy_host, n, host_seed(s, 0, 3));
     int compute_short = 0;
     int timed_reps = 0;
     std::vector<double> t;
     std::string note;
     std::uint64_t last_a = 0, last_b = 0;
-    if ((mode & 1) && !opt_.fresh_host_data) fill_pattern(ma_host, n, host_seed(s, 0, 1));
+    if ((mode & 1) && !opt_.fresh_host_data) fill_host(ma_host, n, host_seed(s, 0, 1));
     run_repetitions(s, opt_.budget_s, &note, [&](int rep, bool timed) {
         const std::uint64_t seed_a = host_seed(s, rep, 1);
         const std::uint64_t seed_b = make_seed(s.index, static_cast<std::uint64_t>(rep), 2);
         if (mode & 1) {
-            if (opt_.fresh_host_data) fill_pattern(ma_host, n, seed_a);
+            if (opt_.fresh_host_data) fill_host(ma_host, n, seed_a);
             poison_device(da, n);
         }
         if (mode & 2) device_fill(db, n, seed_b, device_);
         const std::uint64_t seed_c = beside_up ? host_seed(s, rep, 3) : make_seed(s.index, static_cast<std::uint64_t>(rep), 4);
         if (beside_up) {
-            if (opt_.fresh_host_data) fill_pattern(copy_host, n, seed_c);
+            if (opt_.fresh_host_data) fill_host(copy_host, n, seed_c);
             poison_device(copy_dev, n);
         } else if (beside) {
             device_fill(copy_dev, n, seed_c, device_);
