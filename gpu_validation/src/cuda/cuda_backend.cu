@@ -1243,8 +1243,8 @@ std::vector<ResultRow> CudaBackend::measure_periodic(const MeasurementSpec& s) {
 
     std::uint64_t ring_seed[2] = {make_seed(s.index, 0, 11), make_seed(s.index, 1, 11)};
     if (h2d) {
-        fill_pattern(ring_host[0], n, ring_seed[0]);
-        fill_pattern(ring_host[1], n, ring_seed[1]);
+        fill_host(ring_host[0], n, ring_seed[0]);
+        fill_host(ring_host[1], n, ring_seed[1]);
     }
 
     auto frame = [&](int j) {
@@ -1284,7 +1284,7 @@ std::vector<ResultRow> CudaBackend::measure_periodic(const MeasurementSpec& s) {
             device_fill(da, n, last_seed, device_);  // this frame's data, before its release
         } else if (opt_.fresh_host_data) {
             ring_seed[j % 2] = make_seed(s.index, static_cast<std::uint64_t>(j), 13);
-            fill_pattern(ring_host[j % 2], n, ring_seed[j % 2]);  // the CPU produces the frame
+            fill_host(ring_host[j % 2], n, ring_seed[j % 2]);  // the CPU produces the frame
             last_seed = ring_seed[j % 2];
         } else {
             last_seed = ring_seed[j % 2];
