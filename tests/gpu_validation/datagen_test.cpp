@@ -51,6 +51,23 @@ TEST(DmaprobeDatagen, WordsAreNonZeroAndSeedsDiffer) {
     EXPECT_EQ(verify_pattern(zeros.data(), 4096, 5).ok(), false);
 }
 
+TEST(DmaprobeDatagen, FlushingFromTheCachesKeepsEveryByte) {
+    // Off a line boundary, a partial last line, and a size that takes the parallel path: the
+    // lines are written back, not dropped, so the pattern must still verify.
+    for (std::size_t n : {std::size_t{1}, std::size_t{100}, (std::size_t{5} << 20) + 3}) {
+        std::vector<std::uint64_t> buf((n + 7) / 8 + 2);
+        auto* b = reinterpret_cast<unsigned char*>(buf.data()) + 8;
+        fill_pattern(b, n, 11);
+        const bool flushed = flush_from_caches(b, n);
+#if defined(__x86_64__)
+        EXPECT_EQ(flushed, __builtin_cpu_supports("clflushopt") != 0) << n;
+#else
+        EXPECT_FALSE(flushed) << n;
+#endif
+        EXPECT_TRUE(verify_pattern(b, n, 11).ok()) << n;
+    }
+}
+
 TEST(DmaprobeDatagen, BytesMatchWords) {
     for (std::uint64_t i = 0; i < 64; ++i) {
         const std::uint64_t w = pattern_word(3, i / 8);

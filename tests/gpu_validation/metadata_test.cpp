@@ -66,7 +66,7 @@ TEST(DmaprobeMetadata, HasEveryRequiredKey) {
                             "\"clock_khz\"", "\"async_engine_count\": 3", "\"numa_node\": 0", "\"pcie\"",
                             "\"gen_current\": 5", "\"width_current\": 16", "\"gen_max\": 5", "\"width_max\": 16",
                             "\"idle\"", "\"peer_access\"", "\"options\"", "\"method\"", "\"notes\"",
-                            "\"kernel_calibration\": null", "\"fresh_host_data\": false",
+                            "\"kernel_calibration\": null", "\"fresh_host_data\": false", "\"flush_host_data\": false",
                             "written by the CPU once per case"}) {
         EXPECT_TRUE(has(j, key)) << key << "\n" << j;
     }

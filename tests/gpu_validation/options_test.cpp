@@ -10,7 +10,8 @@ Options parse(std::vector<std::string> args) { return parse_options(args); }
 TEST(DmaprobeOptions, ParsesEveryOptionInBothSpellings) {
     const Options o = parse({"--plan", "p.txt", "--out=results/h100", "--device", "1", "--peer-device=2",
                              "--only", "pinned", "--max-size", "64MiB", "--repetitions=7", "--warmup", "0",
-                             "--budget-ms", "500", "--commit", "abc123", "--quiet", "--fresh-host-data"});
+                             "--budget-ms", "500", "--commit", "abc123", "--quiet", "--fresh-host-data",
+                             "--flush-host-data"});
     EXPECT_EQ(o.plan, "p.txt");
     EXPECT_EQ(o.out, "results/h100");
     ASSERT_TRUE(o.device.has_value());
@@ -26,6 +27,7 @@ TEST(DmaprobeOptions, ParsesEveryOptionInBothSpellings) {
     EXPECT_EQ(o.commit.value_or(""), "abc123");
     EXPECT_TRUE(o.quiet);
     EXPECT_TRUE(o.fresh_host_data);
+    EXPECT_TRUE(o.flush_host_data);
     EXPECT_FALSE(o.list);
 }
 
@@ -40,6 +42,7 @@ TEST(DmaprobeOptions, DefaultsWhenOnlyPlanAndOut) {
     EXPECT_DOUBLE_EQ(o.budget_s, 2.0);
     EXPECT_FALSE(o.quiet);
     EXPECT_FALSE(o.fresh_host_data);
+    EXPECT_FALSE(o.flush_host_data);
 }
 
 TEST(DmaprobeOptions, OrderSeedPinningAndJson) {
@@ -93,6 +96,7 @@ TEST(DmaprobeOptions, ClearErrors) {
     expect_usage_error({"--plan", "p", "--out", "d", "--max-size", "12 parsecs"}, "--max-size");
     expect_usage_error({"--plan", "p", "--out", "d", "--max-size", "0"}, "at least 1 byte");
     expect_usage_error({"--plan", "p", "--out", "d", "--quiet=yes"}, "--quiet takes no value");
+    expect_usage_error({"--plan", "p", "--out", "d", "--flush-host-data=1"}, "--flush-host-data takes no value");
     expect_usage_error({"--plan", "p", "--out", "d", "--order", "random"}, "--order: 'random' is neither shuffle nor plan");
     expect_usage_error({"--plan", "p", "--out", "d", "--seed", "-1"}, "--seed: '-1' is not an integer");
     expect_usage_error({"--plan", "p", "--out", "d", "--seed", "18446744073709551616"}, "--seed: '18446744073709551616'");
@@ -106,7 +110,7 @@ TEST(DmaprobeOptions, ClearErrors) {
 TEST(DmaprobeOptions, HelpMentionsEveryOption) {
     const std::string help = usage_text();
     for (const char* opt : {"--plan", "--out", "--list", "--device", "--peer-device", "--only", "--max-size",
-                            "--repetitions", "--warmup", "--budget-ms", "--commit", "--quiet", "--help", "--fresh-host-data",
+                            "--repetitions", "--warmup", "--budget-ms", "--commit", "--quiet", "--help", "--fresh-host-data", "--flush-host-data",
                             "--version", "--order", "--seed", "--no-pin", "--json"}) {
         EXPECT_NE(help.find(opt), std::string::npos) << opt;
     }
