@@ -133,7 +133,9 @@ private:
     std::vector<std::unique_ptr<BwPort<RootComplex>>> bw_;
     std::vector<std::unique_ptr<EgressQueue>> egress_;
     TimedFifo<Release, FabricEvent> write_release_;
-    TimedFifo<std::uint32_t, FabricEvent> semaphores_;
+    // Each port's writes wait for its own data path, so a semaphore on one port can land before
+    // an earlier one on another: in landing order, not arrival order.
+    TimedHeap<std::uint32_t, FabricEvent> semaphores_;
     TimedFifo<bool, FabricEvent> cpu_done_;  // true: a CPU write left; false: a CPU read returned
     CompletionListener* listener_ = nullptr;
     RootComplexStats stats_;
