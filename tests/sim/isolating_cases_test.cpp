@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cctype>
+#include <cmath>
 
 #include "dmasim/sim/simulator.h"
 #include "dmasim/topology/platform_file.h"
@@ -349,6 +350,38 @@ TEST(IsolatingCases, BesideAComputeKernelTheRowIsTheTransfersTime) {
     const CaseResult without = run("duplex", "both", 16 * kMiB, {});
     EXPECT_LT(with.rows.at(0).time_ps, 30e9);
     EXPECT_GT(with.rows.at(0).time_ps, 0.5 * without.rows.at(0).time_ps);
+}
+
+// runtime.idle_wake: a frame that starts after the GPU sat idle starts late by
+// idle_wake * (1 - exp(-idle / idle_wake_time)), whatever its size (measured on the H100:
+// results/h100-sxm/isolating/frame-idle), and back-to-back work is not delayed at all.
+TEST(IsolatingCases, AFrameAfterIdleStartsLateByTheWakeOfItsIdleTime) {
+    const config::ModelParams p;
+    config::ModelParams cold = p;
+    cold.runtime.idle_wake = core::Duration{0};
+    ASSERT_GT(p.runtime.idle_wake.ps, 0);
+    const double wake = static_cast<double>(p.runtime.idle_wake.ps);
+    const double tau = static_cast<double>(p.runtime.idle_wake_time.ps);
+    for (const std::uint64_t size : {kMiB, 16 * kMiB}) {
+        double latency_without = 0.0;
+        for (const std::int64_t period_us : {1000, 4000, 16000}) {
+            config::StrategyOptions o;
+            o.periodic.size = core::Bytes{size};
+            o.periodic.period = core::Duration{period_us * 1'000'000};
+            o.periodic.count = 12;
+            const double with = run("periodic", "h2d", size, o, p).rows.at(0).time_ps;
+            const double without = run("periodic", "h2d", size, o, cold).rows.at(0).time_ps;
+            if (latency_without == 0.0) latency_without = without;
+            EXPECT_NEAR(without, latency_without, 1e-3 * latency_without) << "no wake: the period changes nothing";
+            // The GPU is idle from the previous frame's end to this frame's copy reaching it.
+            const double idle = static_cast<double>(period_us) * 1e6 - without;
+            const double expected = wake * -std::expm1(-idle / tau);
+            EXPECT_NEAR(with - without, expected, 0.03 * expected + 0.2e6) << size << " B every " << period_us << " us";
+        }
+    }
+    // Copies one after another never leave the GPU idle.
+    EXPECT_DOUBLE_EQ(run("pinned", "h2d", 4 * kMiB, {}, p).rows.at(0).time_ps,
+                     run("pinned", "h2d", 4 * kMiB, {}, cold).rows.at(0).time_ps);
 }
 
 }  // namespace

@@ -169,6 +169,8 @@ void check_runtime(const RuntimeParams& r, const std::string& prefix, const Fail
     c.duration("sync_latency", r.sync_latency, kMaxSoftwareLatency);
     c.duration("kernel_launch_latency", r.kernel_launch_latency, kMaxSoftwareLatency);
     c.duration("stream_wait_latency", r.stream_wait_latency, kMaxSoftwareLatency);
+    c.duration("idle_wake", r.idle_wake, kMaxSoftwareLatency);
+    c.positive_duration("idle_wake_time", r.idle_wake_time, Duration{1000 * kMaxSoftwareLatency.ps});
 }
 
 void check_cpu(const CpuParams& p, const std::string& prefix, const FailFn& fail) {

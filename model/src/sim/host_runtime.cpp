@@ -1,6 +1,7 @@
 #include "dmasim/sim/host_runtime.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "dmasim/core/units.h"
 #include "dmasim/sim/root_complex.h"
@@ -91,6 +92,9 @@ void HostRuntime::driver() {
         job_done_.clear();
         first_job_id_ = next_job_id_;
         behind_gate_.clear();
+        gpu_active_ = 0;
+        idle_since_ps_ = -1.0;
+        awake_at_ps_ = 0.0;
         gate_closed_ = std::any_of(program_.ops.begin(), program_.ops.end(),
                                    [](const Op& op) { return op.kind == Op::Kind::kOpenGate; });
 
@@ -162,11 +166,31 @@ void HostRuntime::enqueue(std::size_t op) {
     if (!s.running) {
         s.running = true;
         if (gate_closed_) {
+            // The gate kernel keeps the GPU busy until it opens: no idle time to wake from.
             behind_gate_.push_back(op);
         } else {
-            ready_.push(now_ps(), op);
+            ready_.push(stream_start_ps(), op);
         }
     }
+}
+
+double HostRuntime::stream_start_ps() {
+    const double now = now_ps();
+    if (gpu_active_ == 0 && idle_since_ps_ >= 0.0) {
+        // The first operation after idle: the GPU wakes once, and whatever else comes while it
+        // wakes waits for the same moment.
+        const double idle = now - idle_since_ps_;
+        const double wake = static_cast<double>(params_.runtime.idle_wake.ps) *
+                            -std::expm1(-idle / static_cast<double>(params_.runtime.idle_wake_time.ps));
+        awake_at_ps_ = now + wake;
+        idle_since_ps_ = -1.0;
+    }
+    return std::max(now, awake_at_ps_);
+}
+
+void HostRuntime::gpu_work_ended() {
+    DMASIM_ASSERT(gpu_active_ > 0);
+    if (--gpu_active_ == 0) idle_since_ps_ = now_ps();
 }
 
 void HostRuntime::front_end() {
@@ -222,6 +246,7 @@ void HostRuntime::dispatch(std::size_t i) {
     if (!compute_busy_) {
         // Synthetic kernels fill the GPU: they run one after the other.
         compute_busy_ = true;
+        gpu_work_started();
         const std::size_t k = compute_queue_.front();
         const double start = now_ps() + static_cast<double>(params_.runtime.kernel_launch_latency.ps);
         timings_[k].start_ps = start - t0_ps_;
@@ -243,6 +268,7 @@ void HostRuntime::kernel_finished() {
             kernel_end_.push(start + static_cast<double>(program_.ops[next].duration.ps), next);
         } else {
             compute_busy_ = false;
+            gpu_work_ended();
         }
     }
     kernel_end_.rearm();
@@ -264,6 +290,7 @@ void HostRuntime::submit_job(std::size_t engine, CopyJob job, std::size_t op) {
     job_engine_.push_back(engine);
     job_done_.push_back(false);
     if (op != kNoOp) ++jobs_left_[op];
+    gpu_work_started();
     engines_[engine].queue.push_back(job);
     if (!engines_[engine].busy) start_next_on(engine);
 }
@@ -289,6 +316,7 @@ void HostRuntime::semaphore_written(std::uint32_t job) {
     start_next_on(job_engine_[idx]);
     const std::size_t op = job_op_[idx];
     if (op != kNoOp && --jobs_left_[op] == 0) op_finished(op);
+    gpu_work_ended();
     progress_event_.notify(zero_delay());
 }
 

@@ -135,6 +135,13 @@ struct RuntimeParams {
     Duration sync_latency{1'000'000};
     Duration kernel_launch_latency{3'000'000};
     Duration stream_wait_latency{1'000'000};
+    // A stream operation that starts after the GPU sat idle starts later, the longer the idle
+    // time, up to idle_wake: idle_wake * (1 - exp(-idle / idle_wake_time)). Measured on the lent
+    // H100 (results/h100-sxm/isolating/frame-idle): pinned frames of 1-16 MiB take 0.4-2.5 us
+    // more than back-to-back copies after 0.1-0.4 ms of idle, 7-11 after 1 ms, 15-19 after
+    // 4 ms and 37-44 after 16 ms, whatever their size; least squares gives 51.3 us and 10 ms.
+    Duration idle_wake{51'300'000};
+    Duration idle_wake_time{10'000'000'000};
 
     template <class V>
     void visit(V&& v) {
@@ -142,6 +149,8 @@ struct RuntimeParams {
         v(FieldInfo{"sync_latency", "time", "completion semaphore in host memory to the call returning (polling); 0s..1s"}, sync_latency);
         v(FieldInfo{"kernel_launch_latency", "time", "a kernel's launch, once its stream lets it run, to its first instruction; 0s..1s"}, kernel_launch_latency);
         v(FieldInfo{"stream_wait_latency", "time", "the GPU front end noticing the previous operation of a stream is done; 0s..1s"}, stream_wait_latency);
+        v(FieldInfo{"idle_wake", "time", "most a stream operation starts late after the GPU sat idle (H100: 51.3 us, results/h100-sxm/isolating/frame-idle); 0s = never; 0s..1s"}, idle_wake);
+        v(FieldInfo{"idle_wake_time", "time", "idle time over which that delay builds up: after idle t it is idle_wake * (1 - exp(-t / idle_wake_time)) (H100: 10 ms); 1ns..1000s"}, idle_wake_time);
     }
 };
 

@@ -161,6 +161,16 @@ private:
     std::uint32_t first_job_id_ = 0;
     std::vector<bool> job_done_;
 
+    // The GPU's idle time (runtime.idle_wake): copy jobs and kernels under way, when the last
+    // one ended (-1: not idle since the program started, which the harness also starts warm)
+    // and until when the GPU is waking for the first stream operation after idle.
+    int gpu_active_ = 0;
+    double idle_since_ps_ = -1.0;
+    double awake_at_ps_ = 0.0;
+    void gpu_work_started() { ++gpu_active_; }
+    void gpu_work_ended();
+    double stream_start_ps();  // when an operation whose stream lets it go now may start
+
     TimedHeap<std::size_t> ready_;          // stream operations whose stream let them go
     TimedFifo<std::size_t> kernel_end_;     // kernels finishing
     sc_core::sc_event work_event_;
