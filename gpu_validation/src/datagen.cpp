@@ -1,6 +1,7 @@
 #include "datagen.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 #include <thread>
 #include <vector>
@@ -85,8 +86,12 @@ void fill_pattern(void* p, std::size_t n, std::uint64_t seed) {
 
 #if defined(DMAPROBE_HAVE_CLFLUSH)
 __attribute__((target("clflushopt"))) static void flush_range(const unsigned char* p, std::size_t b, std::size_t e) {
-    constexpr std::size_t kLine = 64;  // x86 cache line
-    for (std::size_t i = b - b % kLine; i < e; i += kLine) _mm_clflushopt(const_cast<unsigned char*>(p + i));
+    // By address, not by offset: a buffer off a line boundary ends in a line of its own.
+    constexpr std::uintptr_t kLine = 64;  // x86 cache line
+    const std::uintptr_t end = reinterpret_cast<std::uintptr_t>(p) + e;
+    for (std::uintptr_t a = (reinterpret_cast<std::uintptr_t>(p) + b) & ~(kLine - 1); a < end; a += kLine) {
+        _mm_clflushopt(reinterpret_cast<void*>(a));
+    }
     _mm_sfence();  // clflushopt is ordered only by a fence
 }
 #endif
