@@ -20,10 +20,15 @@ TEST(Coalescing, StrideWastesTheBytesBetweenAccesses) {
     // Stride 2 with 4-byte loads touches every sector: half the bytes moved are useful.
     EXPECT_DOUBLE_EQ(coalesce(4, 2).efficiency(), 0.5);
     EXPECT_EQ(coalesce(4, 2).requests, 2U);
+    // Stride 16: sectors 0 and 2 of 16 lines, two requests each (a PCIe read cannot skip a gap).
+    EXPECT_EQ(coalesce(4, 16).lines, 16U);
+    EXPECT_EQ(coalesce(4, 16).requests, 32U);
+    EXPECT_EQ(coalesce(4, 1).lines, 1U);
     // Stride 8: one 4-byte access per 32-byte sector.
     EXPECT_DOUBLE_EQ(coalesce(4, 8).efficiency(), 1.0 / 8.0);
     // Stride 32: one access per line, a lone sector each: 32 requests of 32 bytes.
     const WarpAccess w = coalesce(4, 32);
+    EXPECT_EQ(w.lines, 32U);
     EXPECT_EQ(w.requests, 32U);
     EXPECT_EQ(w.request_bytes, 32U * 32U);
     // 16-byte accesses at stride 2 skip every other 16 bytes: sectors stay fully touched.

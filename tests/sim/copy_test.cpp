@@ -189,6 +189,10 @@ TEST(SimCopy, SmallerMpsCostsWhatTheHeaderOverheadSays) {
 // 4-byte reads; instead it only delays it by the added latency.
 TEST(SimCopy, TheForwardLatencyDelaysButDoesNotThrottle) {
     config::ModelParams p;
+    // The GPU's own limits on reads in flight do throttle a longer round trip (Little's law):
+    // raised out of the way, so that only the root complex's credits are under test.
+    p.gpu.sysmem_max_outstanding_reads = 4096;
+    p.gpu.sysmem_max_outstanding_lines = 4096;
     config::StrategyOptions o;
     o.zero_copy.access = core::Bytes{4};
     auto run_at = [&](std::int64_t forward_ps, const std::string& dir) {

@@ -158,6 +158,35 @@ TEST(IsolatingCases, AWarpsLoadLeavesLineByLineAndWaitsForItsLastLine) {
     EXPECT_LT(round_ns(16, no_gap) - round_ns(4, no_gap), gap);
 }
 
+// Scattered loads of one sector a line (4-byte loads 128 bytes apart) are held by the line
+// entries in flight, gpu.sysmem_max_outstanding_lines, each holding the requests one warp access
+// makes to its line (results/h100-sxm/isolating/zero-copy-request-shape: 600-630 M lines/s from
+// 66 to 1056 blocks, where two sectors a line reach 850 M requests/s). So halving the entries
+// halves the one-sector rate, and two requests a line with half the entries have as many
+// requests in flight as one a line with all of them, so take the same time.
+TEST(IsolatingCases, ScatteredLoadsAreHeldByTheLinesTheyHaveInFlight) {
+    const auto loads = [](std::int64_t stride) {
+        config::StrategyOptions o = grid(264, 256, 4);
+        o.zero_copy.stride = stride;
+        return o;
+    };
+    // Few entries, so that they, not the link or the requests' own limits, hold the loads.
+    config::ModelParams some;
+    some.gpu.sysmem_max_outstanding_lines = 256;
+    config::ModelParams half = some;
+    half.gpu.sysmem_max_outstanding_lines /= 2;
+    const double one_a_line = steady_ns("h2d", loads(32), some);
+    EXPECT_NEAR(steady_ns("h2d", loads(32), half) / one_a_line, 2.0, 0.1);
+    EXPECT_NEAR(steady_ns("h2d", loads(16), half) / one_a_line, 1.0, 0.03);
+    // With as many entries two sectors a line keep twice the requests in flight.
+    EXPECT_LT(steady_ns("h2d", loads(16), some), 0.6 * one_a_line);
+    // Whole lines (stride 1) at the default are the link's: the entries do not hold them.
+    const config::ModelParams base;
+    config::ModelParams fewer = base;
+    fewer.gpu.sysmem_max_outstanding_lines = base.gpu.sysmem_max_outstanding_lines * 3 / 4;
+    EXPECT_NEAR(steady_ns("h2d", loads(1), fewer), steady_ns("h2d", loads(1), base), 0.01 * steady_ns("h2d", loads(1), base));
+}
+
 // dmaprobe times a zero-copy kernel with events on a gated stream: the CPU's launch call and the
 // synchronisation are outside, the kernel's launch latency inside.
 TEST(IsolatingCases, ZeroCopyRowIsTheGatedIntervalWithoutTheCpuCalls) {

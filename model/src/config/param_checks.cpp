@@ -208,6 +208,7 @@ void check_gpu(const GpuParams& g, const std::string& prefix, const FailFn& fail
     c.count("max_blocks_per_sm", g.max_blocks_per_sm, 1, 256);
     c.count("loads_in_flight", g.loads_in_flight, 1, 64);
     c.count("sysmem_max_outstanding_reads", g.sysmem_max_outstanding_reads, 1, 16384);
+    c.count("sysmem_max_outstanding_lines", g.sysmem_max_outstanding_lines, 1, 16384);
     c.duration("sm_loop", g.sm_loop, kMaxPerItemTime);
     c.duration("host_load_line_gap", g.host_load_line_gap, kMaxPerItemTime);
     c.duration("device_load_latency", g.device_load_latency, kMaxHardwareLatency);

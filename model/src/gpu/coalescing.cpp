@@ -17,6 +17,7 @@ WarpAccess coalesce(std::uint32_t access_bytes, std::uint32_t stride) {
     }
     WarpAccess w;
     w.useful_bytes = kWarpSize * access_bytes;
+    w.lines = static_cast<std::uint32_t>(lines.size());
     for (const auto& [line, sectors] : lines) {
         int prev = -2;
         for (const std::uint32_t s : sectors) {

@@ -121,8 +121,12 @@ Op mapped_kernel_op(const std::vector<CopyDirection>& dirs, std::uint64_t bytes,
     op.kind = Op::Kind::kMappedKernel;
     op.blocking = false;
     op.mapped.request_bytes = w.request_bytes / w.requests;
-    op.mapped.reads_in_flight = static_cast<std::uint32_t>(
-        std::min<std::int64_t>(streams * w.requests, g.sysmem_max_outstanding_reads));
+    // Reads in flight are held twice: by the requests themselves and by the lines they are for,
+    // a line's entry holding the requests of one warp access to it. Lines of one scattered
+    // sector each run out of line entries first (results/h100-sxm/isolating/zero-copy-request-shape).
+    const std::int64_t by_lines = g.sysmem_max_outstanding_lines * w.requests / std::max<std::uint32_t>(1, w.lines);
+    op.mapped.reads_in_flight = static_cast<std::uint32_t>(std::max<std::int64_t>(
+        1, std::min({streams * w.requests, g.sysmem_max_outstanding_reads, by_lines})));
     // The loop each warp runs (sim::WarpLoop): loads of host memory line by line, then the loop;
     // stores fed by loads of GPU memory, line by line too, within the SMs' store limit.
     sim::WarpLoop& loop = op.mapped.loop;

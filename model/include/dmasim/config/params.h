@@ -215,6 +215,7 @@ struct GpuParams {
     std::int64_t max_blocks_per_sm = 32;
     std::int64_t loads_in_flight = 1;
     std::int64_t sysmem_max_outstanding_reads = 1024;
+    std::int64_t sysmem_max_outstanding_lines = 810;
     // A zero-copy kernel's loop, warp by warp (results/h100-sxm/isolating/zero-copy-warp-loop).
     Duration sm_loop{52'000};
     Duration host_load_line_gap{35'000};
@@ -231,6 +232,7 @@ struct GpuParams {
         v(FieldInfo{"max_blocks_per_sm", "count", "resident thread blocks per SM; 1..256"}, max_blocks_per_sm);
         v(FieldInfo{"loads_in_flight", "count", "independent loads one warp keeps outstanding (1 for a simple copy loop); 1..64"}, loads_in_flight);
         v(FieldInfo{"sysmem_max_outstanding_reads", "count", "read requests to host memory the GPU keeps in flight at most; 1..16384"}, sysmem_max_outstanding_reads);
+        v(FieldInfo{"sysmem_max_outstanding_lines", "count", "128-byte lines of host memory with reads in flight at most, each holding the requests one warp access makes to it; H100: 810 (one 4-byte load a line: 600-630 M lines/s from 66 to 1056 blocks, 1-16 MiB); 1..16384"}, sysmem_max_outstanding_lines);
         v(FieldInfo{"sm_loop", "time", "a zero-copy warp's loop around its load: from the load's last line arriving to the next load's first request (the store it feeds, index arithmetic, branch); H100: 52 ns (one block of 4-byte stores, 197.7 ns a round, less device_load_latency); 0s..1us"}, sm_loop);
         v(FieldInfo{"host_load_line_gap", "time", "one warp's load of mapped host memory leaves its SM a 128-byte line at a time, this far apart; H100: 35 ns (one block, 1, 2 and 4 lines a warp: 1.232, 1.286, 1.337 us a round); 0s..1us"}, host_load_line_gap);
         v(FieldInfo{"device_load_latency", "time", "an SM's load from GPU memory (L2 hit), which a zero-copy store loop waits for; H100: 145 ns (dependent-load chase over 4 KiB, 0.142-0.148 us); 0s..1ms"}, device_load_latency);

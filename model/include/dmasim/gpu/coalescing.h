@@ -10,6 +10,7 @@ namespace dmasim::gpu {
 
 struct WarpAccess {
     std::uint32_t useful_bytes = 0;   // bytes the lanes asked for
+    std::uint32_t lines = 0;          // 128-byte lines the warp access touches
     std::uint32_t requests = 0;       // memory requests the warp access becomes
     std::uint32_t request_bytes = 0;  // bytes those requests move in total
     double efficiency() const { return request_bytes ? static_cast<double>(useful_bytes) / request_bytes : 0.0; }
