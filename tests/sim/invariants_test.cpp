@@ -621,7 +621,11 @@ TEST(Invariants, LargerCopyNeverFinishesSooner) {
 }
 
 // Zero-copy throughput does not drop as blocks are added, from 1 block up to
-// gpu.sms x gpu.max_blocks_per_sm (past full occupancy the extra blocks wait for a slot).
+// gpu.sms x gpu.max_blocks_per_sm (past full occupancy the extra blocks wait for a slot), for
+// kernels that load or store. Not for a kernel that does both: more warps queue more loads
+// ahead of each store, and its small sizes slow down as the grid grows, on the GPU as in the
+// model (results/h100-sxm/isolating/zero-copy-request-shape: 4 MiB in 106.5 us from 33 blocks,
+// 150.1 us from 1056; IsolatingCases.AnExchangesStoresWaitBehindTheReadsQueuedBeforeThem).
 TEST(Invariants, ZeroCopyThroughputDoesNotDropAsBlocksAreAdded) {
     Rng rng(base_seed(), "zero_copy_blocks");
     const int n = case_count(4);
@@ -637,6 +641,8 @@ TEST(Invariants, ZeroCopyThroughputDoesNotDropAsBlocksAreAdded) {
             c.link = draw_link(r);
             c.strategy = "zero_copy";
             c.directions = draw_directions(r, "zero_copy");
+            c.directions.erase(std::remove(c.directions.begin(), c.directions.end(), "both"), c.directions.end());
+            if (c.directions.empty()) c.directions = {r.pick(std::vector<std::string>{"h2d", "d2h"})};
             c.sizes = {r.size(256 * kKiB, 2 * kMiB)};
             c.options = draw_options(r, "zero_copy");
             return c;

@@ -67,6 +67,13 @@ void DmaEngine::start(const CopyJob& job) {
         warp_left_.assign(job.loop.warps, 0);
         tag_warp_.resize(tag_remaining_.size());
     }
+    queued_requests_ = retired_requests_ = 0;
+    ticket_head_ = ticket_count_ = 0;
+    if (warp_reads_ && job.stores != nullptr) tickets_.resize(job.loop.warps + 1);
+    if (job.fed) {
+        available_ = fetched_ = fed_early_;
+        fed_early_ = 0;
+    }
     launch_event_.notify(to_sc(params_.launch_latency));
 }
 
@@ -76,13 +83,36 @@ void DmaEngine::launch() {
     if (job_.direction == CopyDirection::kDeviceToHost) read_ahead();
     if (warp_reads_) {
         for (std::uint32_t w = 0; w < job_.loop.warps; ++w) warp_ready_.push(job_start_ps_, w);
+        queued_requests_ = static_cast<std::uint64_t>(job_.loop.warps) * job_.loop.lines;
     }
     prepare();
+}
+
+void DmaEngine::feed(std::uint64_t bytes) {
+    if (!active_ || !job_.fed) {
+        fed_early_ += bytes;
+        return;
+    }
+    available_ += bytes;
+    fetched_ += bytes;
+    prepare();
+}
+
+void DmaEngine::retire_requests(std::uint64_t n) {
+    retired_requests_ += n;
+    // Once every request has been sent, the accesses still queued are warps with no work left.
+    const bool all_sent = issued_ >= job_.bytes;
+    while (ticket_count_ > 0 && (all_sent || tickets_[ticket_head_].after <= retired_requests_)) {
+        job_.stores->feed(tickets_[ticket_head_].bytes);
+        ticket_head_ = (ticket_head_ + 1) % tickets_.size();
+        --ticket_count_;
+    }
 }
 
 void DmaEngine::warp_ready() { prepare(); }
 
 void DmaEngine::read_ahead() {
+    if (job_.fed) return;  // its data is the loads' (feed)
     if (job_.loop.round_bytes > 0) {
         next_round();
         return;
@@ -227,6 +257,7 @@ bool DmaEngine::next_warp_due() {
     while (warp_ready_.due() && warp_issued_[warp_ready_.front()] == 0 && claimed_ >= job_.bytes) {
         warp_ready_.pop();
         dropped = true;
+        if (job_.stores != nullptr) retire_requests(job_.loop.lines);
     }
     if (dropped) warp_ready_.rearm_if_later();
     return warp_ready_.due();
@@ -240,6 +271,7 @@ void DmaEngine::take_warp_line(std::uint32_t slot) {
     if (warp_issued_[w] == 0) claimed_ += static_cast<std::uint64_t>(job_.loop.lines) * read_size_;
     ++warp_left_[w];
     if (++warp_issued_[w] < job_.loop.lines) warp_ready_.push(now_ps() + job_.loop.line_gap_ps, w);
+    if (job_.stores != nullptr) retire_requests(1);
     warp_ready_.rearm_if_later();  // a warp due now is taken from prepare() below
 }
 
@@ -257,6 +289,14 @@ void DmaEngine::on_completion(const Tlp& t) {
             const std::uint32_t w = tag_warp_[slot];
             if (--warp_left_[w] == 0 && warp_issued_[w] == job_.loop.lines) {
                 warp_issued_[w] = 0;
+                if (job_.stores != nullptr) {
+                    // Its store goes behind the requests queued so far, its next access behind that.
+                    DMASIM_ASSERT(ticket_count_ < tickets_.size());
+                    tickets_[(ticket_head_ + ticket_count_) % tickets_.size()] = StoreTicket{queued_requests_, job_.loop.access_bytes};
+                    ++ticket_count_;
+                    queued_requests_ += job_.loop.lines;
+                    retire_requests(0);
+                }
                 warp_ready_.push(now_ps() + job_.loop.loop_ps, w);
             }
         }

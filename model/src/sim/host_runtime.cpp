@@ -226,12 +226,17 @@ void HostRuntime::dispatch(std::size_t i) {
         job.request_bytes = op.mapped.request_bytes;
         job.max_outstanding = op.mapped.reads_in_flight;
         job.loop = op.mapped.loop;
+        // Loads and stores both: each warp's store follows its load (CopyJob::stores).
+        const bool exchange = op.mapped.read_bytes > 0 && op.mapped.write_bytes > 0 && op.mapped.loop.warps > 0;
         if (op.mapped.read_bytes > 0) {
             job.direction = CopyDirection::kHostToDevice;
             job.bytes = op.mapped.read_bytes;
+            if (exchange) job.stores = &gpus_[static_cast<std::size_t>(op.gpu)]->engine(Gpu::kSmWriteUnit);
             submit_job(unit(op.gpu, Gpu::kSmReadUnit), job, i);
+            job.stores = nullptr;
         }
         if (op.mapped.write_bytes > 0) {
+            job.fed = exchange;
             job.direction = CopyDirection::kDeviceToHost;
             job.bytes = op.mapped.write_bytes;
             if (op.mapped.write_request_bytes > 0) job.request_bytes = op.mapped.write_request_bytes;

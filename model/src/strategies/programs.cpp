@@ -135,6 +135,7 @@ Op mapped_kernel_op(const std::vector<CopyDirection>& dirs, std::uint64_t bytes,
     loop.line_gap_ps = static_cast<double>(g.host_load_line_gap.ps);
     loop.loop_ps = static_cast<double>(g.sm_loop.ps);
     loop.round_bytes = static_cast<std::uint64_t>(streams) * w.useful_bytes;
+    loop.access_bytes = w.useful_bytes;
     loop.round_ps = static_cast<double>(g.device_load_latency.ps + g.sm_loop.ps) +
                     static_cast<double>(w.requests - 1) * static_cast<double>(g.device_load_line_gap.ps);
     loop.store_bytes_per_s = static_cast<double>(std::min(z.blocks, g.sms)) * g.sm_store_bandwidth.bytes_per_s;

@@ -39,7 +39,10 @@ struct WarpLoop {
     std::uint64_t round_bytes = 0;  // stores: bytes all warps store per iteration
     double round_ps = 0.0;
     double store_bytes_per_s = 0.0;  // 0: no limit
+    std::uint32_t access_bytes = 0;  // bytes one warp's access loads or stores
 };
+
+class DmaEngine;
 
 struct CopyJob {
     std::uint32_t id = 0;
@@ -56,6 +59,13 @@ struct CopyJob {
     std::uint32_t write_spacing = 0;
     std::uint32_t host_line = 0;
     WarpLoop loop;  // SM traffic only
+    // A kernel that loads and stores host memory (dmaprobe's exchange): each thread stores only
+    // once its load is back, and the SMs' queue to the link keeps a store behind the read
+    // requests queued before it (PCIe lets no read pass a posted write). The loads' unit names
+    // the unit that sends the stores (`stores`); that one sends what it is fed (`fed`), not
+    // what it reads ahead from GPU memory.
+    DmaEngine* stores = nullptr;
+    bool fed = false;
 };
 
 struct EngineStats {
@@ -102,6 +112,8 @@ public:
     Tlp take();
     // A completion for one of this engine's read requests.
     void on_completion(const Tlp& t);
+    // Stores an exchange kernel's loads have released (CopyJob::fed).
+    void feed(std::uint64_t bytes);
 
     const EngineStats& stats() const { return stats_; }
 
@@ -116,6 +128,7 @@ private:
     void warp_ready();   // a warp's next read request may leave
     void take_warp_line(std::uint32_t slot);
     bool next_warp_due();
+    void retire_requests(std::uint64_t n);  // exchange: requests sent or dropped; release stores
     void reset_tags(std::size_t tags);  // `tags` tags, all free
 
     static constexpr std::uint64_t kChunk = 64 * 1024;  // GPU-memory access granule of the engine
@@ -158,6 +171,18 @@ private:
     std::vector<std::uint32_t> tag_warp_;
     TimedHeap<std::uint32_t, FabricEvent> warp_ready_;
     double stores_free_ps_ = 0.0;  // stores of a kernel: when the last piece asked for is available
+    // Exchange (job_.stores): requests of the accesses warps have queued, and of those sent or
+    // dropped; each finished access's store waits for the requests queued before it (a ticket).
+    struct StoreTicket {
+        std::uint64_t after = 0;  // queued_requests_ when the access finished
+        std::uint32_t bytes = 0;
+    };
+    std::uint64_t queued_requests_ = 0;
+    std::uint64_t retired_requests_ = 0;
+    std::vector<StoreTicket> tickets_;  // a ring: at most one per warp waits
+    std::size_t ticket_head_ = 0;
+    std::size_t ticket_count_ = 0;
+    std::uint64_t fed_early_ = 0;  // fed before its job started
 
     double job_start_ps_ = 0.0;
     FabricEvent launch_event_;
