@@ -82,9 +82,9 @@ void run_pattern(Engine& engine, Case& c) {
                                ? kStoreOnlyWarmup
                                : std::max(engine.default_warmup(params), 4 * window);
     // An exchange's stores trail its loads by the requests queued ahead of them: its first wave
-    // of accesses (every warp's first) runs loads first and stores after, so it settles only a
-    // few waves in (1056 blocks: a wave is 4.1 MiB, and 16 MiB extrapolated from shorter runs
-    // came out 46 % long).
+    // of accesses (every warp's first) runs loads first and stores after, so levels inside it are
+    // affine but not yet steady: the warm-up spans that wave and four windows of reads (1056
+    // blocks: a wave is 4.1 MiB, and 16 MiB extrapolated from shorter runs came out 46 % long).
     if (op.mapped.read_bytes > 0 && op.mapped.write_bytes > 0) warmup = std::max(warmup, op.mapped.loop.round_bytes + 4 * window);
     const ProgramOutcome o = engine.execute_sized(params, spec.bytes, w.useful_bytes, warmup, build);
     c.take_main(o);
