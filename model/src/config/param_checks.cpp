@@ -130,9 +130,11 @@ void check_root_complex(const RootComplexParams& rc, const std::string& prefix, 
     c.duration("shared_line_write", rc.shared_line_write, kMaxPerItemTime);
     // Above the largest MPS it would always be capped; zero would never move a byte.
     c.bytes("completion_size", rc.completion_size, 64, 4096);
+    c.bytes("io_cache", rc.io_cache, 0, std::uint64_t{1} << 40);
     // 0B/s: no limit but the link's. Written so that NaN fails too.
     for (const auto& [key, v] : {std::pair<const char*, Bandwidth>{"port_bandwidth", rc.port_bandwidth},
-                                 {"port_bandwidth_total", rc.port_bandwidth_total}}) {
+                                 {"port_bandwidth_total", rc.port_bandwidth_total},
+                                 {"memory_bandwidth", rc.memory_bandwidth}}) {
         if (!(v.bytes_per_s >= 0.0 && v.bytes_per_s <= kMaxBandwidth)) {
             c.bad(key, "must be 0B/s (no limit) or a rate up to " + bandwidth_text(kMaxBandwidth) + ", not " + to_string(v));
         }

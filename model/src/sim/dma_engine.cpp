@@ -184,6 +184,7 @@ void DmaEngine::prepare() {
     t.requester = gpu_node_;
     t.completer = job_.host_node;
     t.job = job_.id;
+    t.host_kib = job_.host_kib;
     if (job_.direction == CopyDirection::kHostToDevice) {
         if (issued_ < job_.bytes) {
             if (outstanding_ >= outstanding_cap_) return;  // a completion will free a tag

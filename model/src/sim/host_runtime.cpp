@@ -214,7 +214,7 @@ void HostRuntime::dispatch(std::size_t i) {
             job.request_bytes = op.request_bytes;
             submit_job(engine_for(op.gpu, CopyDirection::kDeviceToHost), job, i);
         } else {
-            submit_copy(op.gpu, op.direction, op.bytes, i);
+            submit_copy(op.gpu, op.direction, op.bytes, i, op.host_offset);
         }
         return;
     }
@@ -279,10 +279,12 @@ void HostRuntime::kernel_finished() {
     kernel_end_.rearm();
 }
 
-std::uint32_t HostRuntime::submit_copy(int gpu, CopyDirection dir, std::uint64_t bytes, std::size_t op) {
+std::uint32_t HostRuntime::submit_copy(int gpu, CopyDirection dir, std::uint64_t bytes, std::size_t op,
+                                       std::uint64_t host_offset) {
     CopyJob job;
     job.direction = dir;
     job.bytes = bytes;
+    job.host_kib = static_cast<std::uint32_t>(std::min<std::uint64_t>(host_offset >> 10, UINT32_MAX));
     job.host_node = host_node_;
     job.semaphore_node = host_node_;
     submit_job(engine_for(gpu, dir), job, op);

@@ -52,6 +52,12 @@ void RootComplex::configure(const Params& params, const std::vector<config::Link
     port_in_free_ps_.assign(ports.size(), 0.0);
     port_out_free_ps_.assign(ports.size(), 0.0);
     port_shared_free_ps_.assign(ports.size(), 0.0);
+    shared_last_write_.assign(ports.size(), 0);
+    memory_path_ps_per_byte_ = ps_per_byte(params_.memory_bandwidth);
+    memory_write_free_ps_.assign(ports.size(), 0.0);
+    memory_read_free_ps_.assign(ports.size(), 0.0);
+    io_written_.fill(JobBytes{});
+    io_next_ = 0;
     stats_ = RootComplexStats{};
 }
 
@@ -132,10 +138,26 @@ tlm::tlm_sync_enum RootComplex::port_fw(int port, Tlp& t, tlm::tlm_phase& phase,
                 merge_free_ps_ = start + static_cast<double>(cost.ps);
                 release = std::max(release, start);
             }
+            if (memory_path_ps_per_byte_ > 0.0 && evicts(t.job, t.host_kib, t.payload)) {
+                // The write takes a line of the I/O cache whose old contents (a line this
+                // transfer wrote before) go back to memory first. The write-back goes ahead of
+                // the reads queued on the port's way to memory, which wait behind it (a read may
+                // not pass a posted write), and the write's buffer frees when it starts.
+                const auto p = static_cast<std::size_t>(port);
+                const double bytes_ps = static_cast<double>(t.payload) * memory_path_ps_per_byte_;
+                const double start = std::max(now + forward_ps_, memory_write_free_ps_[p]);
+                memory_write_free_ps_[p] = start + bytes_ps;
+                memory_read_free_ps_[p] = std::max(memory_read_free_ps_[p], now + forward_ps_) + bytes_ps;
+                release = std::max(release, start - forward_ps_);
+                stats_.writebacks++;
+            }
             // Posted writes leave the buffer in order.
             release = std::max(release, last_release_ps_);
             last_release_ps_ = release;
-            if (release <= now + 0.5 && write_release_.empty() && take_shared_stage(static_cast<std::size_t>(port), t.payload)) {
+            const auto p = static_cast<std::size_t>(port);
+            // Its turn at the shared stage unless a completion waits and a write took it last.
+            const bool yields = port_total_ps_per_byte_ > 0.0 && shared_last_write_[p] && completion_waiting(p);
+            if (release <= now + 0.5 && write_release_.empty() && !yields && take_shared_stage(p, t.payload, true)) {
                 return tlm::TLM_COMPLETED;
             }
             write_release_.push(std::max(now, release), Release{port, t});
@@ -145,6 +167,15 @@ tlm::tlm_sync_enum RootComplex::port_fw(int port, Tlp& t, tlm::tlm_phase& phase,
             stats_.reads++;
             const auto out_port = static_cast<std::size_t>(port_towards(t.requester));
             double data_ready = now + memory->access_ps(false, t.length, forward_ps_) + forward_ps_;
+            if (memory_path_ps_per_byte_ > 0.0) {
+                // The port's way to memory, behind the write-backs and reads before it.
+                double& free = memory_read_free_ps_[static_cast<std::size_t>(port)];
+                // Counted once write-backs share the way: reads alone fill it only as far as the
+                // engines' reads in flight, within a window's time, as they fill everything else.
+                if (stats_.writebacks > 0) stats_.memory_wait_ps += std::max(0.0, free - (now + forward_ps_));
+                free = std::max(free, now + forward_ps_) + static_cast<double>(t.length) * memory_path_ps_per_byte_;
+                data_ready = std::max(data_ready, free + forward_ps_);
+            }
             if (port_ps_per_byte_ > 0.0) {
                 // The port's data path outward: the read's data leaves for the link at its rate,
                 // reads one after another in the order they came in.
@@ -193,10 +224,13 @@ void RootComplex::drain(std::size_t i) {
             c.requester = front.tlp.requester;
             c.completer = node_id_;
             c.payload = std::min(front.completion_bytes, front.tlp.length - front.answered);
-            // Writes waiting for the shared stage go first (measured: both ways at once, the
-            // device-to-host copy finishes first), whichever of the two wakes first.
-            if (port_total_ps_per_byte_ > 0.0 && write_release_.due()) release_writes();
-            if (!take_shared_stage(i, c.payload)) {
+            // Writes and completions take the shared stage in turn while both wait (measured:
+            // both ways at once, each moves half of port_bandwidth_total), whichever of the two
+            // wakes first: writes waiting go first when a completion took it last.
+            if (port_total_ps_per_byte_ > 0.0 && !shared_last_write_[i] && write_release_.due() && !releasing_) {
+                release_writes();
+            }
+            if (!take_shared_stage(i, c.payload, false)) {
                 notify_after_ps(q.queue.event(), port_shared_free_ps_[i] - now_ps());
                 return;
             }
@@ -237,27 +271,55 @@ void RootComplex::free_buffer(int port, const Tlp& tlp) {
     ports[static_cast<std::size_t>(port)]->ingress->nb_transport_bw(t, phase, delay);
 }
 
-bool RootComplex::take_shared_stage(std::size_t port, std::uint32_t bytes) {
+bool RootComplex::take_shared_stage(std::size_t port, std::uint32_t bytes, bool write) {
     if (port_total_ps_per_byte_ <= 0.0) return true;
     double& shared = port_shared_free_ps_[port];
     const double now = now_ps();
     if (shared > now + 0.5) return false;
     shared = now + static_cast<double>(bytes) * port_total_ps_per_byte_;
+    shared_last_write_[port] = write ? 1 : 0;
     return true;
 }
 
+bool RootComplex::completion_waiting(std::size_t port) const {
+    const EgressQueue& q = *egress_[port];
+    return q.link_ready && q.queue.due() && q.queue.front().completion_bytes > 0;
+}
+
+bool RootComplex::evicts(std::uint32_t job, std::uint32_t host_kib, std::uint32_t bytes) {
+    if (params_.io_cache.value == 0) return false;
+    JobBytes* entry = nullptr;
+    for (auto& e : io_written_) {
+        if (e.job == job && e.seen) entry = &e;
+    }
+    if (entry == nullptr) {
+        // A job not seen lately: it takes the oldest entry.
+        entry = &io_written_[io_next_];
+        io_next_ = (io_next_ + 1) % kIoJobs;
+        *entry = JobBytes{job, std::uint64_t{host_kib} << 10, true};
+    }
+    entry->bytes += bytes;
+    return entry->bytes > params_.io_cache.value;
+}
+
 void RootComplex::release_writes() {
+    releasing_ = true;
     while (write_release_.due()) {
         const Release& r = write_release_.front();
-        if (!take_shared_stage(static_cast<std::size_t>(r.port), r.tlp.payload)) {
+        const auto p = static_cast<std::size_t>(r.port);
+        // A completion waiting takes its turn first when a write took the stage last.
+        if (shared_last_write_[p] && completion_waiting(p)) drain(p);
+        if (!take_shared_stage(p, r.tlp.payload, true)) {
             // Posted writes leave their buffers in order: all wait for the shared stage.
-            notify_after_ps(write_release_.event(), port_shared_free_ps_[static_cast<std::size_t>(r.port)] - now_ps());
+            notify_after_ps(write_release_.event(), port_shared_free_ps_[p] - now_ps());
+            releasing_ = false;
             return;
         }
         free_buffer(r.port, r.tlp);
         write_release_.pop();
     }
     write_release_.rearm();
+    releasing_ = false;
 }
 
 void RootComplex::notify_semaphores() {

@@ -274,6 +274,9 @@ ProgramOutcome Simulator::execute(const config::ModelParams& params, const Progr
     out.timings = rt.timings();
     const MemoryStats& hm = top_->host_memory().stats();
     out.host_memory_bytes = hm.bytes_read + hm.bytes_written;
+    for (const auto& b : top_->bridges()) {
+        out.memory_wait_ps += b->stats().memory_wait_ps;
+    }
     for (const auto& l : top_->links()) {
         out.links.push_back(LinkReport{l.label, l.link->stats(), l.link->physics().stream_bytes_per_s * 1e-9});
     }
@@ -331,7 +334,8 @@ ProgramOutcome Simulator::execute(const config::ModelParams& params, const Progr
         // gets a second try twice as far apart, which reuses what the first simulated.
         const std::uint64_t quarter = std::max<std::uint64_t>(1, warmup / 4);
         for (const std::uint64_t step : {quarter, 2 * quarter}) {
-            const auto levels = choose_levels(family.target, warmup, step, std::numeric_limits<double>::infinity());
+            const auto levels =
+                choose_levels(family.target, family.settle_level + warmup, step, std::numeric_limits<double>::infinity());
             const bool affordable =
                 levels && cost_of_new(*levels) <= kMaxCostFraction * static_cast<double>(family.target);
             // Longer warm-ups cost more still.
@@ -399,6 +403,21 @@ std::uint64_t Simulator::default_warmup(const config::ModelParams& params) const
     return std::max<std::uint64_t>({1ULL << 20, 2 * reads, 2 * params.dma.read_ahead.value});
 }
 
+std::uint64_t Simulator::io_cache_bytes(const config::ModelParams& params) const {
+    // Only where evicting costs something (root_complex.memory_bandwidth) does filling the cache
+    // change the run.
+    std::uint64_t bytes = 0;
+    const auto count = [&](const config::RootComplexParams& rc) {
+        if (rc.memory_bandwidth.bytes_per_s > 0.0) bytes = std::max(bytes, rc.io_cache.value);
+    };
+    if (links_from_ == nullptr) {
+        count(params.root_complex);
+        return bytes;
+    }
+    for (auto [v, end] = boost::vertices(links_from_->graph()); v != end; ++v) count(links_from_->node(*v).bridge);
+    return bytes;
+}
+
 ProgramFamily Simulator::sized_family(const config::ModelParams& params, std::uint64_t size, std::uint64_t extra,
                                       std::uint64_t warmup_bytes, std::function<Program(std::uint64_t bytes)> build) const {
     ProgramFamily f;
@@ -411,6 +430,22 @@ ProgramFamily Simulator::sized_family(const config::ModelParams& params, std::ui
     f.target = size / unit;
     f.scalable = f.target > 0;
     f.min_level = std::max<std::uint64_t>(1, (warmup_bytes + unit - 1) / unit);
+    // A transfer's writes to host memory run differently once they have filled a port's I/O
+    // cache: the warm-up starts where the largest one does, at its share of the size.
+    if (const std::uint64_t cache = io_cache_bytes(params); cache > 0 && f.scalable) {
+        std::uint64_t largest = 0;
+        for (const Op& op : build(size).ops) {
+            if (op.kind == Op::Kind::kCopy && op.direction == CopyDirection::kDeviceToHost && op.peer_gpu < 0) {
+                largest = std::max(largest, op.host_offset + op.bytes);
+            } else if (op.kind == Op::Kind::kMappedKernel) {
+                largest = std::max(largest, op.mapped.write_bytes);
+            }
+        }
+        if (largest > cache) {
+            const long double share = static_cast<long double>(cache) / static_cast<long double>(largest);
+            f.settle_level = static_cast<std::uint64_t>(std::ceil(share * static_cast<long double>(f.target)));
+        }
+    }
     f.make = [build, rest, unit](std::uint64_t m) { return build(rest + m * unit); };
     f.describe = [rest, unit](std::uint64_t m) { return core::to_string(core::Bytes{rest + m * unit}); };
     return f;

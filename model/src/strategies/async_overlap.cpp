@@ -3,6 +3,7 @@
 #include "dmasim/strategies/programs.h"
 #include "dmasim/strategies/registry.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace dmasim::strategies {
@@ -21,12 +22,18 @@ void run_async_overlap(Engine& engine, Case& c) {
         Program prog;
         auto issue = [&](std::uint64_t s, int stage) {
             const std::uint64_t chunk = bytes / n + (s < bytes % n ? 1 : 0);
+            // Chunk s starts after the s chunks before it, the first bytes % n of which are a byte longer.
+            const std::uint64_t offset = s * (bytes / n) + std::min(s, bytes % n);
             const int stream = static_cast<int>(s);
             if (stage == 0) prog.ops.push_back(copy_op(CopyDirection::kHostToDevice, chunk, stream, false));
             if (stage == 1 && kernel.ps > 0) {
                 prog.ops.push_back(kernel_op(core::Duration{kernel.ps / static_cast<std::int64_t>(n)}, stream));
             }
-            if (stage == 2) prog.ops.push_back(copy_op(CopyDirection::kDeviceToHost, chunk, stream, false));
+            if (stage == 2) {
+                Op d2h = copy_op(CopyDirection::kDeviceToHost, chunk, stream, false);
+                d2h.host_offset = offset;  // the chunks are parts of one host buffer
+                prog.ops.push_back(d2h);
+            }
         };
         for (std::uint64_t outer = 0; outer < (breadth_first ? 3 : n); ++outer) {
             for (std::uint64_t inner = 0; inner < (breadth_first ? n : 3); ++inner) {

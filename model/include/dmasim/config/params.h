@@ -83,6 +83,8 @@ struct RootComplexParams {
     Bytes completion_size{128};
     Bandwidth port_bandwidth{0.0};
     Bandwidth port_bandwidth_total{0.0};
+    Bytes io_cache{0};
+    Bandwidth memory_bandwidth{0.0};
     Duration switch_latency{100'000};
     Duration partial_write{1'260};
     Duration shared_line_write{2'010};
@@ -92,7 +94,9 @@ struct RootComplexParams {
         v(FieldInfo{"forward_latency", "time", "ingress port to memory controller (and back for completions), or port to port; 0s..1ms"}, forward_latency);
         v(FieldInfo{"completion_size", "bytes", "largest read completion payload it sends: a multiple of RCB, 64B..4096B, capped at MPS"}, completion_size);
         v(FieldInfo{"port_bandwidth", "bytes/s", "data one root port moves between its link and host memory, per direction: payload of the writes it takes in, and of the completions it sends out; 0B/s = no limit but the link's (H100 and H200 hosts: 55.2 GB/s, results/h100-sxm/isolating/copy-beside-zero-copy); else at most 100TB/s"}, port_bandwidth);
-        v(FieldInfo{"port_bandwidth_total", "bytes/s", "the same data path's rate for both directions together, writes in and reads' data out; 0B/s = no shared limit (H100 and H200 hosts: 100 GB/s, duplex copies of 64 MiB); else at most 100TB/s"}, port_bandwidth_total);
+        v(FieldInfo{"port_bandwidth_total", "bytes/s", "the same data path's rate for both directions together, writes in and reads' data out, taken by the two in turn; 0B/s = no shared limit (H100 and H200 hosts: 100 GB/s, duplex copies of 8-40 MiB, results/h100-sxm/isolating/duplex-host-memory); else at most 100TB/s"}, port_bandwidth_total);
+        v(FieldInfo{"io_cache", "bytes", "host cache that one transfer's writes through this port allocate into (the last-level cache's I/O ways): its writes past this many bytes each evict a line it wrote before, which goes back to memory through memory_bandwidth; 0B = no such cache (writes cost memory_bandwidth nothing) (H100 and H200 hosts: 40 MiB, results/h100-sxm/isolating/duplex-host-memory); 0B..1TiB"}, io_cache);
+        v(FieldInfo{"memory_bandwidth", "bytes/s", "what one port's DMA gets from host memory: its reads' data and the write-backs of lines its writes evict (io_cache), together, write-backs first (a read may not pass a posted write); 0B/s = no limit but host_memory's (H100 hosts: 93 GB/s, duplex copies of 64 MiB-1 GiB; H200 host: none, 102 GB/s measured without a limit, results/h100-sxm/isolating/duplex-host-memory); else at most 100TB/s"}, memory_bandwidth);
         v(FieldInfo{"switch_latency", "time", "a PCIe switch's port-to-port forwarding latency (cut-through); 0s..1ms"}, switch_latency);
         v(FieldInfo{"partial_write", "time", "a posted write of part of a host cache line (cpu.cache_line) that no neighbouring write touches: the time the host takes to merge it, one write after another (H100 host: 1.26 ns); 0s..1us"}, partial_write);
         v(FieldInfo{"shared_line_write", "time", "the same for a partial write whose line neighbouring writes also touch (H100 host: 2.01 ns); 0s..1us"}, shared_line_write);

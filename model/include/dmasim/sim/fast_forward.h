@@ -35,6 +35,12 @@ struct ProgramOutcome {
     std::uint64_t writes = 0;
     std::uint32_t peak_outstanding_reads = 0;
     std::uint64_t host_memory_bytes = 0;
+    // What reads waited, all together, for the root ports' ways to memory
+    // (root_complex.memory_bandwidth). In steady state each read waits as long at every size, and
+    // the sum is affine in it; a queue still filling makes each read wait longer than the one
+    // before, which the copy engines' reads in flight may hide from every other quantity for a
+    // while.
+    double memory_wait_ps = 0.0;
     // Empty when simulated TLP by TLP; else how it was fast-forwarded, for the rows' notes.
     std::string fast_forward;
 };
@@ -46,6 +52,9 @@ struct ProgramFamily {
     std::uint64_t target = 0;
     bool scalable = false;
     std::uint64_t min_level = 1;  // the warm-up: levels below it may not be in steady state yet
+    // Where the warm-up starts: levels below it have not filled a port's I/O cache yet
+    // (root_complex.io_cache), and run differently from those above.
+    std::uint64_t settle_level = 0;
     std::function<std::string(std::uint64_t level)> describe;  // a level as a note names it ("4MiB")
 };
 

@@ -62,6 +62,10 @@ struct Op {
     int gpu = 0;        // the GPU whose engine runs it
     int peer_gpu = -1;  // kCopy: >= 0 makes it a device-to-device copy into that GPU
     std::uint32_t request_bytes = 0;  // kCopy: write size (0: MPS); NVLink takes larger writes
+    // kCopy: where in the program's host buffers it starts. Copies of one buffer's parts start
+    // where the part does; copies of the same buffer again start where it did (the host's I/O
+    // cache, root_complex.io_cache, keeps what a program wrote first).
+    std::uint64_t host_offset = 0;
 };
 
 struct Program {
@@ -122,7 +126,7 @@ private:
     void enqueue(std::size_t op);
     void dispatch(std::size_t op);
     void op_finished(std::size_t op);
-    std::uint32_t submit_copy(int gpu, CopyDirection dir, std::uint64_t bytes, std::size_t op);
+    std::uint32_t submit_copy(int gpu, CopyDirection dir, std::uint64_t bytes, std::size_t op, std::uint64_t host_offset = 0);
     void submit_job(std::size_t engine, CopyJob job, std::size_t op);
     std::size_t unit(int gpu, int engine) const { return static_cast<std::size_t>(gpu * Gpu::kUnits + engine); }
     void start_next_on(std::size_t engine);

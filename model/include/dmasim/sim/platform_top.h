@@ -48,6 +48,7 @@ public:
     int device_index(const std::string& node_name) const;  // -1 if none
     MemoryController& host_memory() { return *host_memories_.front(); }
     const std::vector<LinkEntry>& links() const { return links_; }
+    const std::vector<std::unique_ptr<RootComplex>>& bridges() const { return bridges_; }
     FabricScheduler& fabric() { return fabric_; }
 
 private:

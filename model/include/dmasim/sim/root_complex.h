@@ -15,6 +15,7 @@
 #include <systemc>
 #include <tlm>
 
+#include <array>
 #include <memory>
 #include <string>
 #include <vector>
@@ -41,6 +42,10 @@ struct RootComplexStats {
     std::uint64_t reads = 0;
     std::uint64_t completions = 0;
     std::uint64_t forwarded = 0;
+    std::uint64_t writebacks = 0;  // writes that evicted a line of the I/O cache (io_cache)
+    // What reads waited, all together, on the ports' ways to memory (memory_bandwidth), from the
+    // first write-back on.
+    double memory_wait_ps = 0.0;
 };
 
 class RootComplex : public sc_core::sc_module {
@@ -105,8 +110,15 @@ private:
     void notify_semaphores();  // and the CPU accesses done: handed to the host at the kernel's time
     void free_buffer(int port, const Tlp& t);
     // Takes the data path both directions of `port` share (port_bandwidth_total) for `bytes`,
-    // now: false while it is busy, and then nothing is taken.
-    bool take_shared_stage(std::size_t port, std::uint32_t bytes);
+    // now: false while it is busy, and then nothing is taken. `write`: for a posted write (else
+    // a completion); the two directions take it in turn while both wait.
+    bool take_shared_stage(std::size_t port, std::uint32_t bytes, bool write);
+    // A completion of `port` is waiting for the shared stage only (due, and its link ready).
+    bool completion_waiting(std::size_t port) const;
+    // Whether a write of `job` of `bytes` evicts a line of the I/O cache (io_cache): whether it
+    // lands past the first io_cache bytes of the program's host buffers, its job having started
+    // `host_kib` into them (Tlp::host_kib) and written what it did before.
+    bool evicts(std::uint32_t job, std::uint32_t host_kib, std::uint32_t bytes);
     int port_towards(std::uint16_t node) const;
 
     Params params_;
@@ -127,6 +139,23 @@ private:
     std::vector<double> port_in_free_ps_;
     std::vector<double> port_out_free_ps_;
     std::vector<double> port_shared_free_ps_;
+    std::vector<char> shared_last_write_;  // per port: the shared stage's last taker was a write
+    bool releasing_ = false;  // inside release_writes (which may drain a port, which must not re-enter it)
+    // The port's way to host memory (params_.memory_bandwidth; 0: no limit): when write-backs,
+    // and reads (which wait behind them), may next start on it.
+    double memory_path_ps_per_byte_ = 0.0;
+    std::vector<double> memory_write_free_ps_;
+    std::vector<double> memory_read_free_ps_;
+    // Where the last few jobs' writes have got to in the program's host buffers (io_cache). A
+    // ring, as jobs come and go, that costs no allocation per write.
+    struct JobBytes {
+        std::uint32_t job = 0;
+        std::uint64_t bytes = 0;
+        bool seen = false;
+    };
+    static constexpr std::size_t kIoJobs = 8;
+    std::array<JobBytes, kIoJobs> io_written_{};
+    std::size_t io_next_ = 0;
     double last_release_ps_ = 0.0;     // when the last posted write left its buffer
     std::vector<int> route_;
     std::vector<std::unique_ptr<FwPort<RootComplex>>> fw_;

@@ -147,6 +147,8 @@ private:
     ProgramFamily sized_family(const config::ModelParams& params, std::uint64_t size, std::uint64_t extra,
                                std::uint64_t warmup_bytes, std::function<Program(std::uint64_t bytes)> build) const;
     std::uint64_t default_warmup(const config::ModelParams& params) const;
+    // The largest I/O cache a transfer's writes fill before they evict (0: none that matters).
+    std::uint64_t io_cache_bytes(const config::ModelParams& params) const;
     Fidelity fidelity_ = default_fidelity();
     [[noreturn]] void fail(const std::string& what);
     std::string trace_label_;

@@ -49,7 +49,10 @@ struct alignas(16) Tlp {
     LineWrite line_write = LineWrite::kWhole;  // writes: how much of its host cache line it writes
     // The rest of the 32 bytes as a member: a copy then moves all of them, as two aligned halves,
     // where it would leave out trailing padding and copy 26 bytes in two overlapping moves.
-    std::uint8_t spare[6] = {};
+    std::uint8_t spare[2] = {};
+    // Writes to host memory: where in the program's host buffers its transfer starts, in KiB
+    // (root_complex.io_cache holds the first bytes a program writes, not what it writes again).
+    std::uint32_t host_kib = 0;
 };
 
 static_assert(sizeof(Tlp) == 32, "a TLP is copied as two aligned 16-byte halves");
