@@ -91,6 +91,42 @@ std::vector<core::ResultRow> fixture_rows() {
 // Measured values are the medians across leases (each lease's value the median over its runs),
 // and every row says how far the leases agree. (SystemC elaborates once per process: one
 // compare per test.)
+// --set changes the scenarios the leases measured and leaves the others alone: a 2xH200
+// machine's leases are compared on its own platform (--set platform=h200x2-nvlink) although
+// scenarios it never ran cannot run there (a capture card's flows).
+TEST(Compare, SetAppliesToTheMeasuredScenariosOnly) {
+    char tmpl[] = "/tmp/dmasim-compare-set-XXXXXX";
+    ASSERT_NE(::mkdtemp(tmpl), nullptr);
+    const std::string dir = tmpl;
+    const std::string scenarios = dir + "/scenarios";
+    std::filesystem::create_directories(scenarios);
+    std::filesystem::copy_file(kFixtures + "/scenarios/small.yaml", scenarios + "/small.yaml");
+    std::ofstream(scenarios + "/card.yaml") << "name: card-frames\nplatform: radar-switch\nflows:\n"
+                                               "  - { name: in, strategy: third_party_dma, device: 0, size: 4MiB }\n";
+    const std::vector<std::string> base{"compare", "--measured", kFixtures + "/measured.csv", "--scenarios", scenarios,
+                                        "--set", "platform=h200x2-nvlink", "--set", "runtime.call_overhead=102500ns"};
+    auto args = base;
+    args.insert(args.end(), {"--out", dir + "/out"});
+    const Outcome r = cli(args);
+    ASSERT_EQ(r.code, 0) << r.err;
+    const auto rows = read_csv(dir + "/out/compare.csv");
+    ASSERT_EQ(rows.size(), 1U + 4U);
+    for (std::size_t i = 1; i < rows.size(); ++i) {
+        EXPECT_GT(std::stod(rows[i][8]), 100.0) << "the set applies to the measured scenario";
+    }
+    std::stringstream meta;
+    meta << std::ifstream(dir + "/out/meta.json").rdbuf();
+    EXPECT_NE(meta.str().find("--set platform=h200x2-nvlink"), std::string::npos) << "the run records its sets";
+
+    // A set the measured scenario cannot take is still refused, naming it.
+    auto bad = base;
+    bad.insert(bad.end(), {"--set", "link.lanes=3", "--out", dir + "/bad"});
+    const Outcome b = cli(bad);
+    EXPECT_EQ(b.code, 2);
+    EXPECT_NE(b.err.find("link.lanes"), std::string::npos) << b.err;
+    EXPECT_NE(::access((dir + "/bad").c_str(), F_OK), 0) << "nothing written";
+}
+
 TEST(Compare, UsesCrossLeaseMediansOfAMachineFolder) {
     const auto base = fixture_rows();
     const std::string machine = two_lease_machine(base);

@@ -329,12 +329,28 @@ const char* const kCompareFiles[] = {"compare.csv", "summary.csv", "meta.json"};
 int cmd_compare(const Options& o, int argc, char** argv, std::ostream& out, std::ostream& err) {
     // A machine's leases, or one lease, or one CSV: measured values are cross-lease medians.
     MeasuredSet set = read_measured_set(o.measured);
-    std::vector<config::SetOverride> sets;
-    for (const auto& s : o.sets) sets.push_back(config::parse_set(s));
-    const std::vector<config::Scenario> scenarios = load_scenario_dir(o.scenarios_dir, sets, o.calibration);
-    const std::size_t other_paths = exclude_other_gpu_paths(set, scenarios);
+    // Rows measured between GPUs joined otherwise than the scenario's own platform joins them
+    // are not compared, whatever --set makes of the platform.
+    const std::vector<config::Scenario> as_named = load_scenario_dir(o.scenarios_dir, {}, o.calibration);
+    const std::size_t other_paths = exclude_other_gpu_paths(set, as_named);
     const std::vector<CrossLeaseRow> across = cross_lease(set.leases);
     const std::vector<core::ResultRow> hw = cross_lease_rows(across);
+    // --set applies to the scenarios the leases measured: "platform=h200x2-nvlink" puts what a
+    // 2xH200 machine measured on its own platform, leaving alone the scenarios it did not measure
+    // (some of which that platform cannot run).
+    std::vector<config::SetOverride> sets;
+    if (!o.sets.empty()) {
+        const std::vector<config::Scenario> measured = restrict_to_measured(as_named, hw);
+        for (const auto& text : o.sets) {
+            const config::SetOverride s = config::parse_set(text);
+            if (!s.scenario.empty()) {
+                sets.push_back(s);
+                continue;
+            }
+            for (const auto& m : measured) sets.push_back(config::SetOverride{s.path, s.value, m.name});
+        }
+    }
+    const std::vector<config::Scenario> scenarios = load_scenario_dir(o.scenarios_dir, sets, o.calibration);
     const std::string csv_path = set.files().size() == 1 ? set.files().front() : o.measured;
     const std::vector<config::Scenario> selected = restrict_to_measured(scenarios, hw);
     if (selected.empty()) throw core::InputError(csv_path, "scenario", "no measured row names a scenario in " + o.scenarios_dir);
@@ -1020,7 +1036,9 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
         ->required();
     compare->add_option("--calibration", o.calibration, calibration_help);
     compare->add_option("--scenarios", o.scenarios_dir, "folder of scenario files the measured rows name")->capture_default_str();
-    compare->add_option("--set", o.sets, "override a key, as for run");
+    compare->add_option("--set", o.sets,
+                        "override a key, as for run, in the scenarios the leases measured (e.g. --set platform=h200x2-nvlink "
+                        "for a 2xH200 machine's leases)");
     auto* compare_jobs = compare->add_option("--jobs,-j", o.jobs, jobs_help)->check(jobs_check);
     // Not results/: a committed comparison is replaced only when asked for by name.
     std::string compare_out = "out/compare";
