@@ -189,8 +189,11 @@ def q_duplex(sim, ms):
         + " and the exchange kernel "
         + (f"{e_m:.1f} GB/s" if e_m else f"{e_s:.1f} GB/s (model)")
         + f"; the model gives {d_s:.1f} GB/s ({d_s / one_s:.2f}× one way) and {e_s:.1f} GB/s."
-        + (" Neither reaches twice one way: each direction's link also carries the other direction's read "
-           "requests and the data-link traffic (`dmasim run scenarios/duplex.yaml --explain` prints the split)."
+        + (" Neither reaches twice one way: the host's root port moves 100 GB/s for both directions together, "
+           "each direction's link also carries the other direction's read requests and the data-link traffic "
+           "(`dmasim run scenarios/duplex.yaml --explain` prints the split), and on the H100 host a device-to-host "
+           "copy's writes past the host cache's I/O share go back to memory ahead of the host-to-device reads "
+           "(results/h100-sxm/isolating/duplex-host-memory)."
            if below_twice else "")
         + " The exchange kernel also occupies SMs that the copy engines leave free." + dk_note,
         "",

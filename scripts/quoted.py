@@ -89,7 +89,8 @@ def pcie_links(sim):
     out = [
         "The shipped sweep (`results/sim/`, `scenarios/whatif/pcie-links.yaml`; calibration "
         + sim.calibration(*keys) + "), 64 MiB, the H100 host's root complex (256-byte read",
-        "completions; its port's data path, 55.2 GB/s each way, left out so that the link shows) at every link:",
+        "completions; its port's data path, 55.2 GB/s each way, and its 93 GB/s of host memory left out so that the link "
+        "shows) at every link:",
         "",
         "| link | pinned H2D | pinned D2H | pageable H2D | zero-copy H2D |",
         "|---|---|---|---|---|",
