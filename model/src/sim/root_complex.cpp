@@ -141,8 +141,9 @@ tlm::tlm_sync_enum RootComplex::port_fw(int port, Tlp& t, tlm::tlm_phase& phase,
             if (memory_path_ps_per_byte_ > 0.0 && evicts(t.job, t.host_kib, t.payload)) {
                 // The write takes a line of the I/O cache whose old contents (a line this
                 // transfer wrote before) go back to memory first. The write-back goes ahead of
-                // the reads queued on the port's way to memory, which wait behind it (a read may
-                // not pass a posted write), and the write's buffer frees when it starts.
+                // the reads queued on the port's way to memory, which wait behind it (measured:
+                // the D2H copy keeps its rate, the H2D reads lose), and the write's buffer frees
+                // when it starts.
                 const auto p = static_cast<std::size_t>(port);
                 const double bytes_ps = static_cast<double>(t.payload) * memory_path_ps_per_byte_;
                 const double start = std::max(now + forward_ps_, memory_write_free_ps_[p]);
