@@ -8,18 +8,26 @@
 // of W bytes (cudaMemcpy2DAsync, host pitch 2W, so that no two rows make one request) moves far
 // fewer bytes per read request as W shrinks. Each case is also timed alone.
 //
-// Build: nvcc -O3 -arch=sm_90 duplexshape.cu -o duplexshape
-// Run:   ./duplexshape > duplexshape.csv     (progress on stderr)
+// With the argument `write8`, eight CPU threads store over a 2 GiB buffer all along, which slows
+// the host-to-device reads (duplexmem.cu): then the D2H copy has room beside them, and whether it
+// takes it with rows of 256 B as with rows of 4 KiB tells the link's share from the port's.
+//
+// Build: nvcc -O3 -arch=sm_90 -Xcompiler -pthread duplexshape.cu -o duplexshape
+// Run:   ./duplexshape [write8] > duplexshape.csv     (progress on stderr)
 //
 // Timing as in duplexmem.cu: a gate kernel holds stream 0, both streams' copies queue behind it,
 // events give each copy's end; one warm-up and 5 timed repetitions; copies verified once.
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
+#include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -116,7 +124,33 @@ void verify(Setup& b, std::size_t width, std::size_t rows) {
 
 }  // namespace
 
-int main() {
+// Eight threads storing over their shares of a 2 GiB buffer until stopped.
+class StoreLoad {
+public:
+    StoreLoad() : buffer_((std::size_t{2} << 30) / sizeof(std::uint64_t)) {
+        for (int t = 0; t < 8; ++t) {
+            pool_.emplace_back([this, t] {
+                const std::size_t n = buffer_.size() / 8;
+                std::uint64_t* p = buffer_.data() + n * static_cast<std::size_t>(t);
+                while (running_.load(std::memory_order_relaxed)) {
+                    for (std::size_t i = 0; i < n; ++i) p[i] = i;
+                }
+            });
+        }
+    }
+    ~StoreLoad() {
+        running_ = false;
+        for (auto& th : pool_) th.join();
+    }
+
+private:
+    std::vector<std::uint64_t> buffer_;  // of words: 2 GiB / 8 of them
+    std::atomic<bool> running_{true};
+    std::vector<std::thread> pool_;
+};
+
+int main(int argc, char** argv) {
+    const bool write8 = argc > 1 && std::string(argv[1]) == "write8";
     Setup b;
     CHECK(cudaSetDevice(0));
     CHECK(cudaHostAlloc(&b.h_src, kHostSrc, cudaHostAllocDefault));
@@ -132,6 +166,7 @@ int main() {
     for (std::size_t i = 0; i < kD2hBytes; ++i) pattern[i] = static_cast<unsigned char>((i * 40503u) >> 7 | 1);
     CHECK(cudaMemcpy(b.d_src, pattern.data(), kD2hBytes, cudaMemcpyHostToDevice));
 
+    const std::unique_ptr<StoreLoad> load = write8 ? std::make_unique<StoreLoad>() : nullptr;  // after the fills
     std::printf("width_bytes,rows,h2d_bytes,h2d_alone_us,d2h_alone_us,h2d_beside_us,d2h_beside_us\n");
     const Times d_alone = median(b, 0, 0, true);
     for (const std::size_t width : {std::size_t{32}, std::size_t{64}, std::size_t{128}, std::size_t{256},
