@@ -210,6 +210,15 @@ void parse_strategy_keys(const CaseReader& r, MeasurementSpec& s, const Options&
                 if (s.size_bytes < kChaseNodeBytes) {
                     r.fail("size_bytes", "a chase needs at least one " + std::to_string(kChaseNodeBytes) + "-byte node");
                 }
+                s.stores_beside = static_cast<int>(r.integer_or("stores_beside", 0, 0, lim::kMaxStoresBesideBlocks));
+                if (s.stores_beside > 0 && s.chase_device) {
+                    r.fail("stores_beside", "stores beside a chase are for a chase through host memory");
+                }
+                if (s.stores_beside > 0 && s.size_bytes % 16 != 0) {
+                    r.fail("size_bytes", "the stores beside a chase move 16-byte elements over size_bytes");
+                }
+            } else if (r.has("stores_beside")) {
+                r.fail("stores_beside", "stores beside are for a chase (pattern=chase)");
             }
             parse_compute(r, s);
             if (r.has("copy_beside")) {

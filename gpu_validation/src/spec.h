@@ -69,6 +69,7 @@ struct MeasurementSpec {
     bool chase = false;           // zero_copy pattern=chase: one thread's dependent uncached loads
     bool chase_device = false;    // chase through GPU memory (reference) instead of mapped host memory
     std::int64_t hops = 0;        // chase: dependent loads per run
+    int stores_beside = 0;        // chase: blocks of 256 threads storing to host memory meanwhile (0: none)
     bool breadth_first = false;   // async_overlap: every H2D, then every kernel, then every D2H
     // zero_copy: a pinned cudaMemcpyAsync of size_bytes beside the kernel, in this direction
     // (h2d or d2h), on a stream of its own; `has_copy_beside` false: none.

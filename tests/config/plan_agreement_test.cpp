@@ -166,6 +166,8 @@ TEST(PlanAgreement, CasesDmaprobeCannotRunAreNotPlanned) {
         sized("zero_copy", "4KiB", "direction: h2d\nzero_copy: {pattern: chase, copy_beside: h2d}\n"),
         sized("zero_copy", "4KiB", "zero_copy: {copy_beside: d2h}\ncompute: {duration: 1ms}\n"),
         sized("zero_copy", "4KiB", "zero_copy: {copy_beside: both}\n"),
+        sized("zero_copy", "4KiB", "zero_copy: {stores_beside: 8}\n"),
+        sized("zero_copy", "4KiB", "direction: h2d\nzero_copy: {pattern: chase, memory: device, stores_beside: 8}\n"),
     };
     for (const auto& yaml : refused) EXPECT_THROW(parse_scenarios(yaml, "s.yaml"), core::InputError) << yaml;
     // What they become when written as dmasim would have: dmaprobe refuses each.

@@ -252,6 +252,17 @@ TEST(Scenario, IsolatingCaseOptionsAreChecked) {
     EXPECT_NE(error_of("name: a\nstrategy: zero_copy\nsizes: [4KiB]\nzero_copy: {copy_beside: up}\n")
                   .find("zero_copy.copy_beside"),
               std::string::npos);
+    EXPECT_NE(error_of("name: a\nstrategy: zero_copy\nsizes: [4KiB]\nzero_copy: {stores_beside: 8}\n")
+                  .find("zero_copy.stores_beside"),
+              std::string::npos);
+    EXPECT_NE(error_of("name: a\nstrategy: zero_copy\ndirection: h2d\nsizes: [4KiB]\n"
+                       "zero_copy: {pattern: chase, stores_beside: 2000}\n")
+                  .find("zero_copy.stores_beside"),
+              std::string::npos);
+    EXPECT_NE(error_of("name: a\nstrategy: zero_copy\ndirection: h2d\nsizes: [4KiB]\n"
+                       "zero_copy: {pattern: chase, stores_beside: 8, hops: 5000}\n")
+                  .find("zero_copy.hops"),
+              std::string::npos);
     EXPECT_NE(error_of("name: a\nstrategy: duplex\nsizes: [4KiB]\ncompute: {threads: 33}\n").find("compute.threads"),
               std::string::npos);
     EXPECT_NE(error_of("name: a\nstrategy: async_overlap\nsizes: [4KiB]\nasync_overlap: {issue: random}\n")

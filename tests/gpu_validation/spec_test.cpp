@@ -364,6 +364,16 @@ TEST(DmaprobeCases, ChaseNeedsItsMemoryAndHopsAndLoadsOnly) {
               std::string::npos);
 }
 
+TEST(DmaprobeCases, StoresBesideAreForAChaseThroughHostMemory) {
+    const std::string chase = kZc + " direction=h2d size_bytes=65536 access_bytes=8 pattern=chase hops=5";
+    EXPECT_EQ(decide(chase + " memory=host" + kCommon).spec.stores_beside, 0);
+    EXPECT_EQ(decide(chase + " memory=host stores_beside=264" + kCommon).spec.stores_beside, 264);
+    EXPECT_NE(error_of(chase + " memory=device stores_beside=264" + kCommon).find("stores_beside"), std::string::npos);
+    EXPECT_NE(error_of(chase + " memory=host stores_beside=5000" + kCommon).find("stores_beside"), std::string::npos);
+    EXPECT_NE(error_of(kZc + " direction=d2h size_bytes=4096 access_bytes=4 stores_beside=8" + kCommon).find("stores_beside"),
+              std::string::npos);
+}
+
 TEST(DmaprobeCases, ACopyBesideAZeroCopyKernelIsEitherDirectionAndAlone) {
     const auto none = decide(kZc + " direction=d2h size_bytes=4096 access_bytes=4" + kCommon);
     EXPECT_FALSE(none.spec.has_copy_beside);

@@ -215,6 +215,30 @@ TEST(IsolatingCases, AnExchangesStoresWaitBehindTheReadsQueuedBeforeThem) {
     EXPECT_NEAR(steady_1056, steady_33, 0.05 * steady_33);
 }
 
+// The SMs' loads and stores of host memory leave the GPU in the order the warps issued them
+// (gpu.sysmem_in_order): a load waits behind every store queued before it, about a round of the
+// grid's stores (one 512-byte store per warp) drained at the link's rate, and longer as the
+// grid grows. Measured on the lent H100 (results/h100-sxm/isolating/zero-copy-exchange, two
+// leases): 1.15-1.16 us alone, 1.3-1.45 us beside 1 to 4 blocks of stores, 17.6-19.6 us beside
+// 264 and 45-57 us beside 1024. Loads that took turns with the stores would wait a store or two.
+TEST(IsolatingCases, ALoadWaitsBehindTheStoresIssuedBeforeIt) {
+    const auto per_load_us = [&](std::int64_t blocks, bool in_order) {
+        config::StrategyOptions o = chase(100);
+        o.zero_copy.stores_beside = blocks;
+        config::ModelParams p;
+        p.gpu.sysmem_in_order = in_order;
+        return run("zero_copy", "h2d", 64 * kMiB, o, p).rows.front().time_ps / 1e6;
+    };
+    const double alone = per_load_us(0, true);
+    const double grid = per_load_us(264, true);
+    EXPECT_LT(per_load_us(4, true) - alone, 0.05 * (grid - alone)) << "a few blocks' stores leave the link idle most of the time";
+    // A round: 264 blocks of 8 warps, 512 bytes each, at 128-byte writes' share of Gen5 x16.
+    const double round_us = 264.0 * 8 * 512 / 52.9e9 * 1e6;
+    EXPECT_NEAR(grid - alone, round_us, 0.2 * round_us);
+    EXPECT_GT(per_load_us(1024, true), 2.5 * grid) << "a larger grid queues more stores ahead of each load";
+    EXPECT_LT(per_load_us(264, false) - alone, 0.05 * (grid - alone)) << "loads taking turns with the stores barely wait";
+}
+
 // dmaprobe times a zero-copy kernel with events on a gated stream: the CPU's launch call and the
 // synchronisation are outside, the kernel's launch latency inside.
 TEST(IsolatingCases, ZeroCopyRowIsTheGatedIntervalWithoutTheCpuCalls) {

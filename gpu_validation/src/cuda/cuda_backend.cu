@@ -30,6 +30,13 @@ namespace dmaprobe {
 
 namespace {
 
+namespace lim = dmasim::core::limits;
+// Stores beside a chase (zero_copy stores_beside): they stop by themselves after this long if
+// the chase never tells them to; the kernel that waits for their queue to fill walks this much
+// GPU memory.
+constexpr unsigned long long kStoresBesideMaxNs = 60'000'000'000ULL;
+constexpr std::size_t kSettleBytes = 4096;
+
 using Clock = std::chrono::steady_clock;
 using dmasim::core::ResultRow;
 
@@ -1343,7 +1350,15 @@ std::vector<ResultRow> CudaBackend::measure_chase(const MeasurementSpec& s) {
         base = mapped_dev(Role::mapped_a, n);
     }
     const void* chain = s.chase_device ? static_cast<const void*>(image.data()) : host(Role::mapped_a, n);
-    auto* end = static_cast<unsigned long long*>(dev(Role::dev_b, sizeof(unsigned long long)));
+    // The chase's end, and (stores beside) the flag that stops the stores once it is done.
+    auto* end = static_cast<unsigned long long*>(dev(Role::dev_b, 2 * sizeof(unsigned long long)));
+    int* stop_stores = reinterpret_cast<int*>(end + 1);
+    const bool stores = s.stores_beside > 0;
+    const std::uint64_t store_seed = make_seed(s.index, 0, 22);
+    void* store_src = stores ? dev(Role::dev_copy, n) : nullptr;
+    void* store_dst = stores ? mapped_dev(Role::mapped_b, n) : nullptr;
+    cudaStream_t ss = stores ? stream(1) : nullptr;
+    if (stores) device_fill(store_src, n, store_seed, device_);
     std::vector<double> t;
     std::string note;
     // Each run walks on from where the last one stopped, so no run revisits the lines of the
@@ -1352,13 +1367,25 @@ std::vector<ResultRow> CudaBackend::measure_chase(const MeasurementSpec& s) {
     run_repetitions(s, opt_.budget_s, &note, [&](int, bool timed) {
         const std::uint64_t want = chase_end(chain, s.hops, from);
         poison_device(end, sizeof(unsigned long long), 0xFF);
+        if (stores) CUDA_CHECK(cudaMemset(stop_stores, 0, sizeof(int)));
         close_gate(st);
+        if (stores) {
+            // The stores start with the gate; the chase's stream waits until their queue has
+            // filled, outside the timed interval, and stops them when the chase is done.
+            cudaEvent_t open = done_event(0);
+            CUDA_CHECK(cudaEventRecord(open, st));
+            CUDA_CHECK(cudaStreamWaitEvent(ss, open, 0));
+            launch_store_until(store_src, store_dst, n, stop_stores, kStoresBesideMaxNs, s.stores_beside, ss);
+            launch_compute(dev(Role::dev_compute, kSettleBytes), kSettleBytes, lim::kStoresBesideSettleNs, 1, 32, st);
+        }
         CUDA_CHECK(cudaEventRecord(start_, st));
         launch_chase(base, from, s.hops, end, st);
         CUDA_CHECK(cudaEventRecord(stop_, st));
+        if (stores) CUDA_CHECK(cudaMemsetAsync(stop_stores, 1, sizeof(int), st));
         open_gate();
         CUDA_CHECK(cudaEventSynchronize(stop_));
         check_gate();
+        if (stores) CUDA_CHECK(cudaStreamSynchronize(ss));
         unsigned long long got = 0;
         CUDA_CHECK(cudaMemcpy(&got, end, sizeof got, cudaMemcpyDeviceToHost));
         if (got != want) {
@@ -1373,6 +1400,12 @@ std::vector<ResultRow> CudaBackend::measure_chase(const MeasurementSpec& s) {
                        std::to_string(nodes) + " random 64-byte lines of " +
                        (s.chase_device ? std::string("GPU memory") : std::string("mapped pinned host memory")) +
                        ", each run continuing the chain where the last stopped";
+    if (stores) {
+        verify_host(host(Role::mapped_b, n), n, store_seed, 0, s.label() + " stores beside");
+        what += "; beside " + std::to_string(s.stores_beside) +
+                " blocks of 256 threads storing 16 bytes each over and over to another mapped host buffer of the same size, "
+                "started " + std::to_string(lim::kStoresBesideSettleNs / 1000) + " us before the chase";
+    }
     return {make_row(s, "", summarize(t), note.empty() ? what : what + "; " + note)};
 }
 

@@ -157,6 +157,18 @@ __global__ void zero_copy_kernel(const T* __restrict__ host_in, T* __restrict__ 
     }
 }
 
+__global__ void store_until_kernel(const uint4* __restrict__ dev_in, uint4* __restrict__ host_out, std::size_t elems,
+                                   const volatile int* stop, unsigned long long max_ns) {
+    const unsigned long long t0 = global_timer_ns();
+    const std::size_t step = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+    for (;;) {
+        for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < elems; i += step) {
+            host_out[i] = dev_in[i];
+        }
+        if (*stop != 0 || global_timer_ns() - t0 > max_ns) return;
+    }
+}
+
 __global__ void gate_kernel(volatile int* flag, unsigned long long timeout_ns) {
     const unsigned long long t0 = global_timer_ns();
     while (flag[0] == 0) {
@@ -222,6 +234,13 @@ void launch_chase(const void* base, unsigned long long start, long long hops, un
 void launch_compute(void* buf, std::size_t n_bytes, long long duration_ns, int blocks, int threads, cudaStream_t s) {
     compute_kernel<<<blocks, threads, 0, s>>>(static_cast<uint4*>(buf), n_bytes / sizeof(uint4), duration_ns);
     CUDA_CHECK_LAUNCH("compute_kernel");
+}
+
+void launch_store_until(const void* dev_in, void* host_out, std::size_t n_bytes, const int* stop,
+                        unsigned long long max_ns, int blocks, cudaStream_t s) {
+    store_until_kernel<<<blocks, kThreads, 0, s>>>(static_cast<const uint4*>(dev_in), static_cast<uint4*>(host_out),
+                                                   n_bytes / sizeof(uint4), stop, max_ns);
+    CUDA_CHECK_LAUNCH("store_until_kernel");
 }
 
 void launch_gate(int* flag_dev, unsigned long long timeout_ns, cudaStream_t s) {

@@ -47,6 +47,12 @@ void launch_zero_copy(int access_bytes, const void* host_in, void* dev_out, cons
                       void* host_out, std::size_t n_bytes, std::size_t stride, int mode, int blocks,
                       int threads, cudaStream_t s);
 
+// Stores of GPU memory to mapped host memory (16-byte elements, coalesced), pass after pass over
+// n_bytes, until *stop is set (checked after each pass) or max_ns has passed: the SMs' store
+// traffic beside a pointer chase (zero_copy stores_beside).
+void launch_store_until(const void* dev_in, void* host_out, std::size_t n_bytes, const int* stop,
+                        unsigned long long max_ns, int blocks, cudaStream_t s);
+
 // Holds a stream until the host sets flag[0] (mapped pinned memory), so that everything
 // enqueued behind it starts together once it is all enqueued (as nvbandwidth does). Gives up
 // after timeout_ns and sets flag[1] so that the host can report it instead of hanging.

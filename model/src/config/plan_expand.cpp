@@ -34,6 +34,7 @@ void add_strategy_keys(core::PlanCase& c, const Scenario& s, const std::string& 
             c.set("pattern", o.zero_copy.pattern);
             c.set("memory", o.zero_copy.memory);
             c.set("hops", o.zero_copy.hops);
+            if (o.zero_copy.stores_beside > 0) c.set("stores_beside", o.zero_copy.stores_beside);
         }
         if (o.zero_copy.copy_beside != "none") c.set("copy_beside", o.zero_copy.copy_beside);
     }

@@ -70,9 +70,11 @@ void DmaEngine::start(const CopyJob& job) {
     queued_requests_ = retired_requests_ = 0;
     ticket_head_ = ticket_count_ = 0;
     if (warp_reads_ && job.stores != nullptr) tickets_.resize(job.loop.warps + 1);
+    available_since_.clear();
     if (job.fed) {
         available_ = fetched_ = fed_early_;
         fed_early_ = 0;
+        if (available_ > 0) available_since_.push(Available{available_, now_ps()});
     }
     launch_event_.notify(to_sc(params_.launch_latency));
 }
@@ -95,7 +97,18 @@ void DmaEngine::feed(std::uint64_t bytes) {
     }
     available_ += bytes;
     fetched_ += bytes;
+    available_since_.push(Available{available_, now_ps()});
     prepare();
+}
+
+bool DmaEngine::read_waiting(double& since_ps) const {
+    if (!warp_reads_ || !active_ || !started_ || issued_ >= job_.bytes || !warp_ready_.due()) return false;
+    // A due warp in the middle of its access has lines left; one due to start an access has one
+    // only while accesses remain (next_warp_due drops the others).
+    const std::uint32_t w = warp_ready_.front();
+    if (warp_issued_[w] == 0 && claimed_ >= job_.bytes) return false;
+    since_ps = warp_ready_.front_due_ps();
+    return true;
 }
 
 void DmaEngine::retire_requests(std::uint64_t n) {
@@ -136,7 +149,7 @@ void DmaEngine::read_ahead() {
 void DmaEngine::next_round() {
     const WarpLoop& loop = job_.loop;
     const auto pieces = static_cast<int>((loop.round_bytes + kChunk - 1) / kChunk);
-    while (chunks_in_flight_ < pieces && fetched_ < job_.bytes && available_ - issued_ < loop.round_bytes) {
+    while (chunks_in_flight_ < pieces && fetched_ < job_.bytes && fetched_ - issued_ < loop.round_bytes) {
         const std::uint64_t n = std::min({loop.round_bytes, kChunk, job_.bytes - fetched_});
         // After the piece before: its share of a round, or the SMs' time to send it if longer.
         double pace = static_cast<double>(n) / static_cast<double>(loop.round_bytes) * loop.round_ps;
@@ -152,6 +165,7 @@ void DmaEngine::next_round() {
 void DmaEngine::chunk_ready() {
     while (chunks_.due()) {
         available_ += chunks_.front();
+        available_since_.push(Available{available_, chunks_.front_due_ps()});
         --chunks_in_flight_;
         chunks_.pop();
     }
@@ -185,12 +199,14 @@ void DmaEngine::prepare() {
     t.completer = job_.host_node;
     t.job = job_.id;
     t.host_kib = job_.host_kib;
+    offered_since_ps_ = now_ps();
     if (job_.direction == CopyDirection::kHostToDevice) {
         if (issued_ < job_.bytes) {
             if (outstanding_ >= outstanding_cap_) return;  // a completion will free a tag
             if (warp_reads_ && !next_warp_due()) return;  // warp_ready() runs when one is
             t.kind = TlpKind::kMemRead;
             t.length = static_cast<std::uint32_t>(std::min<std::uint64_t>(read_size_, job_.bytes - issued_));
+            offered_since_ps_ = warp_reads_ ? warp_ready_.front_due_ps() : now_ps();
         } else if (data_in_memory_ && !semaphore_sent_) {
             make_semaphore(t);
         } else {
@@ -201,6 +217,8 @@ void DmaEngine::prepare() {
             if (available_ <= issued_) return;  // waiting for GPU memory
             t.kind = TlpKind::kMemWrite;
             t.payload = static_cast<std::uint32_t>(std::min<std::uint64_t>(write_size_, available_ - issued_));
+            while (!available_since_.empty() && available_since_.front().end <= issued_) available_since_.pop();
+            offered_since_ps_ = available_since_.empty() ? now_ps() : available_since_.front().since_ps;
         } else if (!semaphore_sent_) {
             make_semaphore(t);  // posted writes stay in order: it lands after the data
         } else {

@@ -60,6 +60,7 @@ void Gpu::configure(const config::ModelParams& params) {
     std::fill(link_ready_.begin(), link_ready_.end(), std::uint8_t{1});
     ready_ports_ = link_ready_.size();
     completion_bytes_ = static_cast<std::uint32_t>(params.link.mps.value);
+    sm_in_order_ = params.gpu.sysmem_in_order;
     stats_ = GpuStats{};
 }
 
@@ -125,6 +126,25 @@ bool Gpu::send(int port, Tlp t) {
     return true;
 }
 
+// The SMs' loads and stores of host memory leave through one queue, in the order the warps
+// issued them: a store goes only when no load issued before it is still waiting (for a free line
+// too: the queue's head holds it), a load only when no store issued before it is.
+bool Gpu::sm_turn(int unit) {
+    DmaEngine& reads = *engines[kSmReadUnit];
+    DmaEngine& writes = *engines[kSmWriteUnit];
+    if (unit == kSmReadUnit) return !(writes.has_tlp() && writes.offered_since_ps() < reads.offered_since_ps());
+    if (unit == kSmWriteUnit) {
+        double since = 0.0;
+        if (reads.has_tlp()) {
+            since = reads.offered_since_ps();
+        } else if (!reads.read_waiting(since)) {
+            return true;
+        }
+        return !(since < writes.offered_since_ps());
+    }
+    return true;
+}
+
 void Gpu::arbitrate() {
     doorbell_.hold(true);
     // Answers to BAR reads first: they hold a requester's tag.
@@ -148,6 +168,7 @@ void Gpu::arbitrate() {
         for (std::size_t i = 0; i < n; ++i, k = k + 1 == n ? 0 : k + 1) {
             DmaEngine& e = *engines[static_cast<std::size_t>(sources_[k])];
             if (!e.has_tlp()) continue;
+            if (sm_in_order_ && !sm_turn(sources_[k])) continue;
             const int port = port_towards(e.next_destination());
             if (link_ready_[static_cast<std::size_t>(port)] == 0) continue;
             send(port, e.take());

@@ -3,6 +3,7 @@
 #include "dmasim/strategies/programs.h"
 #include "dmasim/strategies/registry.h"
 
+#include "dmasim/core/limits.h"
 #include "dmasim/gpu/coalescing.h"
 
 #include <algorithm>
@@ -10,6 +11,52 @@
 namespace dmasim::strategies {
 
 namespace {
+
+// The chase beside a grid that stores to host memory (zero_copy.stores_beside), as dmaprobe runs
+// it: the stores start, the chase's stream waits 300 us (a kernel that only waits) and then
+// chases; the row is the chase's time over its hops. The stores must outlast the chase: they
+// are sized for a hop behind every store the grid has waiting, and sized up if that was short.
+void run_chase_beside_stores(Engine& engine, Case& c, const Op& chase, const std::string& what) {
+    const config::ModelParams& params = c.params;
+    const auto& z = c.spec.options.zero_copy;
+    config::ZeroCopyOptions grid;
+    grid.access = core::Bytes{16};
+    grid.blocks = z.stores_beside;
+    grid.threads = 256;
+    constexpr std::int64_t kSettlePs = core::limits::kStoresBesideSettleNs * 1000;
+    constexpr double kStoreRate = 64e9;  // above any PCIe Gen5 x16 link's: enough stores
+    const auto build = [&](std::uint64_t store_bytes) {
+        Program p;
+        Op stores = mapped_kernel_op({CopyDirection::kDeviceToHost}, store_bytes, grid, params.gpu, params.cpu.cache_line);
+        stores.stream = 1;
+        p.ops.push_back(stores);
+        p.ops.push_back(kernel_op(core::Duration{kSettlePs}, 0));
+        p.ops.push_back(chase);
+        p.ops.push_back(simple_op(Op::Kind::kSynchronize));
+        return p;
+    };
+    constexpr std::size_t kStores = 0, kSettle = 1, kChase = 2;
+    const double round_ps = static_cast<double>(mapped_kernel_op({CopyDirection::kDeviceToHost}, 1, grid, params.gpu,
+                                                                  params.cpu.cache_line).mapped.loop.round_bytes) /
+                            kStoreRate * 1e12 * 4.0;
+    const double hop_ps = round_ps + 4e6;  // a round of the grid's stores, four times over, and a loaded round trip
+    auto store_bytes = static_cast<std::uint64_t>((static_cast<double>(kSettlePs) + hop_ps * static_cast<double>(z.hops)) *
+                                                  kStoreRate * 1e-12);
+    constexpr int kTries = 4;
+    for (int attempt = 0; attempt < kTries; ++attempt, store_bytes *= 4) {
+        const Program prog = build(store_bytes);
+        const ProgramOutcome o = engine.execute(params, prog);
+        if (o.timings[kStores].end_ps < o.timings[kChase].end_ps) continue;
+        c.take_main(o);
+        const double chase_ps = o.timings[kChase].end_ps - o.timings[kSettle].end_ps;
+        c.result.rows.push_back(make_row("", chase_ps / static_cast<double>(z.hops), 1,
+                                         what + ", beside " + std::to_string(z.stores_beside) +
+                                             " blocks of 256 threads storing 16 bytes each to host memory"));
+        return;
+    }
+    throw std::invalid_argument("zero_copy.stores_beside: the stores beside the chase ended before it " +
+                                std::to_string(kTries) + " times over; fewer hops would do");
+}
 
 void run_chase(Engine& engine, Case& c) {
     const config::ModelParams& params = c.params;
@@ -22,20 +69,23 @@ void run_chase(Engine& engine, Case& c) {
     }
     // What the model says today: each hop is one 32-byte read of host memory, the next
     // issued when the last returns. It shares its round trip with the copy engines' reads.
-    Program prog;
     Op op;
     op.kind = Op::Kind::kMappedKernel;
     op.blocking = false;
     op.mapped.request_bytes = gpu::kSectorBytes;
     op.mapped.reads_in_flight = 1;
     op.mapped.read_bytes = static_cast<std::uint64_t>(z.hops) * gpu::kSectorBytes;
-    prog.ops.push_back(op);
-    prog.ops.push_back(simple_op(Op::Kind::kSynchronize));
-    const ProgramOutcome o = engine.execute(params, prog);
-    c.take_main(o);
-    result.rows.push_back(make_row("", o.elapsed_ps / static_cast<double>(z.hops), 1,
-                                   "time is one load: " + std::to_string(z.hops) +
-                                       " dependent 32-byte reads of host memory, one in flight"));
+    const std::string what = "time is one load: " + std::to_string(z.hops) + " dependent 32-byte reads of host memory, one in flight";
+    if (z.stores_beside == 0) {
+        Program prog;
+        prog.ops.push_back(op);
+        prog.ops.push_back(simple_op(Op::Kind::kSynchronize));
+        const ProgramOutcome o = engine.execute(params, prog);
+        c.take_main(o);
+        result.rows.push_back(make_row("", o.elapsed_ps / static_cast<double>(z.hops), 1, what));
+        return;
+    }
+    run_chase_beside_stores(engine, c, op, what);
 }
 
 void run_pattern(Engine& engine, Case& c) {

@@ -226,6 +226,7 @@ struct GpuParams {
     Duration device_load_latency{145'000};
     Duration device_load_line_gap{9'000};
     Bandwidth sm_store_bandwidth{44.9e9};
+    bool sysmem_in_order = true;
     Bytes bar_aperture{0};
     Duration bar_remap{20'000'000};
 
@@ -242,6 +243,7 @@ struct GpuParams {
         v(FieldInfo{"device_load_latency", "time", "an SM's load from GPU memory (L2 hit), which a zero-copy store loop waits for; H100: 145 ns (dependent-load chase over 4 KiB, 0.142-0.148 us); 0s..1ms"}, device_load_latency);
         v(FieldInfo{"device_load_line_gap", "time", "the same line-by-line gap for a warp's load from GPU memory; H100: 9 ns (one block of stores, 1 and 4 lines a warp: 197.7 and 225 ns a round); 0s..1us"}, device_load_line_gap);
         v(FieldInfo{"sm_store_bandwidth", "bytes/s", "stores one SM sends to mapped host memory at most; H100: 44.9 GB/s (one block of 1024 threads, the link's rate being 52); above 0, at most 100TB/s"}, sm_store_bandwidth);
+        v(FieldInfo{"sysmem_in_order", "bool", "the SMs' loads and stores of host memory leave the GPU through one queue, in the order the warps issue them: a load waits behind every store issued before it, a store behind every load (one waiting for a free line too); H100: one load waits 17-21 us behind 264 blocks of stores, 1.2 us alone (results/h100-sxm/isolating/zero-copy-exchange/mix); false: loads and stores take turns"}, sysmem_in_order);
         v(FieldInfo{"bar_aperture", "bytes", "BAR1 window others write GPU memory through; 0B = all of it (resizable BAR), older GPUs 256MiB; else a power of two, 1MiB..1TiB"}, bar_aperture);
         v(FieldInfo{"bar_remap", "time", "remapping the BAR window to the next part of a buffer; 0s..1s"}, bar_remap);
     }

@@ -30,6 +30,7 @@ struct ZeroCopyOptions {
     std::string memory = "host";
     std::int64_t hops = 10000;
     std::string copy_beside = "none";
+    std::int64_t stores_beside = 0;
 
     template <class V>
     void visit(V&& v) {
@@ -41,6 +42,7 @@ struct ZeroCopyOptions {
         v(FieldInfo{"memory", "name", "chase only: host (mapped pinned host memory) or device (GPU memory, for reference)"}, memory);
         v(FieldInfo{"hops", "count", "chase only: dependent loads per run; the row's time is one load's"}, hops);
         v(FieldInfo{"copy_beside", "name", "none, h2d or d2h: a pinned cudaMemcpyAsync of size bytes in that direction on a stream of its own, started with the kernel, so that copy-engine and SM traffic share the path (rows copy and kernel give each one's end)"}, copy_beside);
+        v(FieldInfo{"stores_beside", "count", "chase through host memory only: 0, or blocks of 256 threads that store 16 bytes each over and over to a mapped host buffer of size bytes, on a stream of their own, while the chase runs (it starts 300 us after them): what a load waits behind the SMs' stores"}, stores_beside);
     }
 };
 

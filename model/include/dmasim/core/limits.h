@@ -53,6 +53,13 @@ inline constexpr std::int64_t kMaxThreadsPerBlock = 1024;
 // 8-byte pointer per 64-byte line, so no two hops share a sector or a line).
 inline constexpr std::int64_t kMaxHops = 100000000;
 inline constexpr std::uint64_t kChaseNodeBytes = 64;
+// A chase with stores beside it (zero_copy.stores_beside): blocks of 256 threads, at most what an
+// H100 holds at once less a block's room for the chase (132 SMs x 8); and its hops, which the
+// model simulates with every store the grid makes meanwhile (up to 100 us a hop behind 1024 blocks).
+inline constexpr std::int64_t kMaxStoresBesideBlocks = 1024;
+inline constexpr std::int64_t kMaxHopsBesideStores = 2000;
+// A chase with stores beside it starts this long after them, once their queue has filled.
+inline constexpr std::int64_t kStoresBesideSettleNs = 300000;
 
 // compute: the kernel beside a transfer.
 inline constexpr std::int64_t kMaxComputeBlocks = 1000000;

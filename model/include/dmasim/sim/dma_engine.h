@@ -18,6 +18,7 @@
 #include "dmasim/config/params.h"
 #include "dmasim/sim/fabric.h"
 #include "dmasim/sim/memory.h"
+#include "dmasim/sim/ring.h"
 #include "dmasim/sim/timed_fifo.h"
 #include "dmasim/sim/tlp.h"
 
@@ -115,6 +116,13 @@ public:
     void on_completion(const Tlp& t);
     // Stores an exchange kernel's loads have released (CopyJob::fed).
     void feed(std::uint64_t bytes);
+    // When the offered TLP was issued: a read's warp became ready to send it, a write's data
+    // became available to send (GPU memory read, or fed). The SMs' queue to the link is served
+    // in this order (Gpu::arbitrate).
+    double offered_since_ps() const { return offered_since_ps_; }
+    // Whether a warp's read is ready to leave, tag or not, and since when: a load that waits for
+    // a free line holds the SMs' queue behind it.
+    bool read_waiting(double& since_ps) const;
 
     const EngineStats& stats() const { return stats_; }
 
@@ -184,6 +192,14 @@ private:
     std::size_t ticket_head_ = 0;
     std::size_t ticket_count_ = 0;
     std::uint64_t fed_early_ = 0;  // fed before its job started
+    // Writes: when each span of available bytes became available (end offset, time), oldest
+    // first; the offered TLP's issue time.
+    struct Available {
+        std::uint64_t end = 0;
+        double since_ps = 0.0;
+    };
+    Ring<Available> available_since_;
+    double offered_since_ps_ = 0.0;
 
     double job_start_ps_ = 0.0;
     FabricEvent launch_event_;

@@ -70,11 +70,13 @@ private:
     int port_towards(std::uint16_t node) const;
     bool send(int port, Tlp t);
     void set_ready(int port, bool ready);  // whether the port's link takes a TLP now
+    bool sm_turn(int unit);  // whether an SM unit's offered TLP is next in the SMs' queue
 
     std::uint16_t node_id_;
     int engine_count_ = 0;
     std::size_t next_source_ = 0;
     std::uint32_t completion_bytes_ = 256;
+    bool sm_in_order_ = true;  // GpuParams::sm_sysmem_in_order
     std::vector<int> sources_;  // engines taking part in arbitration this run
     std::vector<std::uint8_t> link_ready_;  // per port: 1 while its link takes a TLP
     std::size_t ready_ports_ = 0;

@@ -90,6 +90,8 @@ public:
         if (!empty() && !due()) rearm();
     }
     bool empty() const { return ring_.empty() && heap_.empty(); }
+    // The earliest entry's due time; only when not empty.
+    double front_due_ps() const { return next_due(); }
     const Event& event() const { return event_; }
     Event& event() { return event_; }
     void clear() {
