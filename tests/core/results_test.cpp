@@ -123,7 +123,7 @@ TEST(Results, CommittedMeasurementsStillLoad) {
     int read = 0;
     for (const char* file : {"h100-sxm/measured-written-once/2026-11-21-legacy/run1/measured.csv",
                              "h100-sxm/measured-written-once/2026-11-21-legacy/smoke.csv",
-                             "h200x2-nvlink/measured/2026-11-21-legacy/run1/measured.csv"}) {
+                             "h200x2-nvlink/measured-written-once/2026-11-21-legacy/run1/measured.csv"}) {
         const std::string path = std::string(DMASIM_SOURCE_DIR) + "/results/" + file;
         std::ifstream in(path);
         if (!in) continue;

@@ -98,7 +98,7 @@ TEST(DmaprobeSysinfo, MissingSysfsFallsBackToNvidiaSmiThenUnknown) {
 }
 
 TEST(DmaprobeSysinfo, ParsesTheGpuMatrixOfNvidiaSmiTopo) {
-    // As the 2xH200 machine printed it (results/h200x2-nvlink/measured/*/machine.txt): an
+    // As the 2xH200 machine printed it (results/h200x2-nvlink/measured*/*/machine.txt): an
     // underlined header, columns after the GPUs, a legend below.
     const std::string two = "\t\x1b[4mGPU0\tGPU1\tCPU Affinity\tNUMA Affinity\tGPU NUMA ID\x1b[0m\n"
                             "GPU0\t X \tNV18\t0-31\t0\t\tN/A\n"
