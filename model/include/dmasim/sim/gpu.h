@@ -1,7 +1,8 @@
 // A GPU as a PCIe (and NVLink) endpoint: its copy engines, the traffic its SMs make to mapped
 // host memory (zero-copy loads and stores), its memory, and its ports. The egress arbiter takes
 // TLPs round-robin from every source whose next TLP's port can take one, so copies, kernels and
-// answers to BAR reads share a port the way they share the GPU's PCIe interface. Writes from
+// answers to BAR reads share a port the way they share the GPU's PCIe interface; the SMs' two
+// units among them leave in the order their TLPs were issued (gpu.sysmem_in_order). Writes from
 // others (a peer GPU, a capture card, the CPU through the BAR) land in GPU memory; reads of the
 // BAR are answered with completions.
 #pragma once
@@ -76,7 +77,7 @@ private:
     int engine_count_ = 0;
     std::size_t next_source_ = 0;
     std::uint32_t completion_bytes_ = 256;
-    bool sm_in_order_ = true;  // GpuParams::sm_sysmem_in_order
+    bool sm_in_order_ = true;  // GpuParams::sysmem_in_order
     std::vector<int> sources_;  // engines taking part in arbitration this run
     std::vector<std::uint8_t> link_ready_;  // per port: 1 while its link takes a TLP
     std::size_t ready_ports_ = 0;
