@@ -171,6 +171,9 @@ void check_runtime(const RuntimeParams& r, const std::string& prefix, const Fail
     c.duration("sync_latency", r.sync_latency, kMaxSoftwareLatency);
     c.duration("kernel_launch_latency", r.kernel_launch_latency, kMaxSoftwareLatency);
     c.duration("stream_wait_latency", r.stream_wait_latency, kMaxSoftwareLatency);
+    c.duration("cross_device_wait", r.cross_device_wait, kMaxSoftwareLatency);
+    c.bytes("peer_staging_piece", r.peer_staging_piece, 4 * kKiB, kGiB);
+    c.count("peer_staging_buffers", r.peer_staging_buffers, 1, 64);
     c.duration("idle_wake", r.idle_wake, kMaxSoftwareLatency);
     c.positive_duration("idle_wake_time", r.idle_wake_time, Duration{1000 * kMaxSoftwareLatency.ps});
 }

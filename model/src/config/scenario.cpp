@@ -312,13 +312,14 @@ void check_cases(const Scenario& s, const Fail& fail) {
     }
 
     // Pieces of a case: each becomes an operation (or a staging job) of its program.
-    const std::uint64_t bounce = s.params.pageable.bounce_size.value;
-    const bool staged = has("pageable") || has("peer") || (has("duplex") && o.duplex.host_memory == "pageable");
+    const bool peer_staged = has("peer");
+    const std::uint64_t bounce = peer_staged ? s.params.runtime.peer_staging_piece.value : s.params.pageable.bounce_size.value;
+    const char* bounce_key = peer_staged ? "runtime.peer_staging_piece" : "pageable.bounce_size";
+    const bool staged = has("pageable") || peer_staged || (has("duplex") && o.duplex.host_memory == "pageable");
     for (const auto size : s.sizes) {
         if (staged && pieces(size, bounce) > lim::kMaxCasePieces) {
-            fail("pageable.bounce_size", size_text(size) + " staged through " + core::to_string(Bytes{bounce}) +
-                                             " buffers is " + std::to_string(pieces(size, bounce)) +
-                                             " chunks; at most " + max_pieces);
+            fail(bounce_key, size_text(size) + " staged through " + core::to_string(Bytes{bounce}) + " buffers is " +
+                                 std::to_string(pieces(size, bounce)) + " chunks; at most " + max_pieces);
         }
         const std::uint64_t aperture = s.params.gpu.bar_aperture.value;
         if (has("third_party_dma") && aperture > 0 && pieces(size, aperture) > lim::kMaxCasePieces) {

@@ -19,6 +19,9 @@ HostRuntime::HostRuntime(sc_core::sc_module_name name, const Params& params, std
     SC_METHOD(kernel_finished);
     sensitive << kernel_end_.event();
     dont_initialize();
+    SC_METHOD(wait_finished);
+    sensitive << wait_end_.event();
+    dont_initialize();
 }
 
 void HostRuntime::configure(const Params& params) { params_ = params; }
@@ -48,6 +51,7 @@ std::string HostRuntime::unfinished() const {
             break;
         case Op::Kind::kCpuMapped: what = std::string("CPU access through the BAR ") + dir + " of " + core::to_string(core::Bytes{op.bytes}); break;
         case Op::Kind::kOpenGate: what = "the gate opening"; break;
+        case Op::Kind::kWaitFor: what = "a wait for op " + std::to_string(op.after); break;
     }
     return out + ", the first op " + std::to_string(first) + ": " + what + " on stream " + std::to_string(op.stream);
 }
@@ -81,6 +85,7 @@ void HostRuntime::driver() {
         timings_.assign(n_ops, OpTiming{});
         finished_.assign(n_ops, false);
         jobs_left_.assign(n_ops, 0);
+        waiters_.assign(n_ops, {});
         int max_stream = 0;
         for (const Op& op : program_.ops) max_stream = std::max(max_stream, op.stream);
         streams_.assign(static_cast<std::size_t>(max_stream) + 1, StreamState{});
@@ -141,10 +146,14 @@ void HostRuntime::driver() {
                     while (!streams_[static_cast<std::size_t>(op.stream)].pending.empty()) wait(progress_event_);
                     staged_copy(i);
                     break;
+                case Op::Kind::kWaitFor:
+                    DMASIM_ASSERT(op.after < i);
+                    enqueue(i);
+                    break;
                 case Op::Kind::kCopy:
                 case Op::Kind::kKernel:
                 case Op::Kind::kMappedKernel:
-                    wait(to_sc(params_.runtime.call_overhead));
+                    if (!op.queued_by_runtime) wait(to_sc(params_.runtime.call_overhead));
                     enqueue(i);
                     if (op.blocking) {
                         while (!finished_[i]) wait(progress_event_);
@@ -203,6 +212,10 @@ void HostRuntime::front_end() {
 
 void HostRuntime::dispatch(std::size_t i) {
     const Op& op = program_.ops[i];
+    if (op.kind == Op::Kind::kWaitFor) {
+        wait_for(i);
+        return;
+    }
     if (op.kind == Op::Kind::kCopy) {
         if (op.peer_gpu >= 0) {
             // Device to device with peer access: the source GPU's engine writes into the peer.
@@ -279,6 +292,33 @@ void HostRuntime::kernel_finished() {
     kernel_end_.rearm();
 }
 
+double HostRuntime::handoff_ps(std::size_t done, std::size_t next) const {
+    // The GPU that runs `next` learns of `done` by its front end: at once on the same GPU, by
+    // polling a semaphore the other GPU releases in host memory otherwise.
+    const bool same_gpu = program_.ops[done].gpu == program_.ops[next].gpu;
+    return static_cast<double>((same_gpu ? params_.runtime.stream_wait_latency : params_.runtime.cross_device_wait).ps);
+}
+
+void HostRuntime::wait_for(std::size_t i) {
+    const std::size_t after = program_.ops[i].after;
+    timings_[i].start_ps = now_ps() - t0_ps_;
+    if (!finished_[after]) {
+        waiters_[after].push_back(i);
+        return;
+    }
+    const double seen = t0_ps_ + timings_[after].end_ps + handoff_ps(after, i);
+    wait_end_.push(std::max(now_ps(), seen), i);
+}
+
+void HostRuntime::wait_finished() {
+    while (wait_end_.due()) {
+        const std::size_t k = wait_end_.front();
+        wait_end_.pop();
+        op_finished(k);
+    }
+    wait_end_.rearm();
+}
+
 std::uint32_t HostRuntime::submit_copy(int gpu, CopyDirection dir, std::uint64_t bytes, std::size_t op,
                                        std::uint64_t host_offset) {
     CopyJob job;
@@ -336,8 +376,10 @@ void HostRuntime::op_finished(std::size_t i) {
     if (s.pending.empty()) {
         s.running = false;
     } else {
-        ready_.push(now_ps() + static_cast<double>(params_.runtime.stream_wait_latency.ps), s.pending.front());
+        ready_.push(now_ps() + handoff_ps(i, s.pending.front()), s.pending.front());
     }
+    for (const std::size_t w : waiters_[i]) wait_end_.push(now_ps() + handoff_ps(i, w), w);
+    waiters_[i].clear();
     progress_event_.notify(zero_delay());
 }
 
@@ -382,6 +424,7 @@ const char* op_name(const Op& op) {
         case Op::Kind::kMappedKernel: return "zero-copy kernel";
         case Op::Kind::kCpuMapped: return "BAR access";
         case Op::Kind::kOpenGate: return "gate opens";
+        case Op::Kind::kWaitFor: return "cudaStreamWaitEvent";
     }
     return "?";
 }
@@ -397,14 +440,17 @@ void HostRuntime::trace_program() {
         std::string size = op.bytes ? " " + core::to_string(core::Bytes{op.bytes}) : std::string();
         // Which way a copy goes, so that a timeline (scripts/plot-trace.py) can colour it.
         if (op.kind == Op::Kind::kCopy && op.peer_gpu < 0) size = copy_direction_label(op.direction) + size;
-        const bool on_stream = op.kind == Op::Kind::kCopy || op.kind == Op::Kind::kKernel || op.kind == Op::Kind::kMappedKernel;
+        const bool on_stream = op.kind == Op::Kind::kCopy || op.kind == Op::Kind::kKernel ||
+                               op.kind == Op::Kind::kMappedKernel || op.kind == Op::Kind::kWaitFor;
         if (on_stream) {
-            // The call on the CPU, then the work on its stream.
-            tr->span(cpu, std::string(op_name(op)) + size, t0_ps_ + t.issued_ps,
-                     t0_ps_ + t.issued_ps + static_cast<double>(params_.runtime.call_overhead.ps));
+            // The call on the CPU (none for what the runtime queues itself), then the work on its stream.
+            if (!op.queued_by_runtime && op.kind != Op::Kind::kWaitFor) {
+                tr->span(cpu, std::string(op_name(op)) + size, t0_ps_ + t.issued_ps,
+                         t0_ps_ + t.issued_ps + static_cast<double>(params_.runtime.call_overhead.ps));
+            }
             tr->span(tr->track("streams", "stream " + std::to_string(op.stream)), std::string(op_name(op)) + size,
                      t0_ps_ + t.start_ps, t0_ps_ + t.end_ps);
-            if (op.kind != Op::Kind::kCopy) {
+            if (op.kind != Op::Kind::kCopy && op.kind != Op::Kind::kWaitFor) {
                 tr->span(tr->track(gpus_[static_cast<std::size_t>(op.gpu)]->basename(), "compute"), op_name(op),
                          t0_ps_ + t.start_ps, t0_ps_ + t.end_ps);
             }

@@ -128,6 +128,9 @@ double estimate_ps(const Program& prog, const config::ModelParams& p, const topo
             }
             case Op::Kind::kOpenGate:
                 break;
+            case Op::Kind::kWaitFor:
+                total_ps += fixed_ps + static_cast<double>(rt.cross_device_wait.ps);
+                break;
             case Op::Kind::kCpuMapped:
                 if (op.direction == CopyDirection::kHostToDevice) {
                     total_ps += fixed_ps + bytes / std::min(p.cpu.wc_bandwidth.bytes_per_s, dma_bps) * 1e12 +

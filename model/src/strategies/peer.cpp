@@ -60,14 +60,25 @@ void run_peer(Engine& engine, Case& c) {
     };
     const bool on = (po.access == "on" || po.access == "both") && refusal.empty();
     const bool off = po.access == "off" || po.access == "both" || !refusal.empty();
+    // dmaprobe times a peer copy with events on the source GPU's stream, from a start event
+    // recorded just before the call to a stop event behind the copy; both ways, the other GPU's
+    // stream waits for the start event and the source's stream for the other's end, both
+    // across GPUs. So a row runs from the first call to the last stream operation: no
+    // synchronisation, and a cross-device wait where one GPU's stream waits for the other.
+    // Streams: 0 the source's, 1 the destination's (both ways), then staging buffers.
+    const auto wait_for = [](std::size_t after, int stream, int gpu) {
+        Op w = simple_op(Op::Kind::kWaitFor);
+        w.after = after;
+        w.stream = stream;
+        w.gpu = gpu;
+        return w;
+    };
     if (on) {
         const auto build = [&](std::uint64_t bytes) {
             Program prog;
-            prog.ops.push_back(peer_copy(src, dst, 0, !both, bytes));
-            if (both) {
-                prog.ops.push_back(peer_copy(dst, src, 1, false, bytes));
-                prog.ops.push_back(simple_op(Op::Kind::kSynchronize));
-            }
+            if (both) prog.ops.push_back(peer_copy(dst, src, 1, false, bytes));
+            prog.ops.push_back(peer_copy(src, dst, 0, false, bytes));
+            if (both) prog.ops.push_back(wait_for(0, 0, src));
             return prog;
         };
         const ProgramOutcome o = engine.execute_sized(params, spec.bytes, 1, engine.default_warmup(params), build);
@@ -75,44 +86,61 @@ void run_peer(Engine& engine, Case& c) {
         result.rows.push_back(row("peer=on", o.elapsed_ps, both ? 2 : 1, "peer access enabled: writes over " + route, o));
     }
     if (off) {
-        // Peer access off: the runtime stages through pinned host buffers, chunk by chunk: a
-        // device-to-host copy on the source, then a host-to-device copy on the destination;
-        // each bounce buffer is a stream of its own, so chunks overlap.
-        const std::uint64_t chunk = params.pageable.bounce_size.value;
-        const auto buffers = static_cast<int>(params.pageable.bounce_buffers);
-        const std::uint64_t chunks = (spec.bytes + chunk - 1) / chunk;
+        // Peer access off: the runtime stages the copy through pinned host buffers of its own,
+        // piece by piece: a device-to-host copy on the source, then a host-to-device copy on the
+        // destination. The pieces rotate through the buffers, so the next piece leaves the
+        // source while the last one enters the destination, and a buffer is written again only
+        // after the other GPU has emptied it. Every handoff is between two GPUs
+        // (runtime.cross_device_wait), and so is the source's stream learning that the last
+        // piece has arrived.
+        const std::uint64_t piece = params.runtime.peer_staging_piece.value;
+        const auto buffers = static_cast<int>(params.runtime.peer_staging_buffers);
+        const std::uint64_t pieces = (spec.bytes + piece - 1) / piece;
         // Validation refuses more; the check keeps a case built in code from exhausting memory.
-        if (chunks > core::limits::kMaxCasePieces) {
-            throw std::invalid_argument(engine.label() + ": " + std::to_string(chunks) + " staging chunks; at most " +
+        if (pieces > core::limits::kMaxCasePieces) {
+            throw std::invalid_argument(engine.label() + ": " + std::to_string(pieces) + " staging pieces; at most " +
                                         std::to_string(core::limits::kMaxCasePieces));
         }
-        const std::vector<std::pair<int, int>> ways = both ? std::vector<std::pair<int, int>>{{src, dst}, {dst, src}}
-                                                           : std::vector<std::pair<int, int>>{{src, dst}};
+        // In dmaprobe's order: the other way's call first (both ways), then the source's.
+        struct Way {
+            int from, to, user_stream;
+        };
+        const std::vector<Way> ways = both ? std::vector<Way>{{dst, src, 1}, {src, dst, 0}} : std::vector<Way>{{src, dst, 0}};
         const auto build = [&](std::uint64_t bytes) {
             Program prog;
-            for (std::uint64_t k = 0; k * chunk < bytes; ++k) {
-                const std::uint64_t n = std::min(chunk, bytes - k * chunk);
-                for (std::size_t w = 0; w < ways.size(); ++w) {
-                    const int stream = static_cast<int>(w) * buffers + static_cast<int>(k % static_cast<std::uint64_t>(buffers));
+            std::vector<std::size_t> arrived;  // per way: the wait on its user stream for the last piece
+            for (std::size_t w = 0; w < ways.size(); ++w) {
+                const int first_buffer = 2 + static_cast<int>(w) * buffers;
+                std::size_t last_up = 0;
+                for (std::uint64_t k = 0; k * piece < bytes; ++k) {
+                    const std::uint64_t n = std::min(piece, bytes - k * piece);
+                    const int stream = first_buffer + static_cast<int>(k % static_cast<std::uint64_t>(buffers));
                     Op down = copy_op(CopyDirection::kDeviceToHost, n, stream, false);
-                    down.gpu = ways[w].first;
+                    down.gpu = ways[w].from;
+                    // The application's one call; the runtime queues the rest itself.
+                    down.queued_by_runtime = k > 0;
                     Op up = copy_op(CopyDirection::kHostToDevice, n, stream, false);
-                    up.gpu = ways[w].second;
+                    up.gpu = ways[w].to;
+                    up.queued_by_runtime = true;
                     prog.ops.push_back(down);
                     prog.ops.push_back(up);
+                    last_up = prog.ops.size() - 1;
                 }
+                arrived.push_back(prog.ops.size());
+                prog.ops.push_back(wait_for(last_up, ways[w].user_stream, ways[w].from));
             }
-            prog.ops.push_back(simple_op(Op::Kind::kSynchronize));
+            // Both ways: the source's stream also waits for the other GPU's stream.
+            if (both) prog.ops.push_back(wait_for(arrived.front(), 0, src));
             return prog;
         };
-        // A level adds whole rounds of the bounce buffers, so that streams keep their turns.
-        const std::uint64_t round = chunk * static_cast<std::uint64_t>(buffers);
+        // A level adds whole rounds of the buffers, so that streams keep their turns.
+        const std::uint64_t round = piece * static_cast<std::uint64_t>(buffers);
         const ProgramOutcome o =
             engine.execute_sized(params, spec.bytes, round, std::max(engine.default_warmup(params), 2 * round), build);
         if (!on) c.take_main(o);
         const std::string why = refusal.empty() ? "peer access disabled" : "refused (" + refusal + ")";
         result.rows.push_back(row(refusal.empty() ? "peer=off" : "peer=refused", o.elapsed_ps, both ? 2 : 1,
-                                  why + ": staged through host in " + std::to_string(chunks) + " chunks", o));
+                                  why + ": staged through host in " + std::to_string(pieces) + " pieces", o));
     }
 }
 

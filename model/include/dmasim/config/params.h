@@ -139,6 +139,10 @@ struct RuntimeParams {
     Duration sync_latency{1'000'000};
     Duration kernel_launch_latency{3'000'000};
     Duration stream_wait_latency{1'000'000};
+    Duration cross_device_wait{8'000'000};
+    // A peer copy without peer access: the runtime stages it through its own pinned buffers.
+    Bytes peer_staging_piece{512ULL << 10};
+    std::int64_t peer_staging_buffers = 3;
     // A stream operation that starts after the GPU sat idle starts later, the longer the idle
     // time, up to idle_wake: idle_wake * (1 - exp(-idle / idle_wake_time)). Measured on the lent
     // H100 (results/h100-sxm/isolating/frame-idle): pinned frames of 1-16 MiB take 0.4-2.5 us
@@ -153,6 +157,9 @@ struct RuntimeParams {
         v(FieldInfo{"sync_latency", "time", "completion semaphore in host memory to the call returning (polling); 0s..1s"}, sync_latency);
         v(FieldInfo{"kernel_launch_latency", "time", "a kernel's launch, once its stream lets it run, to its first instruction; 0s..1s"}, kernel_launch_latency);
         v(FieldInfo{"stream_wait_latency", "time", "the GPU front end noticing the previous operation of a stream is done; 0s..1s"}, stream_wait_latency);
+        v(FieldInfo{"cross_device_wait", "time", "work on one GPU that waits for work on another (cudaStreamWaitEvent across GPUs, each handoff of a staged peer copy) starts this long after the other's end; 2xH200: 8 us, with peer_staging_buffers 3, from results/h200x2-nvlink/isolating/peer-sizes: a staged 64 KiB copy takes 27.5 us (the call, two small copies, two handoffs) and larger ones 13.8 us per 512 KiB piece; 0s..1s"}, cross_device_wait);
+        v(FieldInfo{"peer_staging_piece", "bytes", "a peer copy without peer access moves through host memory in pieces this large, each a copy out of one GPU and one into the other; 2xH200: 512 KiB (the time steps from 33 to 58 us between 512 KiB and 1 MiB, then grows 13.8 us per 512 KiB; results/h200x2-nvlink/isolating/peer-sizes); 4KiB..1GiB"}, peer_staging_piece);
+        v(FieldInfo{"peer_staging_buffers", "count", "host buffers those pieces rotate through: a piece leaves the source once the piece this many before it has entered the destination; 2xH200: 3 (two would make a large staged copy 40 % slower than measured, four 9 % faster, with the same cross_device_wait); 1..64"}, peer_staging_buffers);
         v(FieldInfo{"idle_wake", "time", "most a stream operation starts late after the GPU sat idle (H100: 51.3 us, results/h100-sxm/isolating/frame-idle); 0s = never; 0s..1s"}, idle_wake);
         v(FieldInfo{"idle_wake_time", "time", "idle time over which that delay builds up: after idle t it is idle_wake * (1 - exp(-t / idle_wake_time)) (H100: 10 ms); 1ns..1000s"}, idle_wake_time);
     }

@@ -39,6 +39,10 @@ struct Op {
         // by a gate kernel: everything is issued first, then the gate opens, so the CPU's calls
         // fall outside the interval. In a program with a gate, streams start nothing before it.
         kOpenGate,
+        // cudaStreamWaitEvent on an event recorded after operation `after`: the stream's later
+        // work waits until that operation is done and this stream's GPU has seen it (through a
+        // semaphore in host memory when `after` ran on another GPU: runtime.cross_device_wait).
+        kWaitFor,
     };
     // kMappedKernel: what its warps' accesses become (see gpu/coalescing.h).
     struct MappedTraffic {
@@ -66,6 +70,10 @@ struct Op {
     // where the part does; copies of the same buffer again start where it did (the host's I/O
     // cache, root_complex.io_cache, keeps what a program wrote first).
     std::uint64_t host_offset = 0;
+    // Work the runtime queues itself inside a call the application made (the pieces of a staged
+    // peer copy): no call overhead of its own.
+    bool queued_by_runtime = false;
+    std::size_t after = 0;  // kWaitFor: the operation waited for (an earlier one)
 };
 
 struct Program {
@@ -123,6 +131,10 @@ private:
     void driver();          // SC_THREAD: the application thread
     void front_end();       // SC_METHOD: starts stream operations whose turn has come
     void kernel_finished(); // SC_METHOD
+    void wait_finished();   // SC_METHOD: kWaitFor operations whose wait is over
+    void wait_for(std::size_t op);  // a kWaitFor operation's stream has reached it
+    // How long after operation `done` ends work of `next`'s GPU can follow it.
+    double handoff_ps(std::size_t done, std::size_t next) const;
     void enqueue(std::size_t op);
     void dispatch(std::size_t op);
     void op_finished(std::size_t op);
@@ -177,6 +189,8 @@ private:
 
     TimedHeap<std::size_t> ready_;          // stream operations whose stream let them go
     TimedFifo<std::size_t> kernel_end_;     // kernels finishing
+    TimedHeap<std::size_t> wait_end_;       // kWaitFor operations whose wait ends
+    std::vector<std::vector<std::size_t>> waiters_;  // per op: kWaitFor operations waiting for it
     sc_core::sc_event work_event_;
     sc_core::sc_event progress_event_;      // any operation or job finished
 
