@@ -154,6 +154,10 @@ void HostRuntime::driver() {
                 case Op::Kind::kKernel:
                 case Op::Kind::kMappedKernel:
                     if (!op.queued_by_runtime) wait(to_sc(params_.runtime.call_overhead));
+                    if (inline_copy(op)) {
+                        // The call writes the data into the command stream before it returns.
+                        wait(ps_delay(static_cast<double>(op.bytes) / params_.runtime.inline_copy_bandwidth.bytes_per_s * 1e12));
+                    }
                     enqueue(i);
                     if (op.blocking) {
                         while (!finished_[i]) wait(progress_event_);
@@ -290,6 +294,11 @@ void HostRuntime::kernel_finished() {
         }
     }
     kernel_end_.rearm();
+}
+
+bool HostRuntime::inline_copy(const Op& op) const {
+    return op.kind == Op::Kind::kCopy && !op.queued_by_runtime && op.peer_gpu < 0 &&
+           op.direction == CopyDirection::kHostToDevice && op.bytes <= params_.runtime.inline_h2d_max.value;
 }
 
 double HostRuntime::handoff_ps(std::size_t done, std::size_t next) const {

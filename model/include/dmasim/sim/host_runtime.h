@@ -133,6 +133,8 @@ private:
     void kernel_finished(); // SC_METHOD
     void wait_finished();   // SC_METHOD: kWaitFor operations whose wait is over
     void wait_for(std::size_t op);  // a kWaitFor operation's stream has reached it
+    // A small host-to-device copy the call writes into the command stream (runtime.inline_h2d_max).
+    bool inline_copy(const Op& op) const;
     // How long after operation `done` ends work of `next`'s GPU can follow it.
     double handoff_ps(std::size_t done, std::size_t next) const;
     void enqueue(std::size_t op);
