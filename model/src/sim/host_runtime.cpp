@@ -154,10 +154,8 @@ void HostRuntime::driver() {
                 case Op::Kind::kKernel:
                 case Op::Kind::kMappedKernel:
                     if (!op.queued_by_runtime) wait(to_sc(params_.runtime.call_overhead));
-                    if (inline_copy(op)) {
-                        // The call writes the data into the command stream before it returns.
-                        wait(ps_delay(static_cast<double>(op.bytes) / params_.runtime.inline_copy_bandwidth.bytes_per_s * 1e12));
-                    }
+                    // The call copies the data into the command stream before it returns.
+                    if (inline_copy(op)) cpu_copy(op.bytes, false, true);
                     enqueue(i);
                     if (op.blocking) {
                         while (!finished_[i]) wait(progress_event_);

@@ -85,7 +85,7 @@ double estimate_ps(const Program& prog, const config::ModelParams& p, const topo
         const auto duration = static_cast<double>(op.duration.ps);
         switch (op.kind) {
             case Op::Kind::kCopy:
-                total_ps += fixed_ps + dma_ps(bytes) + bytes / rt.inline_copy_bandwidth.bytes_per_s * 1e12;
+                total_ps += fixed_ps + dma_ps(bytes) + bytes / p.cpu.memcpy_bandwidth.bytes_per_s * 1e12;
                 break;
             case Op::Kind::kStagedCopy: {
                 const double cpu_bps = std::min({p.cpu.memcpy_bandwidth.bytes_per_s, p.cpu.memcpy_bandwidth_cached.bytes_per_s,
