@@ -610,9 +610,9 @@ TEST(Invariants, LargerCopyNeverFinishesSooner) {
         for (auto& [key, v] : series) {
             std::sort(v.begin(), v.end(), [](auto* x, auto* y) { return x->size_bytes < y->size_bytes; });
             for (std::size_t k = 0; k + 1 < v.size(); ++k) {
-                // Up to runtime.inline_h2d_max a host-to-device copy is written by the call, and
-                // one just past it, read by a copy engine, is faster, on the GPU too
-                // (results/h100-sxm/isolating/small-copies): the order holds on each side.
+                // Up to runtime.inline_h2d_max the call copies a host-to-device copy's data itself,
+                // and one just past it, read by a copy engine, is faster, as it is on the lent
+                // GPUs (results/h100-sxm/isolating/small-copies): the order holds on each side.
                 const std::uint64_t inline_max = config::ModelParams{}.runtime.inline_h2d_max.value;
                 if (c.directions != std::vector<std::string>{"d2h"} && v[k]->size_bytes <= inline_max &&
                     v[k + 1]->size_bytes > inline_max) {
