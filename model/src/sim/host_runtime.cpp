@@ -86,6 +86,8 @@ void HostRuntime::driver() {
         finished_.assign(n_ops, false);
         jobs_left_.assign(n_ops, 0);
         waiters_.assign(n_ops, {});
+        enqueued_ps_.assign(n_ops, 0.0);
+        assign_channels();
         int max_stream = 0;
         for (const Op& op : program_.ops) max_stream = std::max(max_stream, op.stream);
         streams_.assign(static_cast<std::size_t>(max_stream) + 1, StreamState{});
@@ -137,7 +139,12 @@ void HostRuntime::driver() {
                     timings_[i].start_ps = timings_[i].end_ps = now_ps() - t0_ps_;
                     finished_[i] = true;
                     gate_closed_ = false;
-                    for (const std::size_t op : behind_gate_) ready_.push(now_ps(), op);
+                    for (const std::size_t op : behind_gate_) {
+                        // The gate is a kernel on stream 0: the compute channel there follows
+                        // it at once; every other channel has been trying since its call.
+                        const bool at_once = program_.ops[op].stream == 0 && channel_[op] == channel_of_compute(program_.ops[op].gpu);
+                        ready_.push(at_once ? now_ps() : polled_ps(enqueued_ps_[op], now_ps()), op);
+                    }
                     behind_gate_.clear();
                     break;
                 case Op::Kind::kStagedCopy:
@@ -172,6 +179,7 @@ void HostRuntime::driver() {
 }
 
 void HostRuntime::enqueue(std::size_t op) {
+    enqueued_ps_[op] = now_ps();
     StreamState& s = streams_[static_cast<std::size_t>(program_.ops[op].stream)];
     s.pending.push_back(op);
     if (!s.running) {
@@ -306,6 +314,63 @@ double HostRuntime::handoff_ps(std::size_t done, std::size_t next) const {
     return static_cast<double>((same_gpu ? params_.runtime.stream_wait_latency : params_.runtime.cross_device_wait).ps);
 }
 
+void HostRuntime::assign_channels() {
+    const std::size_t n = program_.ops.size();
+    channel_.assign(n, -1);
+    for (std::size_t i = 0; i < n; ++i) {
+        const Op& op = program_.ops[i];
+        switch (op.kind) {
+            case Op::Kind::kCopy:
+            case Op::Kind::kStagedCopy: {
+                const CopyDirection dir = op.peer_gpu >= 0 ? CopyDirection::kDeviceToHost : op.direction;
+                channel_[i] = op.gpu * (Gpu::kUnits + 1) + static_cast<int>(engine_for(op.gpu, dir) % Gpu::kUnits);
+                break;
+            }
+            case Op::Kind::kKernel:
+            case Op::Kind::kMappedKernel: channel_[i] = channel_of_compute(op.gpu); break;
+            default: break;
+        }
+    }
+    // A wait runs where its stream's work runs: on the channel of the operation before it, or,
+    // first on its stream, of the one after it.
+    for (std::size_t i = 0; i < n; ++i) {
+        const Op& op = program_.ops[i];
+        if (op.kind != Op::Kind::kWaitFor) continue;
+        int before = -1, after = -1;
+        for (std::size_t j = i; j-- > 0;) {
+            if (program_.ops[j].stream == op.stream && channel_[j] >= 0) {
+                before = channel_[j];
+                break;
+            }
+        }
+        for (std::size_t j = i + 1; j < n && before < 0; ++j) {
+            if (program_.ops[j].stream == op.stream && channel_[j] >= 0 && program_.ops[j].kind != Op::Kind::kWaitFor) {
+                after = channel_[j];
+                break;
+            }
+        }
+        channel_[i] = before >= 0 ? before : after >= 0 ? after : channel_of_compute(op.gpu);
+    }
+}
+
+double HostRuntime::polled_ps(double tried, double done_ps) const {
+    const auto period = static_cast<double>(params_.runtime.poll_period.ps);
+    if (period <= 0.0 || done_ps <= tried) return std::max(tried, done_ps);
+    return tried + period * std::ceil((done_ps - tried) / period);
+}
+
+double HostRuntime::follow_ps(std::size_t done, std::size_t next) const {
+    const double now = now_ps();
+    if (program_.ops[done].gpu != program_.ops[next].gpu || channel_[done] == channel_[next]) {
+        return now + handoff_ps(done, next);
+    }
+    // `next`'s channel reached it once it was issued and `done` had been handed out, and has
+    // retried its semaphore since; issued only now, it finds `done` finished.
+    const double tried = std::max(enqueued_ps_[next], t0_ps_ + timings_[done].start_ps);
+    if (tried >= now || params_.runtime.poll_period.ps == 0) return now + handoff_ps(done, next);
+    return polled_ps(tried, now);
+}
+
 void HostRuntime::wait_for(std::size_t i) {
     const std::size_t after = program_.ops[i].after;
     timings_[i].start_ps = now_ps() - t0_ps_;
@@ -383,9 +448,15 @@ void HostRuntime::op_finished(std::size_t i) {
     if (s.pending.empty()) {
         s.running = false;
     } else {
-        ready_.push(now_ps() + handoff_ps(i, s.pending.front()), s.pending.front());
+        ready_.push(follow_ps(i, s.pending.front()), s.pending.front());
     }
-    for (const std::size_t w : waiters_[i]) wait_end_.push(now_ps() + handoff_ps(i, w), w);
+    for (const std::size_t w : waiters_[i]) {
+        // A wait on the same GPU has tried its semaphore since its stream reached it; one on
+        // another GPU's work learns of it through host memory (runtime.cross_device_wait).
+        const bool same_gpu = program_.ops[i].gpu == program_.ops[w].gpu;
+        const bool polled = same_gpu && params_.runtime.poll_period.ps > 0;
+        wait_end_.push(polled ? polled_ps(t0_ps_ + timings_[w].start_ps, now_ps()) : now_ps() + handoff_ps(i, w), w);
+    }
     waiters_[i].clear();
     progress_event_.notify(zero_delay());
 }

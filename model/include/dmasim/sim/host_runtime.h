@@ -137,6 +137,16 @@ private:
     bool inline_copy(const Op& op) const;
     // How long after operation `done` ends work of `next`'s GPU can follow it.
     double handoff_ps(std::size_t done, std::size_t next) const;
+    // When `next` goes, `done` having ended now: after the handoff, or, where `next` runs on
+    // another channel of the same GPU and tried before now, at its first try after now.
+    double follow_ps(std::size_t done, std::size_t next) const;
+    // The first try of a wait that began at `tried` (absolute ps) at or after `done_ps`
+    // (runtime.poll_period).
+    double polled_ps(double tried, double done_ps) const;
+    // The channel each operation runs on: a GPU's compute engine or one of its copy engines.
+    // Work on one channel follows work on another only through a semaphore (polled).
+    void assign_channels();
+    int channel_of_compute(int gpu) const { return gpu * (Gpu::kUnits + 1) + Gpu::kUnits; }
     void enqueue(std::size_t op);
     void dispatch(std::size_t op);
     void op_finished(std::size_t op);
@@ -165,6 +175,8 @@ private:
     std::vector<OpTiming> timings_;
     std::vector<bool> finished_;
     std::vector<int> jobs_left_;  // per op: jobs still running (mapped kernels have two)
+    std::vector<double> enqueued_ps_;  // per op: when its call handed it to its stream (absolute)
+    std::vector<int> channel_;         // per op: see assign_channels()
 
     std::vector<StreamState> streams_;
     bool gate_closed_ = false;

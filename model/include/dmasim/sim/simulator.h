@@ -135,8 +135,11 @@ public:
     void set_fidelity(Fidelity f) { fidelity_ = f; }
     Fidelity fidelity() const { return fidelity_; }
 
-private:
+    // One program as built in code (sim::Program), simulated TLP by TLP: what the strategies
+    // run, for tests of the runtime's own mechanisms and tools that build programs of their own.
     ProgramOutcome execute(const config::ModelParams& params, const Program& program);
+
+private:
     // The family's real program, fast-forwarded when the fidelity allows and the checks pass.
     ProgramOutcome execute(const config::ModelParams& params, const ProgramFamily& family);
     // Byte period of everything that splits a transfer on this platform (MPS, MRRS, completions,

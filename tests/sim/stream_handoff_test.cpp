@@ -1,0 +1,130 @@
+// How one stream operation follows another on the GPU (runtime.poll_period): work on another
+// channel of the same GPU waits through a semaphore it retries every poll period from its first
+// try, work on the same channel follows at once. results/h100-sxm/isolating/stream-handoffs.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <set>
+
+#include "dmasim/sim/fast_forward.h"
+#include "dmasim/sim/host_runtime.h"
+#include "dmasim/sim/simulator.h"
+#include "dmasim/topology/platform_file.h"
+
+namespace dmasim::sim {
+namespace {
+
+constexpr double kUs = 1e6;  // ps
+
+Simulator& simulator() {
+    static Simulator s(topology::load_platform("h100-sxm", config::ModelParams{}), config::ModelParams{});
+    return s;
+}
+
+Op kernel(double us, int stream) {
+    Op k;
+    k.kind = Op::Kind::kKernel;
+    k.duration = core::Duration{static_cast<std::int64_t>(us * kUs)};
+    k.stream = stream;
+    k.blocking = false;
+    return k;
+}
+
+Op copy4(int stream) {
+    Op c;
+    c.kind = Op::Kind::kCopy;
+    c.direction = CopyDirection::kDeviceToHost;
+    c.bytes = 4;
+    c.stream = stream;
+    c.blocking = false;
+    return c;
+}
+
+Op wait_for(std::size_t after, int stream) {
+    Op w;
+    w.kind = Op::Kind::kWaitFor;
+    w.after = after;
+    w.stream = stream;
+    return w;
+}
+
+Op sync() {
+    Op s;
+    s.kind = Op::Kind::kSynchronize;
+    return s;
+}
+
+// Stream 0: a kernel of `hold_us`, then (on the same stream) `next`. Returns next's start
+// less the kernel's end, in ps.
+double gap_after_kernel(const config::ModelParams& p, double hold_us, const Op& next) {
+    Program prog;
+    prog.ops = {kernel(hold_us, 0), next, sync()};
+    const ProgramOutcome o = simulator().execute(p, prog);
+    return o.timings[1].start_ps - o.timings[0].end_ps;
+}
+
+TEST(StreamHandoff, ACopyBehindAKernelGoesAtTheFirstTryOfItsChannelAfterTheKernel) {
+    config::ModelParams p;
+    const double period = static_cast<double>(p.runtime.poll_period.ps);
+    ASSERT_GT(period, 0.0);
+    // The copy's channel first tries when its call has queued it, long before the kernel ends,
+    // and then every period: the gap after the kernel is a sawtooth in the kernel's length
+    // (measured: 2.9-11 us after a spin kernel, period 8.0-8.2 us).
+    const double at = gap_after_kernel(p, 100.0, copy4(0));
+    EXPECT_GE(at, 0.0);
+    EXPECT_LT(at, period);
+    EXPECT_NEAR(gap_after_kernel(p, 100.0 + period / kUs, copy4(0)), at, 1.0) << "one period later, the same phase";
+    // A longer kernel moves its end closer to the next try, or past it to the one after.
+    const double step_us = 1.0;
+    const double later = gap_after_kernel(p, 100.0 + step_us, copy4(0));
+    if (at > step_us * kUs) {
+        EXPECT_NEAR(later, at - step_us * kUs, 1.0);
+    } else {
+        EXPECT_NEAR(later, at - step_us * kUs + period, 1.0);
+    }
+    // Over a period of kernel lengths, the gap takes every value of the sawtooth.
+    double lo = period;
+    double hi = 0.0;
+    for (int k = 0; k < 16; ++k) {
+        const double g = gap_after_kernel(p, 100.0 + k * period / 16.0 / kUs, copy4(0));
+        lo = std::min(lo, g);
+        hi = std::max(hi, g);
+    }
+    EXPECT_LT(lo, period / 8.0);
+    EXPECT_GT(hi, period * 7.0 / 8.0);
+    // Without polling (a semaphore that wakes its waiter), the copy follows the kernel at once.
+    p.runtime.poll_period = core::Duration{0};
+    EXPECT_NEAR(gap_after_kernel(p, 100.0, copy4(0)), static_cast<double>(p.runtime.stream_wait_latency.ps), 1.0);
+    EXPECT_NEAR(gap_after_kernel(p, 101.0, copy4(0)), static_cast<double>(p.runtime.stream_wait_latency.ps), 1.0);
+}
+
+TEST(StreamHandoff, AKernelBehindAKernelFollowsAtOnce) {
+    // The same channel: no semaphore between them (measured: 3.14 us from an event after a spin
+    // kernel to the end of an empty kernel, whatever the spin's length).
+    const config::ModelParams p;
+    const double first = gap_after_kernel(p, 100.0, kernel(1.0, 0));
+    for (const double hold : {100.5, 103.0, 107.0}) EXPECT_NEAR(gap_after_kernel(p, hold, kernel(1.0, 0)), first, 1.0);
+}
+
+TEST(StreamHandoff, ACopyBetweenTwoCrossStreamWaitsTakesOneOrTwoPeriods) {
+    // Stream 0: kernel; stream 1 waits for it, copies 4 B; stream 0 waits for the copy. Stream 1
+    // has tried since its call; stream 0 first tries when it has seen the kernel end
+    // (runtime.stream_wait_latency), so its wait ends a whole number of periods after that
+    // (measured: 8.5 or 16.5 us after the kernel, in 45 % of kernel lengths the longer).
+    const config::ModelParams p;
+    const double period = static_cast<double>(p.runtime.poll_period.ps);
+    std::set<long> periods;
+    for (int k = 0; k < 16; ++k) {
+        Program prog;
+        prog.ops = {kernel(100.0 + k * period / 16.0 / kUs, 0), wait_for(0, 1), copy4(1), wait_for(2, 0), sync()};
+        const ProgramOutcome o = simulator().execute(p, prog);
+        const double total = o.timings[3].end_ps - o.timings[0].end_ps;
+        const double n = (total - static_cast<double>(p.runtime.stream_wait_latency.ps)) / period;
+        EXPECT_NEAR(n, std::round(n), 0.02) << "kernel of " << 100.0 + k * period / 16.0 / kUs << " us: " << total / kUs << " us";
+        periods.insert(std::lround(n));
+    }
+    EXPECT_EQ(periods, (std::set<long>{1, 2}));
+}
+
+}  // namespace
+}  // namespace dmasim::sim
