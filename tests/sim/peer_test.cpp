@@ -84,8 +84,10 @@ TEST(Peer, StagedCopyCostsAboutTwoHostCopiesLessTheOverlap) {
     EXPECT_GT(serial, staged);
 }
 
-// The row is what dmaprobe's events see: from the call to the copy's end on the source's
-// stream. No synchronisation is in it; the call is.
+// The row is what dmaprobe's events see: from the start event, recorded just before the call,
+// to the copy's end on the source's stream. No synchronisation is in it; the call is, at the
+// CPU's time in cudaMemcpyPeerAsync (runtime.peer_call), not the blocking copies' fitted
+// call_overhead.
 TEST(Peer, OneWayRowRunsFromTheCallToTheCopysEnd) {
     config::ModelParams p;
     const double base = row(peer(p, "h2d", kMiB, "on"), "peer=on").time_ps;
@@ -94,11 +96,19 @@ TEST(Peer, OneWayRowRunsFromTheCallToTheCopysEnd) {
     EXPECT_DOUBLE_EQ(row(peer(q, "h2d", kMiB, "on"), "peer=on").time_ps, base);
     q = p;
     q.runtime.call_overhead = config::Duration{p.runtime.call_overhead.ps + 5'000'000};
+    EXPECT_DOUBLE_EQ(row(peer(q, "h2d", kMiB, "on"), "peer=on").time_ps, base);
+    q = p;
+    q.runtime.peer_call = config::Duration{p.runtime.peer_call.ps + 5'000'000};
     EXPECT_NEAR(row(peer(q, "h2d", kMiB, "on"), "peer=on").time_ps - base, 5e6, 1e3);
+    // Staged, the application's one call is a peer call too; the pieces the runtime queues
+    // itself cost no call.
+    const double staged = row(peer(p, "h2d", 4 * kMiB, "off"), "peer=off").time_ps;
+    EXPECT_NEAR(row(peer(q, "h2d", 4 * kMiB, "off"), "peer=off").time_ps - staged, 5e6, 1e3);
 }
 
-// Both ways, the source's stream waits for the other GPU's copy: it learns of it a
-// cross-device wait after that copy ends, which a longer wait shows one for one once it is
+// Both ways, as dmaprobe issues them: the other GPU's stream waits for the start event on the
+// source's, and the source's stream for the other GPU's copy. Each wait ends a cross-device
+// wait after what it waits for, so a longer wait shows twice in the row once the waits are
 // longer than the second call's head start.
 TEST(Peer, BothWaysEndACrossDeviceWaitAfterTheOtherGpusCopy) {
     config::ModelParams p;
@@ -106,13 +116,13 @@ TEST(Peer, BothWaysEndACrossDeviceWaitAfterTheOtherGpusCopy) {
     const double w20 = row(peer(p, "both", 16 * kMiB, "on"), "peer=on").time_ps;
     p.runtime.cross_device_wait = config::Duration{30'000'000};
     const double w30 = row(peer(p, "both", 16 * kMiB, "on"), "peer=on").time_ps;
-    EXPECT_NEAR(w30 - w20, 10e6, 1e3);
-    // With no wait the later of the two copies ends the row: the second call starts one call
-    // overhead after the first, and the source's stream takes its usual step to the wait.
+    EXPECT_NEAR(w30 - w20, 2 * 10e6, 1e3);
+    // With no wait the later of the two copies ends the row: the second call starts one peer
+    // call after the first, and the source's stream takes its usual step to the wait.
     p.runtime.cross_device_wait = config::Duration{0};
     const double w0 = row(peer(p, "both", 16 * kMiB, "on"), "peer=on").time_ps;
     const double one = row(peer(p, "h2d", 16 * kMiB, "on"), "peer=on").time_ps;
-    const auto head_start = static_cast<double>(p.runtime.call_overhead.ps + p.runtime.stream_wait_latency.ps);
+    const auto head_start = static_cast<double>(p.runtime.peer_call.ps + p.runtime.stream_wait_latency.ps);
     EXPECT_NEAR(w0 - one, head_start, 0.05 * head_start);
 }
 

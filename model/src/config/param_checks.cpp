@@ -172,6 +172,7 @@ void check_runtime(const RuntimeParams& r, const std::string& prefix, const Fail
     c.duration("kernel_launch_latency", r.kernel_launch_latency, kMaxSoftwareLatency);
     c.duration("stream_wait_latency", r.stream_wait_latency, kMaxSoftwareLatency);
     c.duration("cross_device_wait", r.cross_device_wait, kMaxSoftwareLatency);
+    c.duration("peer_call", r.peer_call, kMaxSoftwareLatency);
     c.duration("poll_period", r.poll_period, kMaxHardwareLatency);
     c.bytes("peer_staging_piece", r.peer_staging_piece, 4 * kKiB, kGiB);
     c.count("peer_staging_buffers", r.peer_staging_buffers, 1, 64);

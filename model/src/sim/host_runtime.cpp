@@ -52,6 +52,7 @@ std::string HostRuntime::unfinished() const {
         case Op::Kind::kCpuMapped: what = std::string("CPU access through the BAR ") + dir + " of " + core::to_string(core::Bytes{op.bytes}); break;
         case Op::Kind::kOpenGate: what = "the gate opening"; break;
         case Op::Kind::kWaitFor: what = "a wait for op " + std::to_string(op.after); break;
+        case Op::Kind::kRecord: what = "an event record"; break;
     }
     return out + ", the first op " + std::to_string(first) + ": " + what + " on stream " + std::to_string(op.stream);
 }
@@ -157,10 +158,15 @@ void HostRuntime::driver() {
                     DMASIM_ASSERT(op.after < i);
                     enqueue(i);
                     break;
+                case Op::Kind::kRecord:
+                    enqueue(i);
+                    break;
                 case Op::Kind::kCopy:
                 case Op::Kind::kKernel:
                 case Op::Kind::kMappedKernel:
-                    if (!op.queued_by_runtime) wait(to_sc(params_.runtime.call_overhead));
+                    if (!op.queued_by_runtime) {
+                        wait(to_sc(op.peer_call ? params_.runtime.peer_call : params_.runtime.call_overhead));
+                    }
                     // The call copies the data into the command stream before it returns.
                     if (inline_copy(op)) cpu_copy(op.bytes, false, true);
                     enqueue(i);
@@ -224,6 +230,11 @@ void HostRuntime::dispatch(std::size_t i) {
     const Op& op = program_.ops[i];
     if (op.kind == Op::Kind::kWaitFor) {
         wait_for(i);
+        return;
+    }
+    if (op.kind == Op::Kind::kRecord) {
+        timings_[i].start_ps = now_ps() - t0_ps_;
+        op_finished(i);
         return;
     }
     if (op.kind == Op::Kind::kCopy) {
@@ -331,11 +342,11 @@ void HostRuntime::assign_channels() {
             default: break;
         }
     }
-    // A wait runs where its stream's work runs: on the channel of the operation before it, or,
-    // first on its stream, of the one after it.
+    // A wait or an event record runs where its stream's work runs: on the channel of the
+    // operation before it, or, first on its stream, of the one after it.
     for (std::size_t i = 0; i < n; ++i) {
         const Op& op = program_.ops[i];
-        if (op.kind != Op::Kind::kWaitFor) continue;
+        if (op.kind != Op::Kind::kWaitFor && op.kind != Op::Kind::kRecord) continue;
         int before = -1, after = -1;
         for (std::size_t j = i; j-- > 0;) {
             if (program_.ops[j].stream == op.stream && channel_[j] >= 0) {
@@ -344,7 +355,8 @@ void HostRuntime::assign_channels() {
             }
         }
         for (std::size_t j = i + 1; j < n && before < 0; ++j) {
-            if (program_.ops[j].stream == op.stream && channel_[j] >= 0 && program_.ops[j].kind != Op::Kind::kWaitFor) {
+            if (program_.ops[j].stream == op.stream && channel_[j] >= 0 && program_.ops[j].kind != Op::Kind::kWaitFor &&
+                program_.ops[j].kind != Op::Kind::kRecord) {
                 after = channel_[j];
                 break;
             }
@@ -503,6 +515,7 @@ const char* op_name(const Op& op) {
         case Op::Kind::kCpuMapped: return "BAR access";
         case Op::Kind::kOpenGate: return "gate opens";
         case Op::Kind::kWaitFor: return "cudaStreamWaitEvent";
+        case Op::Kind::kRecord: return "cudaEventRecord";
     }
     return "?";
 }
@@ -519,16 +532,17 @@ void HostRuntime::trace_program() {
         // Which way a copy goes, so that a timeline (scripts/plot-trace.py) can colour it.
         if (op.kind == Op::Kind::kCopy && op.peer_gpu < 0) size = copy_direction_label(op.direction) + size;
         const bool on_stream = op.kind == Op::Kind::kCopy || op.kind == Op::Kind::kKernel ||
-                               op.kind == Op::Kind::kMappedKernel || op.kind == Op::Kind::kWaitFor;
+                               op.kind == Op::Kind::kMappedKernel || op.kind == Op::Kind::kWaitFor ||
+                               op.kind == Op::Kind::kRecord;
         if (on_stream) {
             // The call on the CPU (none for what the runtime queues itself), then the work on its stream.
-            if (!op.queued_by_runtime && op.kind != Op::Kind::kWaitFor) {
-                tr->span(cpu, std::string(op_name(op)) + size, t0_ps_ + t.issued_ps,
-                         t0_ps_ + t.issued_ps + static_cast<double>(params_.runtime.call_overhead.ps));
+            if (!op.queued_by_runtime && op.kind != Op::Kind::kWaitFor && op.kind != Op::Kind::kRecord) {
+                const core::Duration call = op.peer_call ? params_.runtime.peer_call : params_.runtime.call_overhead;
+                tr->span(cpu, std::string(op_name(op)) + size, t0_ps_ + t.issued_ps, t0_ps_ + t.issued_ps + static_cast<double>(call.ps));
             }
             tr->span(tr->track("streams", "stream " + std::to_string(op.stream)), std::string(op_name(op)) + size,
                      t0_ps_ + t.start_ps, t0_ps_ + t.end_ps);
-            if (op.kind != Op::Kind::kCopy && op.kind != Op::Kind::kWaitFor) {
+            if (op.kind != Op::Kind::kCopy && op.kind != Op::Kind::kWaitFor && op.kind != Op::Kind::kRecord) {
                 tr->span(tr->track(gpus_[static_cast<std::size_t>(op.gpu)]->basename(), "compute"), op_name(op),
                          t0_ps_ + t.start_ps, t0_ps_ + t.end_ps);
             }

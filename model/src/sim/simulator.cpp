@@ -71,7 +71,7 @@ double estimate_ps(const Program& prog, const config::ModelParams& p, const topo
     }
     const config::RuntimeParams& rt = p.runtime;
     const double fixed_ps = static_cast<double>(rt.call_overhead.ps + rt.sync_latency.ps + rt.stream_wait_latency.ps +
-                                                rt.kernel_launch_latency.ps + p.dma.launch_latency.ps) +
+                                                rt.poll_period.ps + rt.kernel_launch_latency.ps + p.dma.launch_latency.ps) +
                             2.0 * rtt_ps;
     auto ceil_div = [](double a, double b) { return std::ceil(a / std::max(b, 1.0)); };
     // Reads and writes of `bytes` by a DMA engine: rate, and a round trip per window of requests.
@@ -127,6 +127,7 @@ double estimate_ps(const Program& prog, const config::ModelParams& p, const topo
                 break;
             }
             case Op::Kind::kOpenGate:
+            case Op::Kind::kRecord:
                 break;
             case Op::Kind::kWaitFor:
                 total_ps += fixed_ps + static_cast<double>(rt.cross_device_wait.ps);

@@ -49,6 +49,7 @@ void run_peer(Engine& engine, Case& c) {
         Op op = copy_op(CopyDirection::kDeviceToHost, bytes, stream, blocking);
         op.gpu = from;
         op.peer_gpu = to;
+        op.peer_call = true;
         if (first_hop(from, to) == topology::LinkKind::kNvlink) {
             op.request_bytes = static_cast<std::uint32_t>(params.nvlink.max_payload.value);
         }
@@ -63,8 +64,9 @@ void run_peer(Engine& engine, Case& c) {
     // dmaprobe times a peer copy with events on the source GPU's stream, from a start event
     // recorded just before the call to a stop event behind the copy; both ways, the other GPU's
     // stream waits for the start event and the source's stream for the other's end, both
-    // across GPUs. So a row runs from the first call to the last stream operation: no
-    // synchronisation, and a cross-device wait where one GPU's stream waits for the other.
+    // across GPUs. So a row runs from the start event to the last stream operation: the
+    // calls' own time (runtime.peer_call), no synchronisation, and a cross-device wait where
+    // one GPU's stream waits for the other.
     // Streams: 0 the source's, 1 the destination's (both ways), then staging buffers.
     const auto wait_for = [](std::size_t after, int stream, int gpu) {
         Op w = simple_op(Op::Kind::kWaitFor);
@@ -73,12 +75,25 @@ void run_peer(Engine& engine, Case& c) {
         w.gpu = gpu;
         return w;
     };
+    // Both ways: the start event on the source's stream, and the other GPU's stream waiting
+    // for it, come first (ops 0 and 1).
+    const auto start = [&](Program& prog) {
+        Op record = simple_op(Op::Kind::kRecord);
+        record.stream = 0;
+        record.gpu = src;
+        prog.ops.push_back(record);
+        prog.ops.push_back(wait_for(0, 1, dst));
+    };
     if (on) {
         const auto build = [&](std::uint64_t bytes) {
             Program prog;
-            if (both) prog.ops.push_back(peer_copy(dst, src, 1, false, bytes));
+            if (both) {
+                start(prog);
+                prog.ops.push_back(peer_copy(dst, src, 1, false, bytes));
+            }
+            const std::size_t other = prog.ops.size() - 1;
             prog.ops.push_back(peer_copy(src, dst, 0, false, bytes));
-            if (both) prog.ops.push_back(wait_for(0, 0, src));
+            if (both) prog.ops.push_back(wait_for(other, 0, src));
             return prog;
         };
         const ProgramOutcome o = engine.execute_sized(params, spec.bytes, 1, engine.default_warmup(params), build);
@@ -108,9 +123,13 @@ void run_peer(Engine& engine, Case& c) {
         const std::vector<Way> ways = both ? std::vector<Way>{{dst, src, 1}, {src, dst, 0}} : std::vector<Way>{{src, dst, 0}};
         const auto build = [&](std::uint64_t bytes) {
             Program prog;
+            if (both) start(prog);
             std::vector<std::size_t> arrived;  // per way: the wait on its user stream for the last piece
             for (std::size_t w = 0; w < ways.size(); ++w) {
                 const int first_buffer = 2 + static_cast<int>(w) * buffers;
+                // The other way's call was issued on a stream that waits for the start event: its
+                // pieces leave once that GPU has seen it.
+                if (both && ways[w].user_stream == 1) prog.ops.push_back(wait_for(0, first_buffer, ways[w].from));
                 std::size_t last_up = 0;
                 for (std::uint64_t k = 0; k * piece < bytes; ++k) {
                     const std::uint64_t n = std::min(piece, bytes - k * piece);
@@ -119,6 +138,7 @@ void run_peer(Engine& engine, Case& c) {
                     down.gpu = ways[w].from;
                     // The application's one call; the runtime queues the rest itself.
                     down.queued_by_runtime = k > 0;
+                    down.peer_call = k == 0;
                     Op up = copy_op(CopyDirection::kHostToDevice, n, stream, false);
                     up.gpu = ways[w].to;
                     up.queued_by_runtime = true;

@@ -140,13 +140,15 @@ struct RuntimeParams {
     Duration kernel_launch_latency{3'000'000};
     Duration stream_wait_latency{1'000'000};
     Duration cross_device_wait{8'000'000};
+    Duration peer_call{3'480'000};
     // A stream operation that must wait for another engine's work of its GPU (a copy behind a
     // kernel, a cudaStreamWaitEvent on another stream) tries its semaphore when its channel
     // reaches it and, while that fails, again every poll_period: it goes at the first try after
-    // the work it waits for is done. Measured on the lent H100: a 4 B copy behind a spin kernel
-    // takes 2.9-11 us after the kernel, a sawtooth in the kernel's length with period 8.0-8.2 us
-    // whose phase moves with the copy's call (results/h100-sxm/isolating/stream-handoffs).
-    Duration poll_period{8'130'000};
+    // the work it waits for is done. Measured on two lent H100 and an H200: a 4 B copy behind a
+    // spin kernel takes 2.9-11 us after the kernel, a sawtooth in the kernel's length with
+    // period 8.0-8.3 us whose phase moves with the copy's call
+    // (results/h100-sxm/isolating/stream-handoffs).
+    Duration poll_period{8'080'000};
     // A peer copy without peer access: the runtime stages it through its own pinned buffers.
     Bytes peer_staging_piece{512ULL << 10};
     std::int64_t peer_staging_buffers = 3;
@@ -167,7 +169,8 @@ struct RuntimeParams {
         v(FieldInfo{"kernel_launch_latency", "time", "a kernel's launch, once its stream lets it run, to its first instruction; 0s..1s"}, kernel_launch_latency);
         v(FieldInfo{"stream_wait_latency", "time", "the GPU front end noticing the previous operation of a stream is done; 0s..1s"}, stream_wait_latency);
         v(FieldInfo{"cross_device_wait", "time", "work on one GPU that waits for work on another (cudaStreamWaitEvent across GPUs, each handoff of a staged peer copy) starts this long after the other's end; 2xH200: 8 us, with peer_staging_buffers 3, from results/h200x2-nvlink/isolating/peer-sizes: a staged 64 KiB copy takes 27.5 us (the call, two small copies, two handoffs) and larger ones 13.8 us per 512 KiB piece; 0s..1s"}, cross_device_wait);
-        v(FieldInfo{"poll_period", "time", "a stream operation waiting for another engine's work on its GPU (a copy behind a kernel, an event of another stream) retries its semaphore this often from its first try, and goes at the first try after that work is done; H100: 8.13 us (a 4 B copy behind a spin kernel: a sawtooth of period 8.0-8.2 us in the kernel's length, phase set by the copy's call; a copy between two cross-stream waits: 8.5 or 16.5 us, nothing between; results/h100-sxm/isolating/stream-handoffs); 0s = at once; 0s..1ms"}, poll_period);
+        v(FieldInfo{"peer_call", "time", "the CPU's time in a cudaMemcpyPeerAsync call. dmaprobe times a peer copy with events from a start event recorded just before the call on an idle GPU, so the call's own time is inside its row where a blocking copy has runtime.call_overhead (fitted, with what the GPU does before its first request); an event interval on an idle GPU is this call plus the copy's GPU side (2.0-2.35 us within one GPU on four leases). H200: 3.48 us (median over 4 B-1 MiB within one GPU; the H100: 3.6-5.4 us on three leases); results/h100-sxm/isolating/stream-handoffs; 0s..1s"}, peer_call);
+        v(FieldInfo{"poll_period", "time", "a stream operation waiting for another engine's work on its GPU (a copy behind a kernel, an event of another stream) retries its semaphore this often from its first try, and goes at the first try after that work is done; 8.08 us, the median of six estimates on two H100 and an H200 (a 4 B copy behind a spin kernel: a sawtooth in the kernel's length of period 8.12, 8.28 and 7.96 us, its phase moving with the copy's call; a copy between two cross-stream waits: two levels 7.94, 8.03 and 8.19 us apart; results/h100-sxm/isolating/stream-handoffs); 0s = at once; 0s..1ms"}, poll_period);
         v(FieldInfo{"peer_staging_piece", "bytes", "a peer copy without peer access moves through host memory in pieces this large, each a copy out of one GPU and one into the other; 2xH200: 512 KiB (the time steps from 33 to 58 us between 512 KiB and 1 MiB, then grows 13.8 us per 512 KiB; results/h200x2-nvlink/isolating/peer-sizes); 4KiB..1GiB"}, peer_staging_piece);
         v(FieldInfo{"peer_staging_buffers", "count", "host buffers those pieces rotate through: a piece leaves the source once the piece this many before it has entered the destination; 2xH200: 3 (two would make a large staged copy 40 % slower than measured, four 9 % faster, with the same cross_device_wait); 1..64"}, peer_staging_buffers);
         v(FieldInfo{"inline_h2d_max", "bytes", "host-to-device copies of pinned memory up to this size are copied by the call itself into the runtime's command stream, at the CPU's copy rate (cpu.memcpy_bandwidth: the source is in DRAM); larger ones are read by a copy engine from where they are. H100: 24 KiB (the call takes 3.3-6.1 us at 24 KiB and 1.4-2.3 us at 28 KiB, on each of three leases; a source the CPU has just written makes copies up to 24 KiB faster and from 28 KiB slower; an H200 has the same threshold; results/h100-sxm/isolating/small-copies); 0B = never; 0B..1MiB"}, inline_h2d_max);

@@ -43,6 +43,9 @@ struct Op {
         // work waits until that operation is done and this stream's GPU has seen it (through a
         // semaphore in host memory when `after` ran on another GPU: runtime.cross_device_wait).
         kWaitFor,
+        // cudaEventRecord: done when its stream reaches it, so that others can wait for it
+        // (kWaitFor). The harness's start events.
+        kRecord,
     };
     // kMappedKernel: what its warps' accesses become (see gpu/coalescing.h).
     struct MappedTraffic {
@@ -73,6 +76,8 @@ struct Op {
     // Work the runtime queues itself inside a call the application made (the pieces of a staged
     // peer copy): no call overhead of its own.
     bool queued_by_runtime = false;
+    // Issued by cudaMemcpyPeerAsync: its call costs runtime.peer_call, not runtime.call_overhead.
+    bool peer_call = false;
     std::size_t after = 0;  // kWaitFor: the operation waited for (an earlier one)
 };
 
