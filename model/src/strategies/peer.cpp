@@ -128,8 +128,10 @@ void run_peer(Engine& engine, Case& c) {
             for (std::size_t w = 0; w < ways.size(); ++w) {
                 const int first_buffer = 2 + static_cast<int>(w) * buffers;
                 // The other way's call was issued on a stream that waits for the start event: its
-                // pieces leave once that GPU has seen it.
-                if (both && ways[w].user_stream == 1) prog.ops.push_back(wait_for(0, first_buffer, ways[w].from));
+                // pieces, whichever buffer they take, leave once that GPU has seen it.
+                if (both && ways[w].user_stream == 1) {
+                    for (int b = 0; b < buffers; ++b) prog.ops.push_back(wait_for(0, first_buffer + b, ways[w].from));
+                }
                 std::size_t last_up = 0;
                 for (std::uint64_t k = 0; k * piece < bytes; ++k) {
                     const std::uint64_t n = std::min(piece, bytes - k * piece);
