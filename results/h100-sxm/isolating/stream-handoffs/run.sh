@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One lease of the stream-handoffs case, on a GPU machine (CUDA toolkit and CMake only):
 #   results/h100-sxm/isolating/stream-handoffs/run.sh OUTDIR [COMMIT]
-# Writes OUTDIR/<date>-<boot id>/: handoff.csv, pollsweep.csv, machine.txt (nvidia-smi, lscpu, kernel),
+# Writes OUTDIR/<date>-<boot id>/: handoff.csv, pollsweep.csv, duplexphase.csv, calls.csv, machine.txt (nvidia-smi, lscpu, kernel),
 # and dmaprobe's measured.csv and metadata.json for ../gated-copies/plan.txt, stderr.txt.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -16,6 +16,7 @@ cmake -S gpu_validation -B "$build" -DCMAKE_BUILD_TYPE=Release -DDMASIM_GIT_COMM
   cmake --build "$build" -j"$(nproc)" >>"$build.log" 2>&1 || { tail -40 "$build.log"; exit 1; }
 nvcc -O3 -arch=sm_90 "$here/handoff.cu" -o /tmp/handoff
 nvcc -O3 -arch=sm_90 "$here/pollsweep.cu" -o /tmp/pollsweep
+nvcc -O3 -arch=sm_90 "$here/duplexphase.cu" -o /tmp/duplexphase
 {
   echo "## boot id $(cat /proc/sys/kernel/random/boot_id)"
   echo "## date $(date -u +%Y-%m-%dT%H:%M:%SZ) commit $commit"
@@ -26,5 +27,6 @@ nvcc -O3 -arch=sm_90 "$here/pollsweep.cu" -o /tmp/pollsweep
 } >"$dir/machine.txt" 2>&1
 /tmp/handoff >"$dir/handoff.csv" 2>"$dir/stderr.txt"
 /tmp/pollsweep >"$dir/pollsweep.csv" 2>>"$dir/stderr.txt"
+/tmp/duplexphase >"$dir/duplexphase.csv" 2>"$dir/calls.csv"
 "$build/dmaprobe" --plan "$here/../gated-copies/plan.txt" --out "$dir" --commit "$commit" --flush-host-data --quiet 2>>"$dir/stderr.txt"
-echo "lease $(basename "$dir"): handoff $(($(wc -l <"$dir/handoff.csv") - 1)) rows; pollsweep $(($(wc -l <"$dir/pollsweep.csv") - 1)) rows; dmaprobe $(grep -c ',ok,' "$dir/measured.csv") rows ok"
+echo "lease $(basename "$dir"): handoff $(($(wc -l <"$dir/handoff.csv") - 1)) rows; pollsweep $(($(wc -l <"$dir/pollsweep.csv") - 1)) rows; duplexphase $(($(wc -l <"$dir/duplexphase.csv") - 1)) rows; dmaprobe $(grep -c ',ok,' "$dir/measured.csv") rows ok"
