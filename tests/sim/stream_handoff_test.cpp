@@ -9,6 +9,7 @@
 #include "dmasim/sim/fast_forward.h"
 #include "dmasim/sim/host_runtime.h"
 #include "dmasim/sim/simulator.h"
+#include "dmasim/strategies/programs.h"
 #include "dmasim/topology/platform_file.h"
 
 namespace dmasim::sim {
@@ -21,38 +22,18 @@ Simulator& simulator() {
     return s;
 }
 
-Op kernel(double us, int stream) {
-    Op k;
-    k.kind = Op::Kind::kKernel;
-    k.duration = core::Duration{static_cast<std::int64_t>(us * kUs)};
-    k.stream = stream;
-    k.blocking = false;
-    return k;
-}
+Op kernel(double us, int stream) { return strategies::kernel_op(core::Duration{static_cast<std::int64_t>(us * kUs)}, stream); }
 
-Op copy4(int stream) {
-    Op c;
-    c.kind = Op::Kind::kCopy;
-    c.direction = CopyDirection::kDeviceToHost;
-    c.bytes = 4;
-    c.stream = stream;
-    c.blocking = false;
-    return c;
-}
+Op copy4(int stream) { return strategies::copy_op(CopyDirection::kDeviceToHost, 4, stream, false); }
 
 Op wait_for(std::size_t after, int stream) {
-    Op w;
-    w.kind = Op::Kind::kWaitFor;
+    Op w = strategies::simple_op(Op::Kind::kWaitFor);
     w.after = after;
     w.stream = stream;
     return w;
 }
 
-Op sync() {
-    Op s;
-    s.kind = Op::Kind::kSynchronize;
-    return s;
-}
+Op sync() { return strategies::simple_op(Op::Kind::kSynchronize); }
 
 // Stream 0: a kernel of `hold_us`, then (on the same stream) `next`. Returns next's start
 // less the kernel's end, in ps.
