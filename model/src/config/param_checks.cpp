@@ -177,6 +177,7 @@ void check_runtime(const RuntimeParams& r, const std::string& prefix, const Fail
     c.bytes("peer_staging_piece", r.peer_staging_piece, 4 * kKiB, kGiB);
     c.count("peer_staging_buffers", r.peer_staging_buffers, 1, 64);
     c.bytes("inline_h2d_max", r.inline_h2d_max, 0, kMiB);
+    c.bytes("front_end_h2d_max", r.front_end_h2d_max, 0, kMiB);
     c.duration("idle_wake", r.idle_wake, kMaxSoftwareLatency);
     c.positive_duration("idle_wake_time", r.idle_wake_time, Duration{1000 * kMaxSoftwareLatency.ps});
 }

@@ -141,9 +141,11 @@ void HostRuntime::driver() {
                     finished_[i] = true;
                     gate_closed_ = false;
                     for (const std::size_t op : behind_gate_) {
-                        // The gate is a kernel on stream 0: the compute channel there follows
-                        // it at once; every other channel has been trying since its call.
-                        const bool at_once = program_.ops[op].stream == 0 && channel_[op] == channel_of_compute(program_.ops[op].gpu);
+                        // The gate is a kernel on stream 0: the compute channel there, and the
+                        // front end's own work, follow it at once; every other channel has been
+                        // trying since its call.
+                        const bool at_once = channel_[op] == kFrontEnd || (program_.ops[op].stream == 0 &&
+                                                                         channel_[op] == channel_of_compute(program_.ops[op].gpu));
                         ready_.push(at_once ? now_ps() : polled_ps(enqueued_ps_[op], now_ps()), op);
                     }
                     behind_gate_.clear();
@@ -248,7 +250,7 @@ void HostRuntime::dispatch(std::size_t i) {
             job.request_bytes = op.request_bytes;
             submit_job(engine_for(op.gpu, CopyDirection::kDeviceToHost), job, i);
         } else {
-            submit_copy(op.gpu, op.direction, op.bytes, i, op.host_offset);
+            submit_copy(op.gpu, op.direction, op.bytes, i, op.host_offset, inline_copy(op) && front_end_write(op.direction, op.bytes));
         }
         return;
     }
@@ -313,6 +315,11 @@ void HostRuntime::kernel_finished() {
     kernel_end_.rearm();
 }
 
+bool HostRuntime::front_end_write(CopyDirection dir, std::uint64_t bytes) const {
+    return dir == CopyDirection::kHostToDevice && bytes <= params_.runtime.front_end_h2d_max.value &&
+           bytes <= params_.runtime.inline_h2d_max.value;
+}
+
 bool HostRuntime::inline_copy(const Op& op) const {
     return op.kind == Op::Kind::kCopy && !op.queued_by_runtime && op.peer_gpu < 0 &&
            op.direction == CopyDirection::kHostToDevice && op.bytes <= params_.runtime.inline_h2d_max.value;
@@ -333,6 +340,10 @@ void HostRuntime::assign_channels() {
         switch (op.kind) {
             case Op::Kind::kCopy:
             case Op::Kind::kStagedCopy: {
+                if (op.kind == Op::Kind::kCopy && inline_copy(op) && front_end_write(op.direction, op.bytes)) {
+                    channel_[i] = kFrontEnd;
+                    break;
+                }
                 const CopyDirection dir = op.peer_gpu >= 0 ? CopyDirection::kDeviceToHost : op.direction;
                 channel_[i] = op.gpu * (Gpu::kUnits + 1) + static_cast<int>(engine_for(op.gpu, dir) % Gpu::kUnits);
                 break;
@@ -373,7 +384,7 @@ double HostRuntime::polled_ps(double tried, double done_ps) const {
 
 double HostRuntime::follow_ps(std::size_t done, std::size_t next) const {
     const double now = now_ps();
-    if (program_.ops[done].gpu != program_.ops[next].gpu || channel_[done] == channel_[next]) {
+    if (program_.ops[done].gpu != program_.ops[next].gpu || channel_[done] == channel_[next] || channel_[next] == kFrontEnd) {
         return now + handoff_ps(done, next);
     }
     // `next`'s channel reached it once it was issued and `done` had been handed out, and has
@@ -404,10 +415,16 @@ void HostRuntime::wait_finished() {
 }
 
 std::uint32_t HostRuntime::submit_copy(int gpu, CopyDirection dir, std::uint64_t bytes, std::size_t op,
-                                       std::uint64_t host_offset) {
+                                       std::uint64_t host_offset, bool front_end) {
     CopyJob job;
     job.direction = dir;
     job.bytes = bytes;
+    if (front_end) {
+        // The data came with the commands and the front end writes it: what is left to go over
+        // the link is the semaphore, after the work fetch (dma.launch_latency).
+        job.direction = CopyDirection::kDeviceToHost;
+        job.bytes = 0;
+    }
     job.host_kib = static_cast<std::uint32_t>(std::min<std::uint64_t>(host_offset >> 10, UINT32_MAX));
     job.host_node = host_node_;
     job.semaphore_node = host_node_;
@@ -618,7 +635,8 @@ void HostRuntime::staged_copy(std::size_t i) {
                 while (!done(k - buffers)) wait(progress_event_);
             }
             cpu_copy(chunk_bytes(k), op.working_set_cached, false);
-            job_of[k] = submit_copy(op.gpu, op.direction, chunk_bytes(k), kNoOp);
+            // A copy small enough goes into the command stream whole, as a pinned one does.
+            job_of[k] = submit_copy(op.gpu, op.direction, chunk_bytes(k), kNoOp, 0, front_end_write(op.direction, op.bytes));
         }
         while (!done(chunks - 1)) wait(progress_event_);
     } else {

@@ -154,6 +154,8 @@ struct RuntimeParams {
     std::int64_t peer_staging_buffers = 3;
     // A small host-to-device copy of pinned memory is carried in the runtime's command stream.
     Bytes inline_h2d_max{24ULL << 10};
+    // The smallest of those are written to GPU memory by the GPU's front end, not a copy engine.
+    Bytes front_end_h2d_max{1ULL << 10};
     // A stream operation that starts after the GPU sat idle starts later, the longer the idle
     // time, up to idle_wake: idle_wake * (1 - exp(-idle / idle_wake_time)). Measured on the lent
     // H100 (results/h100-sxm/isolating/frame-idle): pinned frames of 1-16 MiB take 0.4-2.5 us
@@ -174,6 +176,7 @@ struct RuntimeParams {
         v(FieldInfo{"peer_staging_piece", "bytes", "a peer copy without peer access moves through host memory in pieces this large, each a copy out of one GPU and one into the other; 2xH200: 512 KiB (the time steps from 33 to 58 us between 512 KiB and 1 MiB, then grows 13.8 us per 512 KiB; results/h200x2-nvlink/isolating/peer-sizes); 4KiB..1GiB"}, peer_staging_piece);
         v(FieldInfo{"peer_staging_buffers", "count", "host buffers those pieces rotate through: a piece leaves the source once the piece this many before it has entered the destination; 2xH200: 3 (two would make a large staged copy 40 % slower than measured, four 9 % faster, with the same cross_device_wait); 1..64"}, peer_staging_buffers);
         v(FieldInfo{"inline_h2d_max", "bytes", "host-to-device copies of pinned memory up to this size are copied by the call itself into the runtime's command stream, at the CPU's copy rate (cpu.memcpy_bandwidth: the source is in DRAM); larger ones are read by a copy engine from where they are. H100: 24 KiB (the call takes 3.3-6.1 us at 24 KiB and 1.4-2.3 us at 28 KiB, on each of three leases; a source the CPU has just written makes copies up to 24 KiB faster and from 28 KiB slower; an H200 has the same threshold; results/h100-sxm/isolating/small-copies); 0B = never; 0B..1MiB"}, inline_h2d_max);
+        v(FieldInfo{"front_end_h2d_max", "bytes", "of the copies the call puts into the command stream (runtime.inline_h2d_max), those up to this size are written to GPU memory by the GPU's front end as it reads the stream: no copy engine starts, nothing is read from host memory, and behind a kernel nothing is polled (runtime.poll_period); the front end then releases the copy's semaphore. H100 and H200: behind a spin kernel, copies of 4 B and 1 KiB take 3.5-3.9 us, those of 4 KiB 9.7-11.3 us (a polled copy engine); a blocking 4 B copy to the device takes 0.5 us less than one from it (results/h100-sxm/isolating/stream-handoffs); 0B = never; 0B..1MiB"}, front_end_h2d_max);
         v(FieldInfo{"idle_wake", "time", "most a stream operation starts late after the GPU sat idle (H100: 51.3 us, results/h100-sxm/isolating/frame-idle); 0s = never; 0s..1s"}, idle_wake);
         v(FieldInfo{"idle_wake_time", "time", "idle time over which that delay builds up: after idle t it is idle_wake * (1 - exp(-t / idle_wake_time)) (H100: 10 ms); 1ns..1000s"}, idle_wake_time);
     }

@@ -140,6 +140,9 @@ private:
     void wait_for(std::size_t op);  // a kWaitFor operation's stream has reached it
     // A small host-to-device copy the call writes into the command stream (runtime.inline_h2d_max).
     bool inline_copy(const Op& op) const;
+    // Of those, one the GPU's front end writes itself (runtime.front_end_h2d_max): `bytes` of a
+    // copy in `dir` that the call put into the command stream.
+    bool front_end_write(CopyDirection dir, std::uint64_t bytes) const;
     // How long after operation `done` ends work of `next`'s GPU can follow it.
     double handoff_ps(std::size_t done, std::size_t next) const;
     // When `next` goes, `done` having ended now: after the handoff, or, where `next` runs on
@@ -152,10 +155,13 @@ private:
     // Work on one channel follows work on another only through a semaphore (polled).
     void assign_channels();
     int channel_of_compute(int gpu) const { return gpu * (Gpu::kUnits + 1) + Gpu::kUnits; }
+    // What the front end does itself (a small copy it writes) waits on no other channel.
+    static constexpr int kFrontEnd = -2;
     void enqueue(std::size_t op);
     void dispatch(std::size_t op);
     void op_finished(std::size_t op);
-    std::uint32_t submit_copy(int gpu, CopyDirection dir, std::uint64_t bytes, std::size_t op, std::uint64_t host_offset = 0);
+    std::uint32_t submit_copy(int gpu, CopyDirection dir, std::uint64_t bytes, std::size_t op, std::uint64_t host_offset = 0,
+                              bool front_end = false);
     void submit_job(std::size_t engine, CopyJob job, std::size_t op);
     std::size_t unit(int gpu, int engine) const { return static_cast<std::size_t>(gpu * Gpu::kUnits + engine); }
     void start_next_on(std::size_t engine);
