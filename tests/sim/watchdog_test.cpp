@@ -38,8 +38,16 @@ constexpr int kOtherError = 4;
 }
 
 // The case issue 11 found: async_overlap with fewer bytes than streams gives a stream an empty
-// chunk, which never completes. Validation refuses it now; built here directly, it must
-// still end in a clear error.
+// chunk, which never completes on a copy engine. Validation refuses it now; built here
+// directly, it must still end in a clear error. The GPU's front end would write an empty
+// host-to-device chunk itself (runtime.front_end_h2d_max), so these parameters send it to the
+// copy engine, where it deadlocks as it did.
+config::ModelParams deadlocking() {
+    config::ModelParams p;
+    p.runtime.front_end_h2d_max = core::Bytes{0};
+    return p;
+}
+
 CaseSpec async_below_streams() {
     config::StrategyOptions o;
     o.async_overlap.streams = 4;
@@ -49,7 +57,7 @@ CaseSpec async_below_streams() {
 }
 
 TEST(Watchdog, DeadlockNamesTheScenarioFileAndTheCase) {
-    EXPECT_EXIT(in_child([](Simulator& sim) { sim.run(config::ModelParams{}, async_below_streams()); }),
+    EXPECT_EXIT(in_child([](Simulator& sim) { sim.run(deadlocking(), async_below_streams()); }),
                 ::testing::ExitedWithCode(kSimulationError),
                 "SimulationError: scenarios/overlap.yaml: overlap: async_overlap both 3B: deadlock: no event is left "
                 "to run after .* operations unfinished, the first op [0-9]+: copy h2d of 0B");
@@ -104,7 +112,7 @@ TEST(Watchdog, FlowsAreWatchedToo) {
 TEST(Watchdog, AModelLeftMidCaseRefusesLaterCases) {
     EXPECT_EXIT(in_child([](Simulator& sim) {
                     try {
-                        sim.run(config::ModelParams{}, async_below_streams());
+                        sim.run(deadlocking(), async_below_streams());
                     } catch (const SimulationError&) {
                     }
                     sim.run(config::ModelParams{}, "pinned", "h2d", 4096);

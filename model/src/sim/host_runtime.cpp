@@ -316,7 +316,9 @@ void HostRuntime::kernel_finished() {
 }
 
 bool HostRuntime::front_end_write(CopyDirection dir, std::uint64_t bytes) const {
-    return dir == CopyDirection::kHostToDevice && bytes <= params_.runtime.front_end_h2d_max.value &&
+    // 0B turns the path off, also for an empty copy.
+    return dir == CopyDirection::kHostToDevice && params_.runtime.front_end_h2d_max.value > 0 &&
+           bytes <= params_.runtime.front_end_h2d_max.value &&
            bytes <= params_.runtime.inline_h2d_max.value;
 }
 
