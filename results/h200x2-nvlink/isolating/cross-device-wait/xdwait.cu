@@ -17,7 +17,7 @@
 // Build: nvcc -O3 -arch=sm_90 xdwait.cu -o xdwait
 // Run:   ./xdwait > xdwait.csv     (progress on stderr; needs two GPUs)
 //
-// One warm-up and 10 timed repetitions per case, medians and min/max; copied data verified.
+// One warm-up and 30 timed repetitions per case, medians and min/max; copied data verified.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -44,8 +44,8 @@ constexpr std::size_t kKiB = 1024;
 constexpr std::size_t kPiece = 512 * kKiB;
 constexpr int kRounds = 200;       // ping-pong round trips per repetition
 constexpr int kPieces = 64;        // handoff pieces per repetition
-constexpr int kReps = 10;
-constexpr unsigned long long kHoldNs = 3'000'000;  // the spin kernel: longer than queueing the calls
+constexpr int kReps = 30;
+constexpr unsigned long long kHoldNs = 20'000'000;  // the spin kernel: far longer than queueing 800 calls (about 2 ms)
 
 __global__ void spin_kernel(unsigned long long ns) {
     unsigned long long t0;
@@ -125,14 +125,16 @@ void set_peer_access(bool on) {
     }
 }
 
-// 1. Streams x (on GPU gx) and y (on GPU gy) wait for each other in turn; events on x.
-void pingpong(int gy, const char* variant) {
+// 1. Streams x (on GPU 0) and y (on GPU gy) wait for each other in turn, `rounds` times; events
+// on x. With hold_ns 0 there is no spin: the first event is recorded on an idle GPU, as
+// dmaprobe's start event of a peer row both ways is, and one round shows what that costs.
+void pingpong(int gy, const char* variant, int rounds, unsigned long long hold_ns) {
     cudaStream_t x, y;
     CHECK(cudaSetDevice(0));
     CHECK(cudaStreamCreateWithFlags(&x, cudaStreamNonBlocking));
     CHECK(cudaSetDevice(gy));
     CHECK(cudaStreamCreateWithFlags(&y, cudaStreamNonBlocking));
-    std::vector<cudaEvent_t> ex(kRounds + 1), ey(kRounds);
+    std::vector<cudaEvent_t> ex(static_cast<std::size_t>(rounds) + 1), ey(static_cast<std::size_t>(rounds));
     CHECK(cudaSetDevice(0));
     for (auto& e : ex) CHECK(cudaEventCreate(&e));
     CHECK(cudaSetDevice(gy));
@@ -140,10 +142,12 @@ void pingpong(int gy, const char* variant) {
     std::vector<double> per_round;
     for (int rep = 0; rep <= kReps; ++rep) {
         CHECK(cudaSetDevice(0));
-        spin_kernel<<<1, 1, 0, x>>>(kHoldNs);
-        CHECK(cudaGetLastError());
+        if (hold_ns > 0) {
+            spin_kernel<<<1, 1, 0, x>>>(hold_ns);
+            CHECK(cudaGetLastError());
+        }
         CHECK(cudaEventRecord(ex[0], x));
-        for (int i = 0; i < kRounds; ++i) {
+        for (int i = 0; i < rounds; ++i) {
             CHECK(cudaSetDevice(gy));
             CHECK(cudaStreamWaitEvent(y, ex[static_cast<std::size_t>(i)], 0));
             CHECK(cudaEventRecord(ey[static_cast<std::size_t>(i)], y));
@@ -151,8 +155,9 @@ void pingpong(int gy, const char* variant) {
             CHECK(cudaStreamWaitEvent(x, ey[static_cast<std::size_t>(i)], 0));
             CHECK(cudaEventRecord(ex[static_cast<std::size_t>(i) + 1], x));
         }
-        CHECK(cudaEventSynchronize(ex[kRounds]));
-        if (rep > 0) per_round.push_back(elapsed_us(ex[0], ex[kRounds]) / kRounds);
+        const auto last = static_cast<std::size_t>(rounds);
+        CHECK(cudaEventSynchronize(ex[last]));
+        if (rep > 0) per_round.push_back(elapsed_us(ex[0], ex[last]) / rounds);
     }
     print("pingpong", variant, 0, "us_per_round_trip", stats(per_round),
           "two waits a round trip, each for an event of the other stream");
@@ -320,8 +325,10 @@ int main() {
     }
     set_peer_access(false);
     std::fprintf(stderr, "ping-pong\n");
-    pingpong(0, "same_gpu");
-    pingpong(1, "cross_gpu");
+    pingpong(0, "same_gpu", kRounds, kHoldNs);
+    pingpong(1, "cross_gpu", kRounds, kHoldNs);
+    pingpong(0, "same_gpu_idle_once", 1, 0);
+    pingpong(1, "cross_gpu_idle_once", 1, 0);
     std::fprintf(stderr, "handoff\n");
     piece_copies();
     handoff(0, "same_gpu");
