@@ -100,10 +100,42 @@ TEST(Peer, OneWayRowRunsFromTheCallToTheCopysEnd) {
     q = p;
     q.runtime.peer_call = config::Duration{p.runtime.peer_call.ps + 5'000'000};
     EXPECT_NEAR(row(peer(q, "h2d", kMiB, "on"), "peer=on").time_ps - base, 5e6, 1e3);
-    // Staged, the application's one call is a peer call too; the pieces the runtime queues
-    // itself cost no call.
+    // Staged, the application's one call is a staged peer call (runtime.peer_staged_call), not
+    // a plain one; the pieces the runtime queues as it goes cost the call more CPU time each
+    // (runtime.peer_staged_piece_call) but keep ahead of the GPUs, so a one-way row does not see
+    // them.
     const double staged = row(peer(p, "h2d", 4 * kMiB, "off"), "peer=off").time_ps;
+    EXPECT_DOUBLE_EQ(row(peer(q, "h2d", 4 * kMiB, "off"), "peer=off").time_ps, staged);
+    q = p;
+    q.runtime.peer_staged_call = config::Duration{p.runtime.peer_staged_call.ps + 5'000'000};
     EXPECT_NEAR(row(peer(q, "h2d", 4 * kMiB, "off"), "peer=off").time_ps - staged, 5e6, 1e3);
+    q = p;
+    q.runtime.peer_staged_piece_call = config::Duration{p.runtime.peer_staged_piece_call.ps + 1'000'000};
+    EXPECT_NEAR(row(peer(q, "h2d", 4 * kMiB, "off"), "peer=off").time_ps, staged, 1e3);
+}
+
+// Both ways, dmaprobe makes the other way's call first: the source's own call starts once that
+// one has returned, which, staged, is after it queued every piece. So a copy of N pieces holds
+// the second way back by (N - 2) piece calls (measured: the call takes 7.9-8.3 us at 1 MiB and
+// 79.9-90.6 us at 16 MiB, results/h200x2-nvlink/isolating/cross-device-wait).
+TEST(Peer, BothWaysStagedTheSecondCallWaitsForTheFirstsPieces) {
+    config::ModelParams p;
+    const auto both = [](const config::ModelParams& q, std::uint64_t bytes) {
+        return row(peer(q, "both", bytes, "off"), "peer=off").time_ps;
+    };
+    const std::uint64_t bytes = 16 * kMiB;
+    const double pieces = static_cast<double>(bytes / p.runtime.peer_staging_piece.value);
+    const double base = both(p, bytes);
+    config::ModelParams q = p;
+    const double delta = 1e6;
+    q.runtime.peer_staged_piece_call = config::Duration{p.runtime.peer_staged_piece_call.ps + 1'000'000};
+    // The source's way starts (N - 2) * delta later; it ends the row, sooner than that much
+    // later, as it then overlaps the other way less and shares less with it.
+    const double later = both(q, bytes) - base;
+    EXPECT_LT(later, (pieces - 2) * delta + 1e3);
+    EXPECT_GT(later, 0.25 * (pieces - 2) * delta);
+    // Two pieces or fewer: the call costs the same whatever the piece call.
+    EXPECT_DOUBLE_EQ(both(q, kMiB), both(p, kMiB));
 }
 
 // Both ways, as dmaprobe issues them: the other GPU's stream waits for the start event on the
@@ -131,6 +163,9 @@ TEST(Peer, BothWaysEndACrossDeviceWaitAfterTheOtherGpusCopy) {
 // of one piece pays both in full.
 TEST(Peer, StagedPiecesPayTwoHandoffsPerBufferRound) {
     config::ModelParams p;
+    // Waits long enough that the buffers' round, not a copy engine, paces a long copy (at the
+    // measured wait, runtime.cross_device_wait, the engines do).
+    p.runtime.cross_device_wait = config::Duration{20'000'000};
     const std::uint64_t piece = p.runtime.peer_staging_piece.value;
     const double pieces = static_cast<double>(128 * kMiB / piece);
     const auto staged = [&](const config::ModelParams& q, std::uint64_t bytes) {

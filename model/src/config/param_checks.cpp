@@ -134,7 +134,8 @@ void check_root_complex(const RootComplexParams& rc, const std::string& prefix, 
     // 0B/s: no limit but the link's. Written so that NaN fails too.
     for (const auto& [key, v] : {std::pair<const char*, Bandwidth>{"port_bandwidth", rc.port_bandwidth},
                                  {"port_bandwidth_total", rc.port_bandwidth_total},
-                                 {"memory_bandwidth", rc.memory_bandwidth}}) {
+                                 {"memory_bandwidth", rc.memory_bandwidth},
+                                 {"ports_bandwidth_total", rc.ports_bandwidth_total}}) {
         if (!(v.bytes_per_s >= 0.0 && v.bytes_per_s <= kMaxBandwidth)) {
             c.bad(key, "must be 0B/s (no limit) or a rate up to " + bandwidth_text(kMaxBandwidth) + ", not " + to_string(v));
         }
@@ -173,6 +174,8 @@ void check_runtime(const RuntimeParams& r, const std::string& prefix, const Fail
     c.duration("stream_wait_latency", r.stream_wait_latency, kMaxSoftwareLatency);
     c.duration("cross_device_wait", r.cross_device_wait, kMaxSoftwareLatency);
     c.duration("peer_call", r.peer_call, kMaxSoftwareLatency);
+    c.duration("peer_staged_call", r.peer_staged_call, kMaxSoftwareLatency);
+    c.duration("peer_staged_piece_call", r.peer_staged_piece_call, kMaxSoftwareLatency);
     c.duration("poll_period", r.poll_period, kMaxHardwareLatency);
     c.bytes("peer_staging_piece", r.peer_staging_piece, 4 * kKiB, kGiB);
     c.count("peer_staging_buffers", r.peer_staging_buffers, 1, 64);

@@ -166,9 +166,7 @@ void HostRuntime::driver() {
                 case Op::Kind::kCopy:
                 case Op::Kind::kKernel:
                 case Op::Kind::kMappedKernel:
-                    if (!op.queued_by_runtime) {
-                        wait(to_sc(op.peer_call ? params_.runtime.peer_call : params_.runtime.call_overhead));
-                    }
+                    if (!op.queued_by_runtime || op.staged_peer) wait(to_sc(call_time(op)));
                     // The call copies the data into the command stream before it returns.
                     if (inline_copy(op)) cpu_copy(op.bytes, false, true);
                     enqueue(i);
@@ -325,6 +323,13 @@ bool HostRuntime::front_end_write(CopyDirection dir, std::uint64_t bytes) const 
 bool HostRuntime::inline_copy(const Op& op) const {
     return op.kind == Op::Kind::kCopy && !op.queued_by_runtime && op.peer_gpu < 0 &&
            op.direction == CopyDirection::kHostToDevice && op.bytes <= params_.runtime.inline_h2d_max.value;
+}
+
+core::Duration HostRuntime::call_time(const Op& op) const {
+    const config::RuntimeParams& r = params_.runtime;
+    if (op.queued_by_runtime) return op.staged_peer ? r.peer_staged_piece_call : core::Duration{};
+    if (op.staged_peer) return r.peer_staged_call;
+    return op.peer_call ? r.peer_call : r.call_overhead;
 }
 
 double HostRuntime::handoff_ps(std::size_t done, std::size_t next) const {
@@ -555,8 +560,8 @@ void HostRuntime::trace_program() {
                                op.kind == Op::Kind::kRecord;
         if (on_stream) {
             // The call on the CPU (none for what the runtime queues itself), then the work on its stream.
-            if (!op.queued_by_runtime && op.kind != Op::Kind::kWaitFor && op.kind != Op::Kind::kRecord) {
-                const core::Duration call = op.peer_call ? params_.runtime.peer_call : params_.runtime.call_overhead;
+            if ((!op.queued_by_runtime || op.staged_peer) && op.kind != Op::Kind::kWaitFor && op.kind != Op::Kind::kRecord) {
+                const core::Duration call = call_time(op);
                 tr->span(cpu, std::string(op_name(op)) + size, t0_ps_ + t.issued_ps, t0_ps_ + t.issued_ps + static_cast<double>(call.ps));
             }
             tr->span(tr->track("streams", "stream " + std::to_string(op.stream)), std::string(op_name(op)) + size,

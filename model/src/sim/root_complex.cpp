@@ -56,6 +56,9 @@ void RootComplex::configure(const Params& params, const std::vector<config::Link
     memory_path_ps_per_byte_ = ps_per_byte(params_.memory_bandwidth);
     memory_write_free_ps_.assign(ports.size(), 0.0);
     memory_read_free_ps_.assign(ports.size(), 0.0);
+    ports_ps_per_byte_ = ps_per_byte(params_.ports_bandwidth_total);
+    ports_write_free_ps_ = 0.0;
+    ports_read_free_ps_ = 0.0;
     io_written_.fill(JobBytes{});
     io_next_ = 0;
     stats_ = RootComplexStats{};
@@ -138,18 +141,29 @@ tlm::tlm_sync_enum RootComplex::port_fw(int port, Tlp& t, tlm::tlm_phase& phase,
                 merge_free_ps_ = start + static_cast<double>(cost.ps);
                 release = std::max(release, start);
             }
-            if (memory_path_ps_per_byte_ > 0.0 && evicts(t.job, t.host_kib, t.payload)) {
+            if ((memory_path_ps_per_byte_ > 0.0 || ports_ps_per_byte_ > 0.0) && evicts(t.job, t.host_kib, t.payload)) {
                 // The write takes a line of the I/O cache whose old contents (a line this
                 // transfer wrote before) go back to memory first. The write-back goes ahead of
                 // the reads queued on the port's way to memory, which wait behind it (measured:
                 // the D2H copy keeps its rate, the H2D reads lose), and the write's buffer frees
-                // when it starts.
+                // when it starts. So on the way all ports share (ports_bandwidth_total): there a
+                // write-back waits only for write-backs, and every port's reads wait for it
+                // (measured: two GPUs' copies of 256 MiB, one each way, the device-to-host one
+                // keeps its rate and the host-to-device one loses).
                 const auto p = static_cast<std::size_t>(port);
-                const double bytes_ps = static_cast<double>(t.payload) * memory_path_ps_per_byte_;
                 const double start = std::max(now + forward_ps_, memory_write_free_ps_[p]);
-                memory_write_free_ps_[p] = start + bytes_ps;
-                memory_read_free_ps_[p] = std::max(memory_read_free_ps_[p], now + forward_ps_) + bytes_ps;
-                release = std::max(release, start - forward_ps_);
+                if (memory_path_ps_per_byte_ > 0.0) {
+                    const double bytes_ps = static_cast<double>(t.payload) * memory_path_ps_per_byte_;
+                    memory_write_free_ps_[p] = start + bytes_ps;
+                    memory_read_free_ps_[p] = std::max(memory_read_free_ps_[p], now + forward_ps_) + bytes_ps;
+                }
+                const double all_start = std::max(now + forward_ps_, ports_write_free_ps_);
+                if (ports_ps_per_byte_ > 0.0) {
+                    const double all_ps = static_cast<double>(t.payload) * ports_ps_per_byte_;
+                    ports_write_free_ps_ = all_start + all_ps;
+                    ports_read_free_ps_ = std::max(ports_read_free_ps_, now + forward_ps_) + all_ps;
+                }
+                release = std::max(release, std::max(start, all_start) - forward_ps_);
                 stats_.writebacks++;
             }
             // Posted writes leave the buffer in order.
@@ -176,6 +190,16 @@ tlm::tlm_sync_enum RootComplex::port_fw(int port, Tlp& t, tlm::tlm_phase& phase,
                 if (stats_.writebacks > 0) stats_.memory_wait_ps += std::max(0.0, free - (now + forward_ps_));
                 free = std::max(free, now + forward_ps_) + static_cast<double>(t.length) * memory_path_ps_per_byte_;
                 data_ready = std::max(data_ready, free + forward_ps_);
+            }
+            if (ports_ps_per_byte_ > 0.0) {
+                // All ports' way to memory, behind the write-backs and reads of every port before
+                // it. Its queue fills only while they together exceed its rate, which the
+                // engines' reads in flight hide for a while: counted, so that a fast-forward sees
+                // the wait grow (the sum is affine only in steady state).
+                stats_.memory_wait_ps += std::max(0.0, ports_read_free_ps_ - (now + forward_ps_));
+                ports_read_free_ps_ = std::max(ports_read_free_ps_, now + forward_ps_) +
+                                      static_cast<double>(t.length) * ports_ps_per_byte_;
+                data_ready = std::max(data_ready, ports_read_free_ps_ + forward_ps_);
             }
             if (port_ps_per_byte_ > 0.0) {
                 // The port's data path outward: the read's data leaves for the link at its rate,

@@ -70,7 +70,9 @@ double estimate_ps(const Program& prog, const config::ModelParams& p, const topo
         }
     }
     const config::RuntimeParams& rt = p.runtime;
-    const double fixed_ps = static_cast<double>(rt.call_overhead.ps + rt.sync_latency.ps + rt.stream_wait_latency.ps +
+    // Every call as dear as the dearest kind (a plain, a peer or a staged peer call, or a staged piece).
+    const double fixed_ps = static_cast<double>(rt.call_overhead.ps + rt.peer_call.ps + rt.peer_staged_call.ps +
+                                                rt.peer_staged_piece_call.ps + rt.sync_latency.ps + rt.stream_wait_latency.ps +
                                                 rt.poll_period.ps + rt.kernel_launch_latency.ps + p.dma.launch_latency.ps) +
                             2.0 * rtt_ps;
     auto ceil_div = [](double a, double b) { return std::ceil(a / std::max(b, 1.0)); };
@@ -408,11 +410,13 @@ std::uint64_t Simulator::default_warmup(const config::ModelParams& params) const
 }
 
 std::uint64_t Simulator::io_cache_bytes(const config::ModelParams& params) const {
-    // Only where evicting costs something (root_complex.memory_bandwidth) does filling the cache
-    // change the run.
+    // Only where evicting costs something (root_complex.memory_bandwidth, or the ports' shared
+    // ports_bandwidth_total) does filling the cache change the run.
     std::uint64_t bytes = 0;
     const auto count = [&](const config::RootComplexParams& rc) {
-        if (rc.memory_bandwidth.bytes_per_s > 0.0) bytes = std::max(bytes, rc.io_cache.value);
+        if (rc.memory_bandwidth.bytes_per_s > 0.0 || rc.ports_bandwidth_total.bytes_per_s > 0.0) {
+            bytes = std::max(bytes, rc.io_cache.value);
+        }
     };
     if (links_from_ == nullptr) {
         count(params.root_complex);
@@ -525,6 +529,23 @@ CaseResult Simulator::run_flows(const config::ModelParams& params, const std::ve
             for (std::size_t i = 0; i < sizes.size(); ++i) sizes[i] = rest[i] + m * slope[i] * unit;
             return sizes;
         };
+        // As for one transfer (sized_family): the warm-up starts where the largest flow that
+        // writes host memory has filled a port's I/O cache.
+        if (const std::uint64_t cache = io_cache_bytes(params); cache > 0 && family.scalable) {
+            const Program whole = build(real);
+            std::uint64_t largest = 0;
+            for (const Op& op : whole.ops) {
+                if (op.kind == Op::Kind::kCopy && op.direction == CopyDirection::kDeviceToHost && op.peer_gpu < 0) {
+                    largest = std::max(largest, op.host_offset + op.bytes);
+                } else if (op.kind == Op::Kind::kMappedKernel) {
+                    largest = std::max(largest, op.mapped.write_bytes);
+                }
+            }
+            if (largest > cache) {
+                const long double share = static_cast<long double>(cache) / static_cast<long double>(largest);
+                family.settle_level = static_cast<std::uint64_t>(std::ceil(share * static_cast<long double>(target)));
+            }
+        }
         family.make = [&build, sizes_at](std::uint64_t m) { return build(sizes_at(m)); };
         family.describe = [sizes_at](std::uint64_t m) {
             std::string d;

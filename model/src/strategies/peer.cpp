@@ -138,9 +138,12 @@ void run_peer(Engine& engine, Case& c) {
                     const int stream = first_buffer + static_cast<int>(k % static_cast<std::uint64_t>(buffers));
                     Op down = copy_op(CopyDirection::kDeviceToHost, n, stream, false);
                     down.gpu = ways[w].from;
-                    // The application's one call; the runtime queues the rest itself.
+                    // The application's one call; the runtime queues the rest itself, spending
+                    // CPU time on each piece past the second (runtime.peer_staged_piece_call), so
+                    // that a call made after it (the other way's, both ways) starts that much later.
                     down.queued_by_runtime = k > 0;
                     down.peer_call = k == 0;
+                    down.staged_peer = k == 0 || k >= 2;
                     Op up = copy_op(CopyDirection::kHostToDevice, n, stream, false);
                     up.gpu = ways[w].to;
                     up.queued_by_runtime = true;

@@ -85,6 +85,7 @@ struct RootComplexParams {
     Bandwidth port_bandwidth_total{0.0};
     Bytes io_cache{0};
     Bandwidth memory_bandwidth{0.0};
+    Bandwidth ports_bandwidth_total{0.0};
     Duration switch_latency{100'000};
     Duration partial_write{1'260};
     Duration shared_line_write{2'010};
@@ -97,6 +98,7 @@ struct RootComplexParams {
         v(FieldInfo{"port_bandwidth_total", "bytes/s", "the same data path's rate for both directions together, writes in and reads' data out, taken by the two in turn; 0B/s = no shared limit (H100 and H200 hosts: 100 GB/s, duplex copies of 8-40 MiB, results/h100-sxm/isolating/duplex-host-memory); else at most 100TB/s"}, port_bandwidth_total);
         v(FieldInfo{"io_cache", "bytes", "host cache that one transfer's writes through this port allocate into (the last-level cache's I/O ways): its writes past this many bytes each evict a line it wrote before, which goes back to memory through memory_bandwidth; 0B = no such cache (writes cost memory_bandwidth nothing) (H100 and H200 hosts: 40 MiB, results/h100-sxm/isolating/duplex-host-memory); 0B..1TiB"}, io_cache);
         v(FieldInfo{"memory_bandwidth", "bytes/s", "what one port's DMA gets from host memory: its reads' data and the write-backs of lines its writes evict (io_cache), together, write-backs first (measured: the D2H copy keeps its rate, the H2D reads lose); 0B/s = no limit but host_memory's (H100 hosts: 93 GB/s, duplex copies of 64 MiB-1 GiB; H200 host: none, 102 GB/s measured without a limit, results/h100-sxm/isolating/duplex-host-memory); else at most 100TB/s"}, memory_bandwidth);
+        v(FieldInfo{"ports_bandwidth_total", "bytes/s", "what all its root ports' DMA together gets from host memory: reads' data and the write-backs of lines their writes evict (io_cache), write-backs first, as memory_bandwidth for one port (measured on the 2-GPU host of the nvidia-h200-x2 kind, each GPU on its own port, copies of 256 MiB: two to the host 106.3 GB/s together, two from it 106.05, one each way 104.3, where the device-to-host copy keeps its 55.0 GB/s and the host-to-device one drops to 49.3; results/h200x2-nvlink/isolating/two-gpu-host-traffic); 106 GB/s on that host; 0B/s = no such limit; else at most 100TB/s"}, ports_bandwidth_total);
         v(FieldInfo{"switch_latency", "time", "a PCIe switch's port-to-port forwarding latency (cut-through); 0s..1ms"}, switch_latency);
         v(FieldInfo{"partial_write", "time", "a posted write of part of a host cache line (cpu.cache_line) that no neighbouring write touches: the time the host takes to merge it, one write after another (H100 host: 1.26 ns); 0s..1us"}, partial_write);
         v(FieldInfo{"shared_line_write", "time", "the same for a partial write whose line neighbouring writes also touch (H100 host: 2.01 ns); 0s..1us"}, shared_line_write);
@@ -139,8 +141,10 @@ struct RuntimeParams {
     Duration sync_latency{1'000'000};
     Duration kernel_launch_latency{3'000'000};
     Duration stream_wait_latency{1'000'000};
-    Duration cross_device_wait{8'000'000};
+    Duration cross_device_wait{5'650'000};
     Duration peer_call{3'480'000};
+    Duration peer_staged_call{7'790'000};
+    Duration peer_staged_piece_call{2'570'000};
     // A stream operation that must wait for another engine's work of its GPU (a copy behind a
     // kernel, a cudaStreamWaitEvent on another stream) tries its semaphore when its channel
     // reaches it and, while that fails, again every poll_period: it goes at the first try after
@@ -170,8 +174,10 @@ struct RuntimeParams {
         v(FieldInfo{"sync_latency", "time", "completion semaphore in host memory to the call returning (polling); 0s..1s"}, sync_latency);
         v(FieldInfo{"kernel_launch_latency", "time", "a kernel's launch, once its stream lets it run, to its first instruction; 0s..1s"}, kernel_launch_latency);
         v(FieldInfo{"stream_wait_latency", "time", "the GPU front end noticing the previous operation of a stream is done; 0s..1s"}, stream_wait_latency);
-        v(FieldInfo{"cross_device_wait", "time", "work on one GPU that waits for work on another (cudaStreamWaitEvent across GPUs, each handoff of a staged peer copy) starts this long after the other's end; 2xH200: 8 us, with peer_staging_buffers 3, from results/h200x2-nvlink/isolating/peer-sizes: a staged 64 KiB copy takes 27.5 us (the call, two small copies, two handoffs) and larger ones 13.8 us per 512 KiB piece; 0s..1s"}, cross_device_wait);
+        v(FieldInfo{"cross_device_wait", "time", "work on one GPU that waits for work on another (cudaStreamWaitEvent across GPUs, each handoff of a staged peer copy) starts this long after the other's end: 5.65 us, half the round trip of two streams on the two GPUs waiting for each other's events, 5.64 and 5.67 us on two leases of the 2-GPU kind (the same GPU: 1.47 us; results/h200x2-nvlink/isolating/cross-device-wait); 0s..1s"}, cross_device_wait);
         v(FieldInfo{"peer_call", "time", "the CPU's time in a cudaMemcpyPeerAsync call. dmaprobe times a peer copy with events from a start event recorded just before the call on an idle GPU, so the call's own time is inside its row where a blocking copy has runtime.call_overhead (fitted, with what the GPU does before its first request); an event interval on an idle GPU is this call plus the copy's GPU side (2.0-2.35 us within one GPU on four leases). H200: 3.48 us (median over 4 B-1 MiB within one GPU; the H100: 3.6-5.4 us on three leases); results/h100-sxm/isolating/stream-handoffs; 0s..1s"}, peer_call);
+        v(FieldInfo{"peer_staged_call", "time", "the CPU's time in cudaMemcpyPeerAsync without peer access (the runtime stages the copy) for a copy of one or two pieces (runtime.peer_staging_piece); its first piece is queued when it returns. 7.79 us: the median over 64 KiB-1 MiB on two 2-GPU leases (6.0-8.3 us; results/h200x2-nvlink/isolating/cross-device-wait); 0s..1s"}, peer_staged_call);
+        v(FieldInfo{"peer_staged_piece_call", "time", "the same call's further time for each piece past the second, which it queues as it goes: 2.57 us (the call takes 7.9-8.3 us at 1 MiB, 21.9-25.4 at 4 MiB and 79.9-90.6 at 16 MiB on two leases; slopes 2.35-2.84 us per piece; results/h200x2-nvlink/isolating/cross-device-wait); 0s..1s"}, peer_staged_piece_call);
         v(FieldInfo{"poll_period", "time", "a stream operation waiting for another engine's work on its GPU (a copy behind a kernel, an event of another stream) retries its semaphore this often from its first try, and goes at the first try after that work is done; 8.08 us, the median of six estimates on two H100 and an H200 (a 4 B copy behind a spin kernel: a sawtooth in the kernel's length of period 8.12, 8.28 and 7.96 us, its phase moving with the copy's call; a copy between two cross-stream waits: two levels 7.94, 8.03 and 8.19 us apart; results/h100-sxm/isolating/stream-handoffs); 0s = at once; 0s..1ms"}, poll_period);
         v(FieldInfo{"peer_staging_piece", "bytes", "a peer copy without peer access moves through host memory in pieces this large, each a copy out of one GPU and one into the other; 2xH200: 512 KiB (the time steps from 33 to 58 us between 512 KiB and 1 MiB, then grows 13.8 us per 512 KiB; results/h200x2-nvlink/isolating/peer-sizes); 4KiB..1GiB"}, peer_staging_piece);
         v(FieldInfo{"peer_staging_buffers", "count", "host buffers those pieces rotate through: a piece leaves the source once the piece this many before it has entered the destination; 2xH200: 3 (two would make a large staged copy 40 % slower than measured, four 9 % faster, with the same cross_device_wait); 1..64"}, peer_staging_buffers);

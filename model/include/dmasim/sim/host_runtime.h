@@ -78,6 +78,10 @@ struct Op {
     bool queued_by_runtime = false;
     // Issued by cudaMemcpyPeerAsync: its call costs runtime.peer_call, not runtime.call_overhead.
     bool peer_call = false;
+    // A piece of cudaMemcpyPeerAsync without peer access: the first one's call costs
+    // runtime.peer_staged_call; a later one marked so (queued_by_runtime) keeps the calling
+    // thread runtime.peer_staged_piece_call before it is queued.
+    bool staged_peer = false;
     std::size_t after = 0;  // kWaitFor: the operation waited for (an earlier one)
 };
 
@@ -140,6 +144,9 @@ private:
     void wait_for(std::size_t op);  // a kWaitFor operation's stream has reached it
     // A small host-to-device copy the call writes into the command stream (runtime.inline_h2d_max).
     bool inline_copy(const Op& op) const;
+    // The calling thread's time before `op` is queued: its API call's, or, for work the runtime
+    // queues inside an earlier call, what that call spends on it (often nothing).
+    core::Duration call_time(const Op& op) const;
     // Of those, one the GPU's front end writes itself (runtime.front_end_h2d_max): `bytes` of a
     // copy in `dir` that the call put into the command stream.
     bool front_end_write(CopyDirection dir, std::uint64_t bytes) const;

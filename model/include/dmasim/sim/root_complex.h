@@ -146,6 +146,11 @@ private:
     double memory_path_ps_per_byte_ = 0.0;
     std::vector<double> memory_write_free_ps_;
     std::vector<double> memory_read_free_ps_;
+    // All ports' way to host memory together (params_.ports_bandwidth_total; 0: no limit): when
+    // write-backs, and reads (which wait behind them and each other), may next start on it.
+    double ports_ps_per_byte_ = 0.0;
+    double ports_write_free_ps_ = 0.0;
+    double ports_read_free_ps_ = 0.0;
     // Where the last few jobs' writes have got to in the program's host buffers (io_cache). A
     // ring, as jobs come and go, that costs no allocation per write.
     struct JobBytes {
