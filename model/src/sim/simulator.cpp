@@ -426,6 +426,24 @@ std::uint64_t Simulator::io_cache_bytes(const config::ModelParams& params) const
     return bytes;
 }
 
+namespace {
+// The level from which a program's writes to host memory have filled a port's I/O cache of
+// `cache` bytes (0: they never do): the largest write's share of the program, `target` levels.
+std::uint64_t settle_level(const Program& whole, std::uint64_t cache, std::uint64_t target) {
+    std::uint64_t largest = 0;
+    for (const Op& op : whole.ops) {
+        if (op.kind == Op::Kind::kCopy && op.direction == CopyDirection::kDeviceToHost && op.peer_gpu < 0) {
+            largest = std::max(largest, op.host_offset + op.bytes);
+        } else if (op.kind == Op::Kind::kMappedKernel) {
+            largest = std::max(largest, op.mapped.write_bytes);
+        }
+    }
+    if (largest <= cache) return 0;
+    const long double share = static_cast<long double>(cache) / static_cast<long double>(largest);
+    return static_cast<std::uint64_t>(std::ceil(share * static_cast<long double>(target)));
+}
+}  // namespace
+
 ProgramFamily Simulator::sized_family(const config::ModelParams& params, std::uint64_t size, std::uint64_t extra,
                                       std::uint64_t warmup_bytes, std::function<Program(std::uint64_t bytes)> build) const {
     ProgramFamily f;
@@ -441,18 +459,7 @@ ProgramFamily Simulator::sized_family(const config::ModelParams& params, std::ui
     // A transfer's writes to host memory run differently once they have filled a port's I/O
     // cache: the warm-up starts where the largest one does, at its share of the size.
     if (const std::uint64_t cache = io_cache_bytes(params); cache > 0 && f.scalable) {
-        std::uint64_t largest = 0;
-        for (const Op& op : build(size).ops) {
-            if (op.kind == Op::Kind::kCopy && op.direction == CopyDirection::kDeviceToHost && op.peer_gpu < 0) {
-                largest = std::max(largest, op.host_offset + op.bytes);
-            } else if (op.kind == Op::Kind::kMappedKernel) {
-                largest = std::max(largest, op.mapped.write_bytes);
-            }
-        }
-        if (largest > cache) {
-            const long double share = static_cast<long double>(cache) / static_cast<long double>(largest);
-            f.settle_level = static_cast<std::uint64_t>(std::ceil(share * static_cast<long double>(f.target)));
-        }
+        f.settle_level = settle_level(build(size), cache, f.target);
     }
     f.make = [build, rest, unit](std::uint64_t m) { return build(rest + m * unit); };
     f.describe = [rest, unit](std::uint64_t m) { return core::to_string(core::Bytes{rest + m * unit}); };
@@ -532,19 +539,7 @@ CaseResult Simulator::run_flows(const config::ModelParams& params, const std::ve
         // As for one transfer (sized_family): the warm-up starts where the largest flow that
         // writes host memory has filled a port's I/O cache.
         if (const std::uint64_t cache = io_cache_bytes(params); cache > 0 && family.scalable) {
-            const Program whole = build(real);
-            std::uint64_t largest = 0;
-            for (const Op& op : whole.ops) {
-                if (op.kind == Op::Kind::kCopy && op.direction == CopyDirection::kDeviceToHost && op.peer_gpu < 0) {
-                    largest = std::max(largest, op.host_offset + op.bytes);
-                } else if (op.kind == Op::Kind::kMappedKernel) {
-                    largest = std::max(largest, op.mapped.write_bytes);
-                }
-            }
-            if (largest > cache) {
-                const long double share = static_cast<long double>(cache) / static_cast<long double>(largest);
-                family.settle_level = static_cast<std::uint64_t>(std::ceil(share * static_cast<long double>(target)));
-            }
+            family.settle_level = settle_level(build(real), cache, target);
         }
         family.make = [&build, sizes_at](std::uint64_t m) { return build(sizes_at(m)); };
         family.describe = [sizes_at](std::uint64_t m) {
