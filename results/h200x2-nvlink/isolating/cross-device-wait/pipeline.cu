@@ -7,8 +7,9 @@
 //      cudaStreamWaitEvent on an event of GPU 0 that completed long before, (c) the same with an
 //      event of another stream of GPU 1; and device-to-host pieces on GPU 0 likewise. A wait
 //      that is already satisfied may still cost its channel something.
-//   2. `pipeline`: the staged copy by hand, 64 pieces through B = 1, 2, 3, 4, 6 buffers, a
-//      piece leaving GPU 0 once the piece B before it has entered GPU 1 (two streams, events).
+//   2. `pipeline`: the staged copy by hand, 64 pieces through B = 1, 2, 3, 4, 6 and 64 buffers, a
+//      piece leaving GPU 0 once the piece B before it has entered GPU 1 (two streams, events);
+//      `by_hand_source_done` times the same runs to the last piece's leaving GPU 0.
 //   3. `runtime`: cudaMemcpyPeerAsync of the same 32 MiB with peer access off.
 // Times are per piece, from an event after a spin kernel that holds the streams until every
 // call is queued (the runtime's own call cannot be held: it is timed from its start event).
@@ -41,7 +42,7 @@ constexpr std::size_t kTotal = kPiece * kPieces;
 constexpr int kWarm = 2;
 constexpr int kReps = 20;
 constexpr unsigned long long kHoldNs = 5'000'000;  // longer than queueing the calls
-constexpr int kMaxBuffers = 6;
+constexpr int kMaxBuffers = 6;  // and kPieces
 
 __global__ void spin_kernel(unsigned long long ns) {
     unsigned long long t0;
@@ -108,7 +109,7 @@ struct Setup {
     void* dst = nullptr;   // GPU 1
     void* host = nullptr;  // pinned, kTotal (chains) or kMaxBuffers pieces (pipeline)
     cudaStream_t s0{}, s1{}, s1b{};
-    cudaEvent_t start{}, stop{}, stop1{}, done0{}, done1{};
+    cudaEvent_t start{}, stop{}, stop1{}, done0{}, done1{}, downs{};
     std::vector<cudaEvent_t> out, in;  // per piece: left GPU 0, entered GPU 1
 };
 
@@ -170,7 +171,7 @@ void chain(Setup& g, bool h2d, const char* wait_on) {
 
 // 2. The staged pipeline by hand through `buffers` pinned buffers.
 void pipeline(Setup& g, int buffers) {
-    std::vector<double> t;
+    std::vector<double> t, t_down;
     std::uint32_t seed = 0;
     for (int rep = 0; rep < kWarm + kReps; ++rep) {
         seed = 0x9e3779b9u * static_cast<std::uint32_t>(rep + 1) + static_cast<std::uint32_t>(buffers);
@@ -196,13 +197,19 @@ void pipeline(Setup& g, int buffers) {
             CHECK(cudaEventRecord(g.in[ku], g.s1));
         }
         CHECK(cudaSetDevice(0));
+        CHECK(cudaEventRecord(g.downs, g.s0));
         CHECK(cudaStreamWaitEvent(g.s0, g.in[kPieces - 1], 0));
         CHECK(cudaEventRecord(g.stop, g.s0));
         CHECK(cudaEventSynchronize(g.stop));
-        if (rep >= kWarm) t.push_back(elapsed_us(g.start, g.stop) / kPieces);
+        if (rep >= kWarm) {
+            t.push_back(elapsed_us(g.start, g.stop) / kPieces);
+            t_down.push_back(elapsed_us(g.start, g.downs) / kPieces);
+        }
     }
     verify(1, g.dst, seed, "pipeline");
     print("pipeline", "by_hand", buffers, stats(t));
+    // The source's copies alone: from the start to the last piece's leaving GPU 0.
+    print("pipeline", "by_hand_source_done", buffers, stats(t_down));
 }
 
 // 3. The runtime's own staging of the same copy.
@@ -251,6 +258,7 @@ int main() {
     CHECK(cudaStreamCreateWithFlags(&g.s0, cudaStreamNonBlocking));
     CHECK(cudaEventCreate(&g.start));
     CHECK(cudaEventCreate(&g.stop));
+    CHECK(cudaEventCreate(&g.downs));
     CHECK(cudaEventCreateWithFlags(&g.done0, cudaEventDisableTiming));
     for (auto& e : g.out) CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
     CHECK(cudaSetDevice(1));
@@ -264,7 +272,8 @@ int main() {
     for (const bool h2d : {true, false}) {
         for (const char* w : {"none", "other", "same"}) chain(g, h2d, w);
     }
-    for (const int b : {1, 2, 3, 4, kMaxBuffers}) pipeline(g, b);
+    // kPieces buffers: no piece waits for a buffer, only for its own way out of GPU 0.
+    for (const int b : {1, 2, 3, 4, kMaxBuffers, kPieces}) pipeline(g, b);
     runtime(g);
     return 0;
 }
