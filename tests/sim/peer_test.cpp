@@ -2,7 +2,9 @@
 #include <gtest/gtest.h>
 
 #include "dmasim/pcie/wire.h"
+#include "dmasim/sim/host_runtime.h"
 #include "dmasim/sim/simulator.h"
+#include "dmasim/strategies/programs.h"
 #include "dmasim/topology/platform_file.h"
 
 namespace dmasim::sim {
@@ -120,8 +122,14 @@ TEST(Peer, OneWayRowRunsFromTheCallToTheCopysEnd) {
 // 79.9-90.6 us at 16 MiB, results/h200x2-nvlink/isolating/cross-device-wait).
 TEST(Peer, BothWaysStagedTheSecondCallWaitsForTheFirstsPieces) {
     config::ModelParams p;
+    // The calls alone: no acquire, whose count moves with the two ways' phase. On the platform
+    // as its file describes it (root ports, their ways to memory), as the shipped rows run.
+    p.runtime.cross_device_acquire = config::Duration{0};
+    static const topology::Platform platform = topology::load_platform("h200x2-nvlink", config::ModelParams{});
     const auto both = [](const config::ModelParams& q, std::uint64_t bytes) {
-        return row(peer(q, "both", bytes, "off"), "peer=off").time_ps;
+        config::StrategyOptions o;
+        o.peer.access = "off";
+        return row(simulator().run(q, CaseSpec{"peer", "both", bytes, o, {}, &platform}), "peer=off").time_ps;
     };
     const std::uint64_t bytes = 16 * kMiB;
     const double pieces = static_cast<double>(bytes / p.runtime.peer_staging_piece.value);
@@ -144,6 +152,8 @@ TEST(Peer, BothWaysStagedTheSecondCallWaitsForTheFirstsPieces) {
 // longer than the second call's head start.
 TEST(Peer, BothWaysEndACrossDeviceWaitAfterTheOtherGpusCopy) {
     config::ModelParams p;
+    // The waits alone: none is reached after what it waits for has been seen (no acquire).
+    p.runtime.cross_device_acquire = config::Duration{0};
     p.runtime.cross_device_wait = config::Duration{20'000'000};
     const double w20 = row(peer(p, "both", 16 * kMiB, "on"), "peer=on").time_ps;
     p.runtime.cross_device_wait = config::Duration{30'000'000};
@@ -166,6 +176,8 @@ TEST(Peer, StagedPiecesPayTwoHandoffsPerBufferRound) {
     // Waits long enough that the buffers' round, not a copy engine, paces a long copy (at the
     // measured wait, runtime.cross_device_wait, the engines do).
     p.runtime.cross_device_wait = config::Duration{20'000'000};
+    // The handoffs alone: no acquire where an engine is still busy when a piece is handed over.
+    p.runtime.cross_device_acquire = config::Duration{0};
     const std::uint64_t piece = p.runtime.peer_staging_piece.value;
     const double pieces = static_cast<double>(128 * kMiB / piece);
     const auto staged = [&](const config::ModelParams& q, std::uint64_t bytes) {
@@ -180,6 +192,65 @@ TEST(Peer, StagedPiecesPayTwoHandoffsPerBufferRound) {
     EXPECT_NEAR(staged(q, 64 * 1024) - small, 2 * delta, 1e3);
     const double per_round = 2 * delta * pieces / static_cast<double>(p.runtime.peer_staging_buffers);
     EXPECT_NEAR(staged(q, 128 * kMiB) - large, per_round, 0.05 * per_round);
+}
+
+// A copy that depends on the other GPU's work and finds it done when its engine gets to it still
+// acquires that GPU's semaphore first (runtime.cross_device_acquire): measured, host-to-device
+// pieces of 512 KiB that each depend on the other GPU's piece, done long before, take 13.74 us
+// where back to back they take 12.11 (results/h200x2-nvlink/isolating/cross-device-wait,
+// pipeline.cu). Here a copy into GPU 1 follows, on its stream, a copy out of GPU 0; GPU 1's
+// engine is busy with a long copy when it is handed over, or idle.
+TEST(Peer, ACopyAfterTheOtherGpusWorkAcquiresItsSemaphoreWhenItsEngineGetsToIt) {
+    // The follower's end: the acquire delays its launch, once its engine has taken it.
+    const auto end_of_follower = [](const config::ModelParams& q, bool engine_busy) {
+        Program prog;
+        Op first = strategies::copy_op(CopyDirection::kDeviceToHost, 64 * 1024, 1, false);
+        first.gpu = 0;
+        Op follower = strategies::copy_op(CopyDirection::kHostToDevice, 64 * 1024, 1, false);
+        follower.gpu = 1;
+        if (engine_busy) {
+            Op busy = strategies::copy_op(CopyDirection::kHostToDevice, 16 * kMiB, 2, false);
+            busy.gpu = 1;
+            prog.ops.push_back(busy);
+        }
+        prog.ops.push_back(first);
+        prog.ops.push_back(follower);
+        prog.ops.push_back(strategies::simple_op(Op::Kind::kSynchronize));
+        const ProgramOutcome o = simulator().execute(q, prog);
+        const std::size_t f = engine_busy ? 2 : 1;
+        return o.timings[f].end_ps;
+    };
+    config::ModelParams p;
+    config::ModelParams q = p;
+    q.runtime.cross_device_acquire = config::Duration{p.runtime.cross_device_acquire.ps + 1'000'000};
+    EXPECT_NEAR(end_of_follower(q, true) - end_of_follower(p, true), 1e6, 1e3);
+    EXPECT_NEAR(end_of_follower(q, false), end_of_follower(p, false), 1e3);
+}
+
+// An explicit wait (cudaStreamWaitEvent) on the other GPU's work: reached after that work is done,
+// it ends one acquire after it is reached; reached before, one cross-device wait after the work.
+TEST(Peer, AWaitOnTheOtherGpusFinishedWorkCostsAnAcquire) {
+    config::ModelParams p;
+    const auto kernel = [](double us, int stream, int gpu) {
+        Op k = strategies::kernel_op(core::Duration{static_cast<std::int64_t>(us * 1e6)}, stream);
+        k.gpu = gpu;
+        return k;
+    };
+    const auto gap = [&](double hold_us) {
+        Program prog;
+        Op w = strategies::simple_op(Op::Kind::kWaitFor);
+        w.after = 0;   // GPU 0's short kernel
+        w.stream = 1;  // behind GPU 1's kernel of hold_us
+        w.gpu = 1;
+        prog.ops = {kernel(2.0, 0, 0), kernel(hold_us, 1, 1), w, strategies::simple_op(Op::Kind::kSynchronize)};
+        const ProgramOutcome o = simulator().execute(p, prog);
+        return std::make_pair(o.timings[2].end_ps - o.timings[1].end_ps, o.timings[2].end_ps - o.timings[0].end_ps);
+    };
+    // Long after GPU 0's kernel: the wait, reached a stream step after GPU 1's kernel, takes the acquire.
+    EXPECT_NEAR(gap(200.0).first,
+                static_cast<double>(p.runtime.stream_wait_latency.ps + p.runtime.cross_device_acquire.ps), 1e3);
+    // Reached at once: the handoff across GPUs.
+    EXPECT_NEAR(gap(0.0).second, static_cast<double>(p.runtime.cross_device_wait.ps), 1e3);
 }
 
 }  // namespace

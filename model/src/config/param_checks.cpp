@@ -174,6 +174,7 @@ void check_runtime(const RuntimeParams& r, const std::string& prefix, const Fail
     c.duration("stream_wait_latency", r.stream_wait_latency, kMaxSoftwareLatency);
     c.duration("cross_device_wait", r.cross_device_wait, kMaxSoftwareLatency);
     c.duration("peer_call", r.peer_call, kMaxSoftwareLatency);
+    c.duration("cross_device_acquire", r.cross_device_acquire, kMaxSoftwareLatency);
     c.duration("peer_staged_call", r.peer_staged_call, kMaxSoftwareLatency);
     c.duration("peer_staged_piece_call", r.peer_staged_piece_call, kMaxSoftwareLatency);
     c.duration("poll_period", r.poll_period, kMaxHardwareLatency);

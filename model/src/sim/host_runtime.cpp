@@ -381,6 +381,16 @@ void HostRuntime::assign_channels() {
         }
         channel_[i] = before >= 0 ? before : after >= 0 ? after : channel_of_compute(op.gpu);
     }
+    after_other_gpu_.assign(n, 0);
+    std::vector<int> last_gpu;  // per stream: the GPU of its latest work (-1: none yet)
+    for (std::size_t i = 0; i < n; ++i) {
+        const Op& op = program_.ops[i];
+        if (op.kind != Op::Kind::kCopy && op.kind != Op::Kind::kKernel && op.kind != Op::Kind::kMappedKernel) continue;
+        const auto s = static_cast<std::size_t>(op.stream);
+        if (last_gpu.size() <= s) last_gpu.resize(s + 1, -1);
+        after_other_gpu_[i] = last_gpu[s] >= 0 && last_gpu[s] != op.gpu;
+        last_gpu[s] = op.gpu;
+    }
 }
 
 double HostRuntime::polled_ps(double tried, double done_ps) const {
@@ -408,8 +418,11 @@ void HostRuntime::wait_for(std::size_t i) {
         waiters_[after].push_back(i);
         return;
     }
+    // Done already: a wait on another GPU's work still acquires its semaphore.
+    const bool other_gpu = program_.ops[after].gpu != program_.ops[i].gpu;
+    const double reached = now_ps() + (other_gpu ? static_cast<double>(params_.runtime.cross_device_acquire.ps) : 0.0);
     const double seen = t0_ps_ + timings_[after].end_ps + handoff_ps(after, i);
-    wait_end_.push(std::max(now_ps(), seen), i);
+    wait_end_.push(std::max(reached, seen), i);
 }
 
 void HostRuntime::wait_finished() {
@@ -441,6 +454,12 @@ std::uint32_t HostRuntime::submit_copy(int gpu, CopyDirection dir, std::uint64_t
 
 void HostRuntime::submit_job(std::size_t engine, CopyJob job, std::size_t op) {
     job.id = next_job_id_++;
+    // A copy that depends on another GPU's work and waits behind a busy engine finds that work
+    // done when its channel reaches it: the channel still acquires the semaphore first. One that
+    // starts at once was handed over when the work ended (runtime.cross_device_wait).
+    if (op != kNoOp && after_other_gpu_[op] && engines_[engine].busy) {
+        job.acquire_ps = static_cast<std::uint64_t>(params_.runtime.cross_device_acquire.ps);
+    }
     job_op_.push_back(op);
     job_engine_.push_back(engine);
     job_done_.push_back(false);

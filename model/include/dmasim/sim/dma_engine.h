@@ -68,6 +68,9 @@ struct CopyJob {
     // what it reads ahead from GPU memory.
     DmaEngine* stores = nullptr;
     bool fed = false;
+    // Before it launches, the channel acquires a semaphore of another GPU that the job depends
+    // on (runtime.cross_device_acquire; 0: none).
+    std::uint64_t acquire_ps = 0;
 };
 
 struct EngineStats {

@@ -195,6 +195,10 @@ private:
     std::vector<int> jobs_left_;  // per op: jobs still running (mapped kernels have two)
     std::vector<double> enqueued_ps_;  // per op: when its call handed it to its stream (absolute)
     std::vector<int> channel_;         // per op: see assign_channels()
+    // per op: the operation before it on its stream ran on another GPU (a staged piece's copy
+    // into the destination, or the next piece out of the source once a buffer is back), so its
+    // channel acquires that GPU's semaphore first (runtime.cross_device_acquire)
+    std::vector<char> after_other_gpu_;
 
     std::vector<StreamState> streams_;
     bool gate_closed_ = false;

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes summary.csv beside this file from the leases' xdwait.csv (h100x2/*/xdwait.csv): the
+"""Writes summary.csv beside this file from the leases' xdwait.csv and pipeline.csv (h100x2/*/ and h200/*/xdwait.csv): the
 cross-device wait (half a ping-pong round trip between the GPUs' streams), and the CPU's time in
 a staged cudaMemcpyPeerAsync: its median over copies of one or two 512 KiB pieces, and its
 growth per further piece. Usage: summarize.py (standard library only)."""
@@ -12,7 +12,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 PIECE = 512 * 1024
 rows = []
 waits, calls, slopes = [], [], []
-for path in sorted(glob.glob(os.path.join(HERE, "h100x2", "*", "xdwait.csv"))):
+for path in sorted(glob.glob(os.path.join(HERE, "h*", "*", "xdwait.csv"))):
     lease = os.path.basename(os.path.dirname(path))
     r = list(csv.DictReader(open(path)))
     get = lambda t, v, b=0: next(float(x["median"]) for x in r if x["test"] == t and x["variant"] == v and int(x["bytes"]) == b)
@@ -28,9 +28,18 @@ for path in sorted(glob.glob(os.path.join(HERE, "h100x2", "*", "xdwait.csv"))):
         if (a, b) == (2 * PIECE, 32 * PIECE):
             slopes.append(s)
         rows.append((lease, f"staged_call_us_per_piece_{pieces[a]}_to_{pieces[b]}", f"{s:.4f}", "growth of the call's CPU time"))
-rows.append(("all", "cross_device_wait_us", f"{statistics.mean(waits):.4f}", "mean of the leases"))
+# The acquire: a pipeline by hand with a buffer per piece, where every piece into the destination
+# waits behind the one before and finds its own dependency met (pipeline.csv), against the same
+# pieces back to back.
+for path in sorted(glob.glob(os.path.join(HERE, "h*", "*", "pipeline.csv"))):
+    lease = os.path.basename(os.path.dirname(path))
+    r = {(x["test"], x["variant"], x["buffers"]): float(x["us_per_piece_median"]) for x in csv.DictReader(open(path))}
+    if ("pipeline", "by_hand", "64") in r:
+        acquire = r[("pipeline", "by_hand", "64")] - r[("chain", "h2d", "1")]
+        rows.append((lease, "cross_device_acquire_us", f"{acquire:.4f}", "pipeline, a buffer a piece, less the back-to-back pieces"))
+rows.append(("all", "cross_device_wait_us", f"{statistics.median(waits):.4f}", "median of the leases"))
 rows.append(("all", "staged_call_us", f"{statistics.median(calls):.4f}", "median over 64 KiB-1 MiB, every lease"))
-rows.append(("all", "staged_call_us_per_piece", f"{statistics.mean(slopes):.4f}", "mean of the leases' 2-to-32-piece slopes"))
+rows.append(("all", "staged_call_us_per_piece", f"{statistics.median(slopes):.4f}", "median of the leases' 2-to-32-piece slopes"))
 with open(os.path.join(HERE, "summary.csv"), "w", newline="") as f:
     w = csv.writer(f)
     w.writerow(["lease", "quantity", "value", "note"])
