@@ -21,6 +21,9 @@ for path in sorted(glob.glob(os.path.join(HERE, "h*", "*", "xdwait.csv"))):
     rows.append((lease, "cross_device_wait_us", f"{wait:.4f}", "half the cross-GPU ping-pong round trip"))
     rows.append((lease, "same_device_wait_us", f"{get('pingpong', 'same_gpu') / 2:.4f}", "half the same-GPU round trip"))
     call = {int(x["bytes"]): float(x["median"]) for x in r if x["test"] == "staged" and x["variant"] == "call"}
+    events = {int(x["bytes"]): float(x["median"]) for x in r if x["test"] == "staged" and x["variant"] == "events"}
+    rows.append((lease, "staged_64KiB_events_less_call_us", f"{events[64 * 1024] - call[64 * 1024]:.4f}",
+                 "a one-piece staged copy's event interval less its call's CPU time"))
     calls += [call[b] for b in call if b <= 2 * PIECE]
     pieces = {b: max(1, b // PIECE) for b in call}
     for a, b in ((2 * PIECE, 8 * PIECE), (8 * PIECE, 32 * PIECE), (2 * PIECE, 32 * PIECE)):
