@@ -131,6 +131,37 @@ TEST(Calibrate, LeaveOneLeaseOutReportsEveryLease) {
     EXPECT_NE(r.out.find("leave-one-lease-out over 4 leases"), std::string::npos) << r.out;
 }
 
+// --set puts the leases' scenarios on the machine they ran on (a 2xH200 machine's leases on
+// h200x2-nvlink): the fit runs there, and the file says so. Measured on a Gen3 link, fitted as
+// if on the scenarios' own Gen5 one, the call overhead would take the slower link's time.
+TEST(Calibrate, SetPutsTheMeasuredScenariosOnTheMachineTheyRanOn) {
+    char tmpl[] = "/tmp/dmasim-calibrate-set-XXXXXX";
+    ASSERT_NE(::mkdtemp(tmpl), nullptr);
+    const std::string dir = tmpl;
+    const std::string run = std::string(DMASIM_BINARY) + " run " + kScenarios +
+                            "/synthetic.yaml --quiet --calibration none --out " + dir +
+                            "/truth --set runtime.call_overhead=4us --set link.generation=3 > /dev/null";
+    ASSERT_EQ(std::system(run.c_str()), 0);
+    std::string csv = slurp(dir + "/truth/results.csv");
+    csv = std::regex_replace(csv, std::regex(",sim,"), ",hw,");
+    std::ofstream(dir + "/measured.csv") << csv;
+    const auto fit = [&](const std::string& name, std::vector<std::string> extra) {
+        std::vector<std::string> args{"calibrate", "--measured", dir + "/measured.csv", "--scenarios", kScenarios,
+                                      "--out", dir + "/" + name, "--free", "runtime.call_overhead",
+                                      "--max-evaluations", "60", "--no-lolo", "--quiet"};
+        args.insert(args.end(), extra.begin(), extra.end());
+        const Outcome r = cli(args);
+        EXPECT_EQ(r.code, 0) << r.err;
+        return slurp(dir + "/" + name);
+    };
+    const std::string on_gen3 = fit("gen3.yaml", {"--set", "link.generation=3"});
+    EXPECT_NEAR(fitted_ps(on_gen3, "runtime.call_overhead") / 4e6, 1.0, 0.02) << on_gen3.substr(0, 600);
+    EXPECT_NE(on_gen3.find("\n  set:\n    - \"link.generation=3\"\n"), std::string::npos) << on_gen3;
+    const std::string as_named = fit("gen5.yaml", {});
+    EXPECT_GT(std::abs(fitted_ps(as_named, "runtime.call_overhead") / 4e6 - 1.0), 0.05) << as_named.substr(0, 600);
+    EXPECT_EQ(as_named.find("\n  set:\n"), std::string::npos);
+}
+
 TEST(Calibrate, RefusesAnUnknownFreeParameter) {
     const Outcome r = cli({"calibrate", "--measured", std::string(DMASIM_SOURCE_DIR) + "/tests/app/fixtures/compare/measured.csv",
                            "--scenarios", kScenarios, "--out", "/tmp/never.yaml", "--free", "link.generation"});

@@ -411,10 +411,13 @@ int cmd_calibrate(const CalibrateOptions& o, int argc, char** argv, std::ostream
     if (mpi::size() > 1 && mpi::allreduce_min(refused ? 0 : 1) == 0 && !refused) return 2;
     if (refused) std::rethrow_exception(refused);
     MeasuredSet set = read_measured_set(o.measured);
-    const std::vector<config::Scenario> loaded = load_scenario_dir(o.scenarios_dir, {}, "none");
-    exclude_other_gpu_paths(set, loaded);
+    const std::vector<config::Scenario> as_named = load_scenario_dir(o.scenarios_dir, {}, "none");
+    exclude_other_gpu_paths(set, as_named);
     const std::vector<CrossLeaseRow> across = cross_lease(set.leases);
     const std::vector<core::ResultRow> measured = cross_lease_rows(across);
+    const std::vector<config::SetOverride> scenario_sets = sets_for_measured(o.sets, as_named, measured);
+    const std::vector<config::Scenario> loaded =
+        scenario_sets.empty() ? as_named : load_scenario_dir(o.scenarios_dir, scenario_sets, "none");
     const std::string csv_path = set.files().size() == 1 ? set.files().front() : o.measured;
     std::string raw_text;  // every file read, in order: the data's fingerprint
     for (const auto& f : set.files()) {
@@ -604,7 +607,12 @@ int cmd_calibrate(const CalibrateOptions& o, int argc, char** argv, std::ostream
         y << fmt::format("    - {{ lease: {}, runs: {}, legacy: {} }}\n", yaml_quote(l.name), l.runs.size(),
                          l.info.legacy ? "true" : "false");
     }
-    y << "  scenarios: " << o.scenarios_dir << "\n" << fmt::format("  max_size_bytes: {}\n", o.max_size);
+    y << "  scenarios: " << o.scenarios_dir << "\n";
+    if (!o.sets.empty()) {
+        y << "  set:\n";
+        for (const auto& s : o.sets) y << "    - " << yaml_quote(s) << "\n";
+    }
+    y << fmt::format("  max_size_bytes: {}\n", o.max_size);
     y << fmt::format("  rows: {}\n  split: \"held out: FNV-1a(row key) % {} == 0 ({} rows)\"\n", rows.size(), kSplit, ho.n);
     y << "summary:\n" << fmt::format("  evaluations: {}\n  objective_rms_log_error: {:.5f}\n", main.evaluations, std::sqrt(main.objective));
     y << fmt::format("  train: {{ rows: {}, median_abs_error_pct: {:.2f}, worst_abs_error_pct: {:.2f} }}\n", tr.n, tr.median, tr.worst);

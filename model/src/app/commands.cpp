@@ -338,18 +338,7 @@ int cmd_compare(const Options& o, int argc, char** argv, std::ostream& out, std:
     // --set applies to the scenarios the leases measured: "platform=h200x2-nvlink" puts what a
     // 2xH200 machine measured on its own platform, leaving alone the scenarios it did not measure
     // (some of which that platform cannot run).
-    std::vector<config::SetOverride> sets;
-    if (!o.sets.empty()) {
-        const std::vector<config::Scenario> measured = restrict_to_measured(as_named, hw);
-        for (const auto& text : o.sets) {
-            const config::SetOverride s = config::parse_set(text);
-            if (!s.scenario.empty()) {
-                sets.push_back(s);
-                continue;
-            }
-            for (const auto& m : measured) sets.push_back(config::SetOverride{s.path, s.value, m.name});
-        }
-    }
+    const std::vector<config::SetOverride> sets = sets_for_measured(o.sets, as_named, hw);
     const std::vector<config::Scenario> scenarios = load_scenario_dir(o.scenarios_dir, sets, o.calibration);
     const std::string csv_path = set.files().size() == 1 ? set.files().front() : o.measured;
     const std::vector<config::Scenario> selected = restrict_to_measured(scenarios, hw);
@@ -931,6 +920,23 @@ std::vector<config::Scenario> load_scenario_dir(const std::string& dir, const st
     return load_all(o);
 }
 
+std::vector<config::SetOverride> sets_for_measured(const std::vector<std::string>& texts,
+                                                   const std::vector<config::Scenario>& scenarios,
+                                                   const std::vector<core::ResultRow>& hw) {
+    std::vector<config::SetOverride> sets;
+    if (texts.empty()) return sets;
+    const std::vector<config::Scenario> measured = restrict_to_measured(scenarios, hw);
+    for (const auto& text : texts) {
+        const config::SetOverride s = config::parse_set(text);
+        if (!s.scenario.empty()) {
+            sets.push_back(s);
+            continue;
+        }
+        for (const auto& m : measured) sets.push_back(config::SetOverride{s.path, s.value, m.name});
+    }
+    return sets;
+}
+
 std::vector<config::Scenario> restrict_to_measured(const std::vector<config::Scenario>& scenarios,
                                                    const std::vector<core::ResultRow>& hw) {
     std::vector<config::Scenario> selected;
@@ -1057,6 +1063,9 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
     calibrate->add_option("--out,-o", co.out_file, "calibration file to write")->required();
     calibrate->add_option("--scenarios", co.scenarios_dir, "folder of scenario files the measured rows name")->capture_default_str();
     calibrate->add_option("--free", co.free, "fit only these free parameters (docs/calibration.md lists them)");
+    calibrate->add_option("--set", co.sets,
+                          "override a key, as for run, in the scenarios the leases measured (e.g. --set "
+                          "platform=h200x2-nvlink for a 2xH200 machine's leases); the file records it");
     std::string max_size = "4MiB";
     calibrate->add_option("--max-size", max_size,
                           "fit rows up to this size: larger rows are link-bound, so say little about the free "

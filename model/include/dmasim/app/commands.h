@@ -26,6 +26,12 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err);
 std::vector<config::Scenario> load_scenario_dir(const std::string& dir, const std::vector<config::SetOverride>& sets,
                                                const std::string& calibration = "");
 // The scenarios that measured rows name, cut down to the measured directions and sizes.
+// --set texts as they apply to the scenarios the measured rows name: one without a scenario
+// prefix applies to each of them, leaving alone the scenarios not measured (some of which the
+// platform it names may not run).
+std::vector<config::SetOverride> sets_for_measured(const std::vector<std::string>& texts,
+                                                   const std::vector<config::Scenario>& scenarios,
+                                                   const std::vector<core::ResultRow>& hw);
 std::vector<config::Scenario> restrict_to_measured(const std::vector<config::Scenario>& scenarios,
                                                    const std::vector<core::ResultRow>& measured);
 // Simulates scenarios without progress output, as `run` does (jobs 1: a child per platform but
@@ -46,6 +52,7 @@ struct CalibrateOptions {
     std::string scenarios_dir = "scenarios";
     std::string out_file;
     std::vector<std::string> free;  // subset of the free parameters; empty: all
+    std::vector<std::string> sets;  // --set overrides for the measured scenarios (platform=...)
     std::uint64_t max_size = 4u << 20;
     int max_evaluations = 200;
     int folds = 0;  // k-fold cross-validation on top of the fixed split; 0: none
