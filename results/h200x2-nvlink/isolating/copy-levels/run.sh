@@ -2,7 +2,8 @@
 # One lease of copy-levels (CUDA toolkit and CMake only):
 #   results/h200x2-nvlink/isolating/copy-levels/run.sh OUTDIR [COMMIT]
 # Writes OUTDIR/<date>-<boot id>/: dmaprobe's measured.csv and metadata.json for plan.txt (run
-# twice: shuffled, then in plan order, as shuffled/ and ordered/), gpus.csv, and, on a machine
+# twice: shuffled, then in plan order, as shuffled/ and ordered/), gpus.csv, callstate.cu's
+# time series (callstate-cpu2.csv, callstate-free.csv), and, on a machine
 # whose GPUs are H200, main.tar.gz: the main plan (scripts/measure-on-gpu.sh), a lease for
 # ../../measured.
 set -euo pipefail
@@ -22,6 +23,10 @@ for order in shuffle plan; do
   (cd "$root" && "$build/dmaprobe" --plan results/h200x2-nvlink/isolating/copy-levels/plan.txt --out "$dir/$sub" \
     --commit "$commit" --flush-host-data --order "$order" --quiet)
 done
+# The per-call cost over time: 8 s pinned to CPU 2, then 8 s where the scheduler puts it.
+nvcc -O3 -arch=sm_90 "$here/callstate.cu" -o /tmp/callstate
+/tmp/callstate 8 2 >"$dir/callstate-cpu2.csv"
+/tmp/callstate 8 -1 >"$dir/callstate-free.csv"
 if grep -q H200 "$dir/gpus.csv"; then
   tmp=$(mktemp -d)
   BUILD=$build "$root/scripts/measure-on-gpu.sh" "$tmp" "$commit" >"$tmp/main.log" 2>&1
