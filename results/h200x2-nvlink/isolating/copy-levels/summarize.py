@@ -38,6 +38,24 @@ def main():
             v = [m for _, m, _, _ in cells[key]]
             print(f"{key[0]},{key[1]},{key[2]},{len(v)},{statistics.median(v):.3f},{min(v):.3f},{max(v):.3f},"
                   + " ".join(f"{m:.2f}" for m in v))
+        for name in ("callstate-cpu2.csv", "callstate-free.csv"):
+            path = os.path.join(lease, name)
+            if os.path.exists(path):
+                callstate(path)
+
+
+FAST_COPY_US = 9.3  # between the two levels of a 64 KiB copy on the 2-GPU host (9.0 and 9.9 us)
+
+
+def callstate(path):
+    rows = list(csv.DictReader(open(path)))
+    fast = [float(r["copy_h2d_64KiB_us"]) < FAST_COPY_US for r in rows]
+    print(f"{os.path.basename(path)}: {len(rows)} batches, {100 * sum(fast) / len(rows):.0f} % fast")
+    print("quantity,fast_median,slow_median,slow_minus_fast")
+    for k in ("spin_ns", "stream_query_ns", "copy_h2d_64KiB_us", "mallochost_us", "freehost_us"):
+        a = statistics.median(float(r[k]) for r, f in zip(rows, fast) if f)
+        b = statistics.median(float(r[k]) for r, f in zip(rows, fast) if not f)
+        print(f"{k},{a:.3f},{b:.3f},{b - a:.3f}")
 
 
 if __name__ == "__main__":
