@@ -15,9 +15,11 @@ boot=$(tr -d '-' </proc/sys/kernel/random/boot_id | cut -c1-8)
 dir="$out/$(date -u +%Y-%m-%d)-$boot"
 mkdir -p "$dir"
 build=/tmp/dmaprobe-build
+nvidia-smi --query-gpu=name,driver_version,pci.bus_id --format=csv >"$dir/gpus.csv" 2>&1 || true
+# ONLY_H200=1: on a machine whose GPUs are not H200, stop here (the lease is not wanted).
+if [ "${ONLY_H200:-0}" = 1 ] && ! grep -q H200 "$dir/gpus.csv"; then cat "$dir/gpus.csv"; exit 0; fi
 cmake -S "$root/gpu_validation" -B "$build" -DCMAKE_BUILD_TYPE=Release -DDMASIM_GIT_COMMIT="$commit" >"$build.log" 2>&1 &&
   cmake --build "$build" -j"$(nproc)" >>"$build.log" 2>&1 || { tail -40 "$build.log"; exit 1; }
-nvidia-smi --query-gpu=name,driver_version,pci.bus_id --format=csv >"$dir/gpus.csv" 2>&1 || true
 for order in shuffle plan; do
   sub=$([ "$order" = shuffle ] && echo shuffled || echo ordered)
   (cd "$root" && "$build/dmaprobe" --plan results/h200x2-nvlink/isolating/copy-levels/plan.txt --out "$dir/$sub" \
