@@ -104,6 +104,50 @@ TEST(RootPort, WritesPastTheIoCacheShareTheWayToMemoryWithTheReadsAheadOfThem) {
     EXPECT_GT(row_ps(past, ""), 1.2 * row_ps(inside, "")) << "past the cache the pair takes longer";
 }
 
+// The shared stage's turns are kept: while the other direction is active, the slot after a
+// direction's own is the other's, used or not. So past the I/O cache, where the write-backs hold
+// the host-to-device reads below half the shared rate, the device-to-host copy still gets half of
+// it, not the slack up to its own direction's rate. Measured on the lent H100 hosts: past the
+// cache the D2H copy of a duplex pair runs at 51 GB/s, beside an H2D copy at about 41, where its
+// link and port would take 55; beside eight CPU threads storing, D2H 48-51 GB/s against an H2D
+// copy slowed to 37-47 (results/h100-sxm/isolating/duplex-host-memory).
+TEST(RootPort, WhileBothDirectionsAreActiveEachKeepsItsTurnsUsedOrNot) {
+    constexpr double kPort = 40e9;    // each way
+    constexpr double kStage = 60e9;   // both ways together: 30 each when both are active
+    constexpr double kMemory = 52e9;  // reads and write-backs: the reads get 22 beside 30 written
+    const auto text = [](const std::string& memory) {
+        return "name: turns-host\nnodes:\n  - {name: cpu0, kind: cpu}\n"
+               "  - {name: rc0, kind: root_complex, completion_size: 256B, port_bandwidth: 40GB/s, "
+               "port_bandwidth_total: 60GB/s, io_cache: 4MiB" + memory + "}\n  - {name: gpu0, kind: gpu}\n"
+               "links:\n  - {a: cpu0, b: rc0, kind: internal}\n  - {a: rc0, b: gpu0, generation: 5, lanes: 16}\n";
+    };
+    const config::ModelParams p;
+    const topology::Platform open = topology::parse_platform(text(""), "turns-host.yaml", p);
+    const topology::Platform held = topology::parse_platform(text(", memory_bandwidth: 52GB/s"), "turns-host.yaml", p);
+    Simulator sim(open, p);
+    const std::uint64_t size = 128 * kMiB;
+    const auto gbps = [&](double ps) { return static_cast<double>(size) / (ps * 1e-12); };
+
+    // One way the turns are not in the way: nothing else is active.
+    EXPECT_NEAR(gbps(sim.run(p, CaseSpec{"pinned", "d2h", size, {}, {}, &held}).time_ps), kPort, 0.02 * kPort);
+    // Both ways with nothing else limiting them, half the stage each, ending together.
+    const CaseResult free_pair = sim.run(p, CaseSpec{"duplex", "both", size, {}, {}, &open});
+    EXPECT_NEAR(gbps(row_ps(free_pair, "d2h")), kStage / 2.0, 0.03 * kStage / 2.0);
+    EXPECT_NEAR(gbps(row_ps(free_pair, "h2d")), kStage / 2.0, 0.03 * kStage / 2.0);
+    // Host memory holds the reads back: the device-to-host copy keeps half the stage (30), not
+    // its direction's 40, which a stage taken by whoever waits would give it.
+    const CaseResult held_pair = sim.run(p, CaseSpec{"duplex", "both", size, {}, {}, &held});
+    const double d2h = gbps(row_ps(held_pair, "d2h"));
+    EXPECT_NEAR(d2h, kStage / 2.0, 0.04 * kStage / 2.0);
+    EXPECT_LT(d2h, 0.85 * kPort) << "the other direction's unused turns stay unused";
+    ASSERT_GT(row_ps(held_pair, "h2d"), row_ps(held_pair, "d2h")) << "the reads, held by memory, end last";
+    // While both run the two move what host memory gives: the reads get the rest of it.
+    const double first = row_ps(held_pair, "d2h") * 1e-12;
+    const double last = row_ps(held_pair, "h2d") * 1e-12;
+    const double reads_while_both = (static_cast<double>(size) - (last - first) * kPort) / first;
+    EXPECT_NEAR(reads_while_both + d2h, kMemory, 0.06 * kMemory);
+}
+
 // Two GPUs on two ports of one root complex, staging peer copies through host memory both ways:
 // each GPU's writes queue on its own port's data path, so a copy's completion semaphore on one
 // port can land before an earlier one's on the other. The root complex hands semaphores to the

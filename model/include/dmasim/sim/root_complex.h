@@ -110,9 +110,15 @@ private:
     void notify_semaphores();  // and the CPU accesses done: handed to the host at the kernel's time
     void free_buffer(int port, const Tlp& t);
     // Takes the data path both directions of `port` share (port_bandwidth_total) for `bytes`,
-    // now: false while it is busy, and then nothing is taken. `write`: for a posted write (else
-    // a completion); the two directions take it in turn while both wait.
+    // now: false while it is busy, or while this direction's turn has not come, and then nothing
+    // is taken. `write`: for a posted write (else a completion). While the other direction is
+    // active the two take it in turn whether or not the other has something waiting.
     bool take_shared_stage(std::size_t port, std::uint32_t bytes, bool write);
+    // When `write`'s direction of `port` may next take the shared stage.
+    double shared_stage_free_ps(std::size_t port, bool write) const;
+    // Whether the direction other than `write`'s is active at `port`: reads waiting for their
+    // completions, or writes arriving back to back.
+    bool other_direction_active(std::size_t port, bool write) const;
     // A completion of `port` is waiting for the shared stage only (due, and its link ready).
     bool completion_waiting(std::size_t port) const;
     // Whether a write of `job` of `bytes` evicts a line of the I/O cache (io_cache): whether it
@@ -140,6 +146,11 @@ private:
     std::vector<double> port_out_free_ps_;
     std::vector<double> port_shared_free_ps_;
     std::vector<char> shared_last_write_;  // per port: the shared stage's last taker was a write
+    std::vector<double> write_turn_ps_;       // per port: when writes' next turn at it comes
+    std::vector<double> completion_turn_ps_;  // per port: when completions' next turn comes
+    std::vector<std::uint32_t> reads_open_;   // per port: reads whose completions have not all left
+    std::vector<double> last_write_ps_;       // per port: when the last write arrived
+    std::vector<std::uint32_t> last_write_bytes_;  // per port: its payload
     bool releasing_ = false;  // inside release_writes (which may drain a port, which must not re-enter it)
     // The port's way to host memory (params_.memory_bandwidth; 0: no limit): when write-backs,
     // and reads (which wait behind them), may next start on it.
