@@ -1,0 +1,75 @@
+"""scripts/accuracy.py: the accuracy measures from a compare.csv, on a small synthetic one.
+Standard library only; run from the repository root."""
+import csv
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+SCRIPT = os.path.join(ROOT, "scripts", "accuracy.py")
+FIELDS = ["scenario", "strategy", "direction", "size_bytes", "variant", "measured_us", "predicted_us", "error_pct",
+          "spread_pct"]
+MIB = 1 << 20
+
+
+def row(scenario, strategy, direction, size, variant, measured, predicted, spread):
+    return {"scenario": scenario, "strategy": strategy, "direction": direction, "size_bytes": str(size),
+            "variant": variant, "measured_us": str(measured), "predicted_us": str(predicted),
+            "error_pct": f"{100 * (predicted / measured - 1):.2f}", "spread_pct": str(spread)}
+
+
+class Accuracy(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp()
+
+    def tearDown(self):
+        shutil.rmtree(self.tmp)
+
+    def write(self, rows, fields=FIELDS):
+        path = os.path.join(self.tmp, "compare.csv")
+        with open(path, "w", newline="") as f:
+            w = csv.DictWriter(f, fieldnames=fields, extrasaction="ignore")
+            w.writeheader()
+            w.writerows(rows)
+        return path
+
+    def run_script(self, *args):
+        return subprocess.run([sys.executable, SCRIPT, *args], capture_output=True, text=True, cwd=ROOT)
+
+    def test_steady_rows_zero_copy_and_duplex_ratio(self):
+        path = self.write([
+            row("pinned", "pinned", "h2d", 64 * MIB, "", 1000.0, 1010.0, 1.0),      # +1 %, steady
+            row("pinned", "pinned", "d2h", 64 * MIB, "", 1000.0, 970.0, 2.0),       # -3 %, steady
+            row("pageable", "pageable", "h2d", 64 * MIB, "", 1000.0, 1500.0, 40.0),  # +50 %, not steady
+            row("latency", "pinned", "h2d", 4096, "", 10.0, 20.0, 1.0),             # small: left out
+            row("pinned", "pinned", "h2d", 64 * MIB, "setup=mallochost", 10.0, 30.0, 1.0),  # setup: left out
+            row("zero-copy", "zero_copy", "h2d", 16 * MIB, "", 300.0, 330.0, 9.0),  # +10 %
+            row("duplex", "duplex", "both", 64 * MIB, "", 1250.0, 1100.0, 3.0),
+        ])
+        r = self.run_script(path)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("spread <= 5 %: 3 rows, median 3.00 %, worst 12.00 % (duplex both 67108864, spread 3.0 %)",
+                      r.stdout)
+        self.assertIn("zero-copy: 1 rows, median 10.00 %, worst 10.00 %", r.stdout)
+        # aggregate over one way: measured 2 x 1000 / 1250 = 1.6, model 2 x 1010 / 1100 = 1.836
+        self.assertIn("duplex 64 MiB: over h2d measured 1.600 model 1.836 (+14.77 %)", r.stdout)
+        self.assertIn("over d2h measured 1.600 model 1.764 (+10.23 %)", r.stdout)
+        # A tighter spread leaves out the rows that spread more.
+        r = self.run_script(path, "--spread", "1.5")
+        self.assertIn("spread <= 1.5 %: 1 rows, median 1.00 %", r.stdout)
+
+    def test_refuses_what_is_not_a_compare_csv(self):
+        path = self.write([{"scenario": "x"}], fields=["scenario", "time_us"])
+        r = self.run_script(path)
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("not a compare.csv", r.stderr)
+        r = self.run_script(os.path.join(self.tmp, "missing.csv"))
+        self.assertNotEqual(r.returncode, 0)
+        self.assertIn("missing.csv", r.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()
