@@ -29,7 +29,7 @@ mkdir -p "$dir"
 build=/tmp/dmaprobe-build
 cmake -S "$root/gpu_validation" -B "$build" -DCMAKE_BUILD_TYPE=Release -DDMASIM_GIT_COMMIT="$commit" >"$build.log" 2>&1 &&
   cmake --build "$build" -j"$(nproc)" >>"$build.log" 2>&1 || { tail -40 "$build.log"; exit 1; }
-(cd "$root" && "$build/dmaprobe" --plan results/h100-sxm/isolating/translation-reach/plan.txt --out "$dir" \
+(cd "$root" && "$build/dmaprobe" --plan results/h100-sxm/isolating/translation-reach/${PLAN:-plan.txt} --out "$dir" \
   --commit "$commit" --order plan --quiet)
 cut -d, -f1,5,6,10,11 "$dir/measured.csv"
 cat "$dir/iommu.txt" | head -60
