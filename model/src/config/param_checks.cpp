@@ -231,6 +231,11 @@ void check_gpu(const GpuParams& g, const std::string& prefix, const FailFn& fail
     // 1 MiB and up.
     if (g.bar_aperture.value != 0) c.power_of_two("bar_aperture", g.bar_aperture, kMiB, kTiB);
     c.duration("bar_remap", g.bar_remap, kMaxSoftwareLatency);
+    constexpr std::uint64_t kPiB = 1ULL << 50;
+    c.bytes("host_translation_reach", g.host_translation_reach, 0, kPiB);
+    c.duration("host_translation_miss", g.host_translation_miss, kMaxHardwareLatency);
+    c.bytes("host_translation_reach_far", g.host_translation_reach_far, 0, kPiB);
+    c.duration("host_translation_miss_far", g.host_translation_miss_far, kMaxHardwareLatency);
 }
 
 void check_nvlink(const NvlinkParams& nv, const std::string& prefix, const FailFn& fail) {

@@ -7,6 +7,7 @@
 #include "dmasim/gpu/coalescing.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace dmasim::strategies {
 
@@ -58,6 +59,16 @@ void run_chase_beside_stores(Engine& engine, Case& c, const Op& chase, const std
                                 std::to_string(kTries) + " times over; fewer hops would do");
 }
 
+// What translating a host address adds, on average, to a load at an address drawn at random from
+// `bytes`: a cache of translations covering `reach` misses with probability 1 - reach / bytes.
+double host_translation_ps(const config::GpuParams& g, std::uint64_t bytes) {
+    const auto miss = [bytes](core::Bytes reach, core::Duration cost) {
+        if (reach.value == 0 || bytes <= reach.value) return 0.0;
+        return static_cast<double>(cost.ps) * (1.0 - static_cast<double>(reach.value) / static_cast<double>(bytes));
+    };
+    return miss(g.host_translation_reach, g.host_translation_miss) + miss(g.host_translation_reach_far, g.host_translation_miss_far);
+}
+
 void run_chase(Engine& engine, Case& c) {
     const config::ModelParams& params = c.params;
     const CaseSpec& spec = c.spec;
@@ -75,7 +86,19 @@ void run_chase(Engine& engine, Case& c) {
     op.mapped.request_bytes = gpu::kSectorBytes;
     op.mapped.reads_in_flight = 1;
     op.mapped.read_bytes = static_cast<std::uint64_t>(z.hops) * gpu::kSectorBytes;
-    const std::string what = "time is one load: " + std::to_string(z.hops) + " dependent 32-byte reads of host memory, one in flight";
+    std::string what = "time is one load: " + std::to_string(z.hops) + " dependent 32-byte reads of host memory, one in flight";
+    // Each hop's address is drawn from the whole buffer, so each translation cache misses with
+    // probability 1 - reach / size; the miss holds the load before it leaves the SM.
+    const double miss_ps = host_translation_ps(params.gpu, spec.bytes);
+    if (miss_ps > 0.0) {
+        sim::WarpLoop& loop = op.mapped.loop;
+        loop.warps = 1;
+        loop.lines = 1;
+        loop.access_bytes = gpu::kSectorBytes;
+        loop.loop_ps = miss_ps;
+        what += "; " + std::to_string(static_cast<int>(std::lround(miss_ps / 1e3))) +
+                " ns a load for address translation past its caches' reach";
+    }
     if (z.stores_beside == 0) {
         Program prog;
         prog.ops.push_back(op);

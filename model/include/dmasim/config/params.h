@@ -261,6 +261,13 @@ struct GpuParams {
     bool sysmem_in_order = true;
     Bytes bar_aperture{0};
     Duration bar_remap{20'000'000};
+    // Translation of the host addresses the SMs load from: two caches of translations, each
+    // covering this much host memory, and what a miss in each costs a load (results/h100-sxm/
+    // isolating/translation-reach: a dependent chase, two H100 leases).
+    Bytes host_translation_reach{192ULL << 20};
+    Duration host_translation_miss{173'000};
+    Bytes host_translation_reach_far{768ULL << 20};
+    Duration host_translation_miss_far{489'000};
 
     template <class V>
     void visit(V&& v) {
@@ -278,6 +285,10 @@ struct GpuParams {
         v(FieldInfo{"sysmem_in_order", "bool", "the SMs' loads and stores of host memory leave the GPU through one queue, in the order the warps issue them: a load waits behind every store issued before it, a store behind every load (one waiting for a free line too); H100: one load waits 17-21 us behind 264 blocks of stores, 1.2 us alone (results/h100-sxm/isolating/zero-copy-exchange/mix); false: loads and stores take turns"}, sysmem_in_order);
         v(FieldInfo{"bar_aperture", "bytes", "BAR1 window others write GPU memory through; 0B = all of it (resizable BAR), older GPUs 256MiB; else a power of two, 1MiB..1TiB"}, bar_aperture);
         v(FieldInfo{"bar_remap", "time", "remapping the BAR window to the next part of a buffer; 0s..1s"}, bar_remap);
+        v(FieldInfo{"host_translation_reach", "bytes", "host memory whose address translations the first cache holds for the SMs' loads: a load to an address drawn at random from N bytes misses it with probability 1 - reach/N; H100: 192 MiB, least squares over a dependent chase of 64 MiB-32 GiB on two leases with host_translation_reach_far (+0.05 us a load at 256 MiB, +0.27 at 1 GiB, +0.53 at 4 GiB, +0.66 from 16 GiB; where the caches sit, the GPU or the hypervisor's IOMMU, is not isolated: the guest has none on the GPU; results/h100-sxm/isolating/translation-reach); 0B = no such cache; 0B..1PiB"}, host_translation_reach);
+        v(FieldInfo{"host_translation_miss", "time", "what a miss in that first cache adds to a load; H100: 173 ns (the same fit); 0s..1ms"}, host_translation_miss);
+        v(FieldInfo{"host_translation_reach_far", "bytes", "host memory the second, larger cache of translations covers; H100: 768 MiB (the same fit); 0B = no such cache; 0B..1PiB"}, host_translation_reach_far);
+        v(FieldInfo{"host_translation_miss_far", "time", "what a miss in the second cache adds on top; H100: 489 ns (the same fit; both missing: 0.66 us, measured 0.66 at 16 and 32 GiB); 0s..1ms"}, host_translation_miss_far);
     }
 };
 
