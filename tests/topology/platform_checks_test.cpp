@@ -385,6 +385,9 @@ struct Extreme {
         set(fi, v, Bandwidth{high ? 1e300 : std::numeric_limits<double>::quiet_NaN()});
     }
     void operator()(const FieldInfo& fi, TransferRate& v) { set(fi, v, TransferRate{high ? 1e6 : -1.0}); }
+    // Ratios (host_spread): NaN below, as for bandwidths, so that a check written to let NaN
+    // through fails here.
+    void operator()(const FieldInfo& fi, double& v) { set(fi, v, high ? 1e300 : std::numeric_limits<double>::quiet_NaN()); }
     void operator()(const FieldInfo& fi, Bytes& v) {
         // Sizes are unsigned and several take 0: only the upper bound applies to all of them.
         if (high) {
@@ -436,6 +439,8 @@ TEST(ParamChecks, NewBoundsReachScenarioFiles) {
         {"nvlink: {packet_overhead: 1KiB}", "nvlink.packet_overhead"},
         {"root_complex: {completion_size: 8KiB}", "root_complex.completion_size"},
         {"dma: {semaphore_size: 512B}", "dma.semaphore_size"},
+        {"host_spread: {calls: 3}", "host_spread.calls"},
+        {"host_spread: {draws: 1}", "host_spread.draws"},
     };
     for (const auto& [yaml, key] : cases) {
         try {

@@ -23,6 +23,7 @@
 #include "dmasim/core/error.h"
 #include "dmasim/core/units.h"
 #include "dmasim/pcie/wire.h"
+#include "dmasim/sim/host_band.h"
 #include "dmasim/sim/simulator.h"
 #include "dmasim/topology/platform.h"
 #include "dmasim/topology/platform_file.h"
@@ -226,10 +227,18 @@ public:
             out.rows.push_back(base);
             return finish(c, std::move(out));
         }
-        const sim::CaseResult res = sim_->run(
-            s.params, sim::CaseSpec{c.strategy, c.direction, c.size, s.options,
-                                    s.name + ": " + c.strategy + " " + c.direction + " " + human_size(c.size),
-                                    links.platform.get(), s.file});
+        const sim::BandedCase banded = sim::run_with_host_band(
+            *sim_, s.params,
+            sim::CaseSpec{c.strategy, c.direction, c.size, s.options,
+                          s.name + ": " + c.strategy + " " + c.direction + " " + human_size(c.size), links.platform.get(),
+                          s.file});
+        const sim::CaseResult& res = banded.result;
+        // Which rows' p10/p90 are the machines' band, and how it was found (docs/model.md).
+        const std::string band_note =
+            banded.method == sim::BandMethod::kNone
+                ? std::string()
+                : fmt::format("band of {} machines ({})", std::max<std::int64_t>(s.params.host_spread.draws, 3),
+                              sim::to_string(banded.method));
         core::ResultRow first_row;
         for (std::size_t i = 0; i < res.rows.size(); ++i) {
             const auto& rr = res.rows[i];
@@ -243,6 +252,7 @@ public:
             r.max_us = rr.max_ps * 1e-6;
             r.status = rr.status;
             r.note = rr.status == "ok" ? links.note + (rr.note.empty() ? "" : "; " + rr.note) : rr.note;
+            if (!band_note.empty() && banded.banded.at(i)) r.note += "; " + band_note;
             out.rows.push_back(r);
             if (i == 0) first_row = r;
         }

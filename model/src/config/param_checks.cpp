@@ -1,5 +1,7 @@
 #include "dmasim/config/param_checks.h"
 
+#include "dmasim/config/param_io.h"
+
 #include <cmath>
 #include <stdexcept>
 #include <utility>
@@ -253,6 +255,20 @@ void check_socket_link(const NvlinkParams& p, const std::string& prefix, const F
     c.duration("latency", p.latency, kMaxHardwareLatency);
 }
 
+void check_host_spread(const HostSpreadParams& p, const std::string& prefix, const FailFn& fail) {
+    const Check c(prefix, fail);
+    const auto fraction = [&](const char* key, double v, double hi) {
+        // Written so that NaN fails too.
+        if (!(v >= 0.0 && v <= hi)) c.bad(key, "must be 0.." + format_field(hi) + ", not " + format_field(v));
+    };
+    fraction("calls", p.calls, 2.0);
+    fraction("cpu_copies", p.cpu_copies, 2.0);
+    fraction("setup", p.setup, 2.0);
+    c.count("draws", p.draws, 3, 64);
+    fraction("screen", p.screen, 0.1);
+    c.count("full_draw_tlps", p.full_draw_tlps, 0, 1'000'000'000'000);
+}
+
 void check_model_params(const ModelParams& p, const FailFn& fail) {
     check_link(p.link, "link.", fail);
     check_root_complex(p.root_complex, "root_complex.", fail);
@@ -270,6 +286,7 @@ void check_model_params(const ModelParams& p, const FailFn& fail) {
     check_pageable(p.pageable, "pageable.", fail);
     check_gpu(p.gpu, "gpu.", fail);
     check_nvlink(p.nvlink, "nvlink.", fail);
+    check_host_spread(p.host_spread, "host_spread.", fail);
 }
 
 }  // namespace dmasim::config

@@ -37,6 +37,7 @@ void check_dma(const DmaParams& p, const std::string& prefix, const FailFn& fail
 void check_runtime(const RuntimeParams& p, const std::string& prefix, const FailFn& fail);
 void check_cpu(const CpuParams& p, const std::string& prefix, const FailFn& fail);
 void check_pageable(const PageableParams& p, const std::string& prefix, const FailFn& fail);
+void check_host_spread(const HostSpreadParams& p, const std::string& prefix, const FailFn& fail);
 void check_gpu(const GpuParams& p, const std::string& prefix, const FailFn& fail);
 void check_nvlink(const NvlinkParams& p, const std::string& prefix, const FailFn& fail);
 // A socket link (UPI/xGMI) of a platform file: its `bandwidth` (carried as one link of

@@ -318,6 +318,40 @@ struct NvlinkParams {
     }
 };
 
+// How the host's costs differ between machines of one kind (sim/host_band.h). Every host-side
+// cost of a machine is its nominal value times exp(sigma * z), one z ~ N(0, 1) per machine for
+// all groups: on the sixteen H100 leases of results/h100-sxm/measured the host-bound rows of
+// different kinds move together (each lease's median deviation from the cross-lease median:
+// small pinned copies, pageable copies, pinning and allocation correlate with r = 0.72-0.98).
+// Link, GPU and memory physics stay deterministic. The sigmas are the robust spread of the log of
+// each lease's row median over the cross-lease median, (p90 - p10) / 2.563, over the rows of a
+// kind (scripts/host_spread.py on results/h100-sxm/spread.csv). All zero: one number a row.
+struct HostSpreadParams {
+    double calls = 0.090;
+    double cpu_copies = 0.103;
+    double setup = 0.217;
+    std::int64_t draws = 9;
+    double screen = 1e-2;
+    std::int64_t full_draw_tlps = 65536;
+
+    template <class V>
+    void visit(V&& v) {
+        v(FieldInfo{"calls", "log sigma", "spread between machines of the CUDA runtime's calls and waits on the CPU (runtime.call_overhead, sync_latency, kernel_launch_latency, peer_call, peer_staged_call, peer_staged_piece_call): H100 0.090, small pinned copies (< 64 KiB, 18 rows x 16 leases); 0..2"}, calls);
+        v(FieldInfo{"cpu_copies", "log sigma", "spread between machines of the CPU's own copy rate (cpu.memcpy_bandwidth, memcpy_bandwidth_cached; pageable staging, inline copies): H100 0.103, pageable copies >= 64 KiB (42 rows x 16 leases); 0..2"}, cpu_copies);
+        v(FieldInfo{"setup", "log sigma", "spread between machines of pinning, unpinning and pinned allocation (cpu.register_*, unregister_*, alloc_pinned_*): H100 0.217, the median of the four setup rows' spreads (cudaMallocHost 0.235, cudaFreeHost 0.285, cudaHostRegister 0.199, cudaHostUnregister 0.139); 0..2"}, setup);
+        v(FieldInfo{"draws", "count", "machines a host-bound case is simulated on, at the host-speed quantiles (i + 0.5) / draws of N(0, 1), besides the nominal one; the rows' p10/p90 are those of the draws, min/max the extreme draws; 3..64"}, draws);
+        v(FieldInfo{"screen", "ratio", "a case whose rows change by less than this on the slowest of those machines is link-bound: its band follows that one extra run, linear in z; 0..0.1"}, screen);
+        v(FieldInfo{"full_draw_tlps", "count", "a host-bound case of more TLPs than this is run on the fastest and slowest machines only, its band the exponential through the three times (exact for one group's costs on an unchanged critical path); one of at most this many on every machine; 0..1e12"}, full_draw_tlps);
+    }
+    bool deterministic() const { return calls == 0.0 && cpu_copies == 0.0 && setup == 0.0; }
+    // The same with no spread: one machine, the nominal one.
+    HostSpreadParams without_spread() const {
+        HostSpreadParams s = *this;
+        s.calls = s.cpu_copies = s.setup = 0.0;
+        return s;
+    }
+};
+
 // Everything the model takes, by section. Section names are the YAML keys.
 struct ModelParams {
     LinkParams link;
@@ -330,6 +364,7 @@ struct ModelParams {
     PageableParams pageable;
     GpuParams gpu;
     NvlinkParams nvlink;
+    HostSpreadParams host_spread;
 
     // Calls v.section(name, doc, struct) for each section.
     template <class V>
@@ -344,6 +379,7 @@ struct ModelParams {
         v.section("pageable", "staging of pageable copies", pageable);
         v.section("gpu", "streaming multiprocessors (zero-copy access)", gpu);
         v.section("nvlink", "NVLink between GPUs", nvlink);
+        v.section("host_spread", "how the host's costs differ between machines of one kind", host_spread);
     }
 };
 

@@ -1,0 +1,56 @@
+// The band a case's rows fall in across machines of one kind: the host's costs differ from
+// machine to machine (config::HostSpreadParams), the link's physics does not. A machine is a
+// host-speed quantile z; its host-side costs are the nominal ones times exp(sigma * z) of their
+// group. The nominal machine (z = 0) is the median one, so a row's time stays what a
+// deterministic run gives, and its p10/p90/min/max become those of `draws` machines at the
+// quantiles (i + 0.5) / draws. docs/model.md, "Host variation between machines".
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "dmasim/config/params.h"
+#include "dmasim/sim/simulator.h"
+
+namespace dmasim::sim {
+
+// `nominal` on the machine at host-speed quantile z: each host-side cost times exp(sigma * z)
+// of its group (rates divided by it). Everything else is left as it is.
+config::ModelParams host_draw(const config::ModelParams& nominal, double z);
+
+// The standard normal quantiles of `draws` machines, (i + 0.5) / draws for i = 0..draws-1:
+// ascending, symmetric, and 0 in the middle when `draws` is odd.
+std::vector<double> host_quantiles(std::int64_t draws);
+
+// The q-quantile of values taken at the quantiles host_quantiles(values.size()) (Hazen's
+// plotting positions, linear in between, clamped to the extremes).
+double band_quantile(std::vector<double> values, double q);
+
+// How a case's band was found.
+enum class BandMethod : std::uint8_t {
+    kNone,        // deterministic (every sigma 0), or no row without a spread of its own
+    kScreened,    // link-bound: from the slowest draw alone (host_spread.screen)
+    kInterpolated,// host-bound but large (more than host_spread.full_draw_tlps): from the fastest and slowest draws
+    kDrawn,       // every draw simulated
+};
+const char* to_string(BandMethod m);
+
+struct BandedCase {
+    CaseResult result;  // the nominal machine's, with its rows' band
+    BandMethod method = BandMethod::kNone;
+    int runs = 1;       // simulations it took, the nominal one included
+    std::vector<bool> banded;  // per row of `result`: its p10/p90/min/max are the machines' band
+};
+
+// Runs `spec` on the nominal machine and, unless p.host_spread is all zero, on drawn ones. Rows
+// with a spread of their own (periodic frames: p10 < p90) and rows that are not "ok" keep theirs.
+//   - Screened: when no row moves by host_spread.screen on the slowest machine, the host's part
+//     of each row is small, and the band follows that one run, linear in z.
+//   - Interpolated: a case of more TLPs than host_spread.full_draw_tlps runs on the fastest and
+//     the slowest machines too, and each row's band is the curve t0 + a (exp(s z) - 1) through
+//     the three (one group's costs on an unchanged critical path follow it exactly).
+//   - Drawn: otherwise every machine is simulated (small cases are cheap; this is also what a
+//     polled interval, whose time is not monotone in the host's speed, needs).
+BandedCase run_with_host_band(Simulator& sim, const config::ModelParams& p, const CaseSpec& spec);
+
+}  // namespace dmasim::sim

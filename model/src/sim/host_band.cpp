@@ -1,0 +1,177 @@
+#include "dmasim/sim/host_band.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+
+namespace dmasim::sim {
+
+namespace {
+
+double normal_cdf(double z) { return 0.5 * std::erfc(-z / std::sqrt(2.0)); }
+
+// Phi^-1(q) by bisection: the band needs a handful of quantiles, not speed.
+double normal_quantile(double q) {
+    double lo = -10.0, hi = 10.0;
+    for (int i = 0; i < 200; ++i) {
+        const double mid = 0.5 * (lo + hi);
+        (normal_cdf(mid) < q ? lo : hi) = mid;
+    }
+    return 0.5 * (lo + hi);
+}
+
+core::Duration scaled(core::Duration d, double f) {
+    return core::Duration{static_cast<std::int64_t>(std::llround(static_cast<double>(d.ps) * f))};
+}
+
+// A row that takes the machines' band: the case gave it no spread of its own.
+bool takes_band(const RowResult& r) {
+    return r.status == "ok" && r.p10_ps == r.time_ps && r.p90_ps == r.time_ps && r.min_ps == r.time_ps &&
+           r.max_ps == r.time_ps;
+}
+
+// Through (z_lo, lo), (0, t0), (z_hi, hi) with z_lo = -z_hi: t0 + a (exp(s z) - 1), which the
+// three fix when the row grows with z on both sides (e^(s z_hi) = (hi - t0) / (t0 - lo)); else
+// the two straight pieces.
+double through_three(double z, double z_hi, double lo, double t0, double hi) {
+    const double up = hi - t0, down = t0 - lo;
+    if (up > 0.0 && down > 0.0) {
+        const double s = std::log(up / down) / z_hi;
+        if (std::abs(s * z_hi) < 1e-9) return t0 + up * z / z_hi;
+        return t0 + up * std::expm1(s * z) / std::expm1(s * z_hi);
+    }
+    return z >= 0.0 ? t0 + up * z / z_hi : t0 + down * z / z_hi;
+}
+
+}  // namespace
+
+config::ModelParams host_draw(const config::ModelParams& nominal, double z) {
+    config::ModelParams p = nominal;
+    const config::HostSpreadParams& s = nominal.host_spread;
+    const double calls = std::exp(s.calls * z);
+    for (core::Duration* d : {&p.runtime.call_overhead, &p.runtime.sync_latency, &p.runtime.kernel_launch_latency,
+                              &p.runtime.peer_call, &p.runtime.peer_staged_call, &p.runtime.peer_staged_piece_call}) {
+        *d = scaled(*d, calls);
+    }
+    const double copies = std::exp(s.cpu_copies * z);
+    p.cpu.memcpy_bandwidth.bytes_per_s /= copies;
+    p.cpu.memcpy_bandwidth_cached.bytes_per_s /= copies;
+    const double setup = std::exp(s.setup * z);
+    for (core::Duration* d : {&p.cpu.register_fixed, &p.cpu.register_per_page, &p.cpu.unregister_fixed,
+                              &p.cpu.unregister_per_page, &p.cpu.alloc_pinned_pool_fixed, &p.cpu.alloc_pinned_fixed,
+                              &p.cpu.alloc_pinned_per_page}) {
+        *d = scaled(*d, setup);
+    }
+    return p;
+}
+
+std::vector<double> host_quantiles(std::int64_t draws) {
+    if (draws < 1) throw std::invalid_argument("host_quantiles: draws must be at least 1");
+    std::vector<double> z(static_cast<std::size_t>(draws));
+    for (std::int64_t i = 0; i < draws; ++i) {
+        z[static_cast<std::size_t>(i)] = normal_quantile((static_cast<double>(i) + 0.5) / static_cast<double>(draws));
+    }
+    // Exactly symmetric, so that the middle one of an odd count is the nominal machine.
+    for (std::size_t i = 0; i < z.size() / 2; ++i) {
+        z[i] = -z[z.size() - 1 - i];
+    }
+    if (z.size() % 2 == 1) z[z.size() / 2] = 0.0;
+    return z;
+}
+
+double band_quantile(std::vector<double> values, double q) {
+    if (values.empty()) throw std::invalid_argument("band_quantile: no values");
+    std::sort(values.begin(), values.end());
+    const double n = static_cast<double>(values.size());
+    const double pos = q * n - 0.5;  // the index whose plotting position (i + 0.5) / n is q
+    if (pos <= 0.0) return values.front();
+    if (pos >= n - 1.0) return values.back();
+    const auto i = static_cast<std::size_t>(pos);
+    return values[i] + (values[i + 1] - values[i]) * (pos - static_cast<double>(i));
+}
+
+const char* to_string(BandMethod m) {
+    switch (m) {
+        case BandMethod::kNone: return "none";
+        case BandMethod::kScreened: return "screened";
+        case BandMethod::kInterpolated: return "interpolated";
+        case BandMethod::kDrawn: return "drawn";
+    }
+    return "?";
+}
+
+BandedCase run_with_host_band(Simulator& sim, const config::ModelParams& p, const CaseSpec& spec) {
+    BandedCase out;
+    out.result = sim.run(p, spec);
+    if (p.host_spread.deterministic()) return out;
+    std::vector<std::size_t> banded;
+    for (std::size_t i = 0; i < out.result.rows.size(); ++i) {
+        if (takes_band(out.result.rows[i])) banded.push_back(i);
+    }
+    if (banded.empty()) return out;
+    out.banded.assign(out.result.rows.size(), false);
+    for (const std::size_t i : banded) out.banded[i] = true;
+
+    // With fewer than three draws there is no slowest machine apart from the nominal one.
+    const std::vector<double> z = host_quantiles(std::max<std::int64_t>(p.host_spread.draws, 3));
+    const double z_hi = z.back();
+    // times[d][k]: row banded[k] on machine d.
+    std::vector<std::vector<double>> times(z.size());
+    const auto take = [&](std::size_t d, const CaseResult& r) {
+        if (r.rows.size() != out.result.rows.size()) {
+            throw SimulationError(spec.origin + ": " + spec.strategy + " gave " + std::to_string(r.rows.size()) +
+                                  " rows on a drawn machine and " + std::to_string(out.result.rows.size()) +
+                                  " on the nominal one");
+        }
+        for (const std::size_t i : banded) times[d].push_back(r.rows[i].time_ps);
+        ++out.runs;
+    };
+    const auto on_machine = [&](std::size_t d) { take(d, sim.run(host_draw(p, z[d]), spec)); };
+    std::vector<double> nominal;
+    for (const std::size_t i : banded) nominal.push_back(out.result.rows[i].time_ps);
+
+    on_machine(z.size() - 1);
+    double moved = 0.0;
+    for (std::size_t k = 0; k < banded.size(); ++k) {
+        if (nominal[k] > 0.0) moved = std::max(moved, std::abs(times.back()[k] - nominal[k]) / nominal[k]);
+    }
+    std::vector<std::vector<double>> per_row(banded.size(), std::vector<double>(z.size()));
+    if (moved < p.host_spread.screen) {
+        out.method = BandMethod::kScreened;
+        for (std::size_t k = 0; k < banded.size(); ++k) {
+            for (std::size_t d = 0; d < z.size(); ++d) {
+                per_row[k][d] = nominal[k] + (times.back()[k] - nominal[k]) * z[d] / z_hi;
+            }
+        }
+    } else if (out.result.tlps() > static_cast<std::uint64_t>(p.host_spread.full_draw_tlps)) {
+        out.method = BandMethod::kInterpolated;
+        on_machine(0);
+        for (std::size_t k = 0; k < banded.size(); ++k) {
+            for (std::size_t d = 0; d < z.size(); ++d) {
+                per_row[k][d] = through_three(z[d], z_hi, times.front()[k], nominal[k], times.back()[k]);
+            }
+        }
+    } else {
+        out.method = BandMethod::kDrawn;
+        for (std::size_t d = 0; d + 1 < z.size(); ++d) {
+            if (z[d] == 0.0) {
+                times[d] = nominal;
+            } else {
+                on_machine(d);
+            }
+        }
+        for (std::size_t k = 0; k < banded.size(); ++k) {
+            for (std::size_t d = 0; d < z.size(); ++d) per_row[k][d] = times[d][k];
+        }
+    }
+    for (std::size_t k = 0; k < banded.size(); ++k) {
+        RowResult& r = out.result.rows[banded[k]];
+        r.p10_ps = band_quantile(per_row[k], 0.1);
+        r.p90_ps = band_quantile(per_row[k], 0.9);
+        r.min_ps = *std::min_element(per_row[k].begin(), per_row[k].end());
+        r.max_ps = *std::max_element(per_row[k].begin(), per_row[k].end());
+    }
+    return out;
+}
+
+}  // namespace dmasim::sim

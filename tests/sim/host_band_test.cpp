@@ -1,0 +1,214 @@
+// The band of machines around a case's rows (sim/host_band.h): which costs a drawn machine
+// changes, where its quantiles lie, and that each way of finding the band gives the spread the
+// host's part of a row implies.
+#include "dmasim/sim/host_band.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "dmasim/config/param_checks.h"
+#include "dmasim/topology/platform_file.h"
+
+namespace dmasim::sim {
+namespace {
+
+constexpr std::uint64_t kMiB = 1 << 20;
+
+Simulator& simulator() {
+    static Simulator s(topology::load_platform("h100-sxm", config::ModelParams{}), config::ModelParams{});
+    return s;
+}
+
+BandedCase banded(const config::ModelParams& p, const std::string& strategy, const std::string& dir,
+                  std::uint64_t bytes, const config::StrategyOptions& o = {}) {
+    return run_with_host_band(simulator(), p, CaseSpec{strategy, dir, bytes, o, {}});
+}
+
+// Only the calls' costs spread: a blocking copy's host part is then its call and its wait.
+config::ModelParams calls_only(double sigma) {
+    config::ModelParams p;
+    p.host_spread.calls = sigma;
+    p.host_spread.cpu_copies = 0.0;
+    p.host_spread.setup = 0.0;
+    return p;
+}
+
+TEST(HostBand, ADrawScalesEachGroupOfHostCostsAndNothingElse) {
+    const config::ModelParams p;
+    const double z = 1.5;
+    const config::ModelParams d = host_draw(p, z);
+    const auto ratio = [](core::Duration a, core::Duration b) { return static_cast<double>(a.ps) / static_cast<double>(b.ps); };
+    EXPECT_NEAR(ratio(d.runtime.call_overhead, p.runtime.call_overhead), std::exp(p.host_spread.calls * z), 1e-6);
+    EXPECT_NEAR(ratio(d.runtime.sync_latency, p.runtime.sync_latency), std::exp(p.host_spread.calls * z), 1e-6);
+    EXPECT_NEAR(ratio(d.runtime.peer_call, p.runtime.peer_call), std::exp(p.host_spread.calls * z), 1e-6);
+    EXPECT_NEAR(p.cpu.memcpy_bandwidth.bytes_per_s / d.cpu.memcpy_bandwidth.bytes_per_s, std::exp(p.host_spread.cpu_copies * z),
+                1e-9);
+    EXPECT_NEAR(ratio(d.cpu.alloc_pinned_per_page, p.cpu.alloc_pinned_per_page), std::exp(p.host_spread.setup * z), 1e-6);
+    EXPECT_NEAR(ratio(d.cpu.register_fixed, p.cpu.register_fixed), std::exp(p.host_spread.setup * z), 1e-6);
+    // What the GPU, the link and memory do is the same on every machine.
+    EXPECT_EQ(d.dma.launch_latency.ps, p.dma.launch_latency.ps);
+    EXPECT_EQ(d.runtime.poll_period.ps, p.runtime.poll_period.ps);
+    EXPECT_EQ(d.runtime.stream_wait_latency.ps, p.runtime.stream_wait_latency.ps);
+    EXPECT_EQ(d.host_memory.bandwidth.bytes_per_s, p.host_memory.bandwidth.bytes_per_s);
+    EXPECT_EQ(d.link.lanes, p.link.lanes);
+    // The nominal machine is the one given.
+    const config::ModelParams same = host_draw(p, 0.0);
+    EXPECT_EQ(same.runtime.call_overhead.ps, p.runtime.call_overhead.ps);
+    EXPECT_EQ(same.cpu.memcpy_bandwidth.bytes_per_s, p.cpu.memcpy_bandwidth.bytes_per_s);
+}
+
+TEST(HostBand, TheMachinesSitAtEvenQuantilesWithTheNominalOneInTheMiddle) {
+    const std::vector<double> z = host_quantiles(9);
+    ASSERT_EQ(z.size(), 9u);
+    EXPECT_EQ(z[4], 0.0);
+    for (std::size_t i = 0; i < 4; ++i) EXPECT_EQ(z[i], -z[8 - i]);
+    for (std::size_t i = 0; i < 9; ++i) {
+        EXPECT_NEAR(0.5 * std::erfc(-z[i] / std::sqrt(2.0)), (static_cast<double>(i) + 0.5) / 9.0, 1e-9);
+    }
+    // Hazen's positions: the values at those quantiles give them back, and the 10th percentile
+    // lies between the first two.
+    std::vector<double> v(z.begin(), z.end());
+    EXPECT_NEAR(band_quantile(v, 6.5 / 9.0), z[6], 1e-12);
+    EXPECT_GT(band_quantile(v, 0.1), z[0]);
+    EXPECT_LT(band_quantile(v, 0.1), z[1]);
+    EXPECT_EQ(band_quantile(v, 0.0), z[0]);
+    EXPECT_EQ(band_quantile(v, 1.0), z[8]);
+}
+
+// A blocking copy of 4 B is all host: its call and the wait for its end, around a GPU part that
+// is the same everywhere. The slowest machine adds what exp(sigma z) adds to those two.
+TEST(HostBand, ASmallCopysBandIsItsCallAndWaitSpread) {
+    const double sigma = 0.1;
+    const config::ModelParams p = calls_only(sigma);
+    const BandedCase b = banded(p, "pinned", "d2h", 4);
+    ASSERT_EQ(b.method, BandMethod::kDrawn);
+    EXPECT_EQ(b.runs, static_cast<int>(p.host_spread.draws));  // the nominal machine is the middle draw
+    const RowResult& r = b.result.rows.front();
+    ASSERT_TRUE(b.banded.front());
+    const double host = static_cast<double>(p.runtime.call_overhead.ps + p.runtime.sync_latency.ps);
+    const double z_hi = host_quantiles(p.host_spread.draws).back();
+    EXPECT_NEAR(r.max_ps - r.time_ps, host * std::expm1(sigma * z_hi), 0.01 * host * std::expm1(sigma * z_hi));
+    EXPECT_NEAR(r.time_ps - r.min_ps, host * -std::expm1(-sigma * z_hi), 0.01 * host * -std::expm1(-sigma * z_hi));
+    EXPECT_LT(r.p10_ps, r.time_ps);
+    EXPECT_GT(r.p90_ps, r.time_ps);
+    EXPECT_GT(r.p10_ps, r.min_ps);
+    EXPECT_LT(r.p90_ps, r.max_ps);
+    // The nominal machine's time is the deterministic run's.
+    EXPECT_EQ(r.time_ps, simulator().run(p, "pinned", "d2h", 4).time_ps);
+}
+
+// Interpolating from the fastest and slowest machines is exact for one group of costs on a path
+// that does not change: the same band as simulating every machine.
+TEST(HostBand, InterpolatedBandMatchesTheDrawnOneForOneGroup) {
+    config::ModelParams p = calls_only(0.15);
+    const BandedCase drawn = banded(p, "pinned", "h2d", 64 << 10);
+    ASSERT_EQ(drawn.method, BandMethod::kDrawn);
+    p.host_spread.full_draw_tlps = 0;
+    const BandedCase interpolated = banded(p, "pinned", "h2d", 64 << 10);
+    ASSERT_EQ(interpolated.method, BandMethod::kInterpolated);
+    EXPECT_EQ(interpolated.runs, 3);
+    const RowResult& a = drawn.result.rows.front();
+    const RowResult& b = interpolated.result.rows.front();
+    EXPECT_EQ(a.time_ps, b.time_ps);
+    for (const auto& [x, y] : {std::pair{a.p10_ps, b.p10_ps}, {a.p90_ps, b.p90_ps}, {a.min_ps, b.min_ps}, {a.max_ps, b.max_ps}}) {
+        EXPECT_NEAR(y, x, 1e-3 * a.time_ps);
+    }
+}
+
+// A large copy is the link's: its host part is two calls' worth in milliseconds. The case's
+// pinned allocation row is all host, so the case is not screened, but its copy row's band stays
+// within what the screen allows while the allocation's spreads as its costs do.
+TEST(HostBand, ALargeCopysRowIsLinkBoundWithANarrowBand) {
+    const config::ModelParams p;
+    const BandedCase b = banded(p, "pinned", "h2d", 256 * kMiB);
+    EXPECT_EQ(b.method, BandMethod::kInterpolated);
+    const RowResult& copy = b.result.rows.front();
+    EXPECT_GT(copy.p90_ps, copy.time_ps);
+    EXPECT_LT((copy.p90_ps - copy.p10_ps) / copy.time_ps, p.host_spread.screen);
+    bool setup = false;
+    for (std::size_t i = 0; i < b.result.rows.size(); ++i) {
+        const RowResult& r = b.result.rows[i];
+        if (r.variant != "setup=mallochost") continue;
+        setup = true;
+        ASSERT_TRUE(b.banded[i]);
+        const double z_hi = host_quantiles(p.host_spread.draws).back();
+        EXPECT_NEAR(r.max_ps / r.time_ps, std::exp(p.host_spread.setup * z_hi), 0.01);
+    }
+    EXPECT_TRUE(setup);
+}
+
+// A case with no host-bound row is screened: one more run, on the slowest machine.
+TEST(HostBand, ALargeZeroCopyKernelIsScreened) {
+    const config::ModelParams p;
+    const BandedCase b = banded(p, "zero_copy", "h2d", 64 * kMiB);
+    EXPECT_EQ(b.method, BandMethod::kScreened);
+    EXPECT_EQ(b.runs, 2);
+    const RowResult& r = b.result.rows.front();
+    EXPECT_GT(r.p90_ps, r.time_ps);
+    EXPECT_LT(r.p10_ps, r.time_ps);
+    EXPECT_LT((r.p90_ps - r.p10_ps) / r.time_ps, p.host_spread.screen);
+}
+
+TEST(HostBand, WithoutSpreadACaseRunsOnceAndKeepsOneNumber) {
+    config::ModelParams p;
+    p.host_spread = p.host_spread.without_spread();
+    const BandedCase b = banded(p, "pinned", "h2d", 4);
+    EXPECT_EQ(b.method, BandMethod::kNone);
+    EXPECT_EQ(b.runs, 1);
+    const RowResult& r = b.result.rows.front();
+    EXPECT_EQ(r.p10_ps, r.time_ps);
+    EXPECT_EQ(r.p90_ps, r.time_ps);
+    EXPECT_EQ(r.max_ps, r.time_ps);
+}
+
+// Periodic frames have a spread of their own (the frames' latencies): it is not replaced.
+TEST(HostBand, RowsWithASpreadOfTheirOwnKeepIt) {
+    config::StrategyOptions o;
+    o.periodic.size = core::Bytes{kMiB};
+    o.periodic.period = core::Duration{1'000'000'000};
+    o.periodic.count = 8;
+    o.periodic.kernel = core::Duration{200'000'000};
+    config::ModelParams none;
+    none.host_spread = none.host_spread.without_spread();
+    const CaseResult plain = simulator().run(none, CaseSpec{"periodic", "h2d", kMiB, o, {}});
+    const BandedCase b = banded(config::ModelParams{}, "periodic", "h2d", kMiB, o);
+    ASSERT_EQ(plain.rows.size(), b.result.rows.size());
+    int own = 0;
+    for (std::size_t i = 0; i < plain.rows.size(); ++i) {
+        if (plain.rows[i].p10_ps == plain.rows[i].p90_ps) continue;
+        ++own;
+        EXPECT_FALSE(b.banded.empty() ? false : b.banded[i]) << plain.rows[i].variant;
+        EXPECT_EQ(b.result.rows[i].p10_ps, plain.rows[i].p10_ps) << plain.rows[i].variant;
+        EXPECT_EQ(b.result.rows[i].p90_ps, plain.rows[i].p90_ps) << plain.rows[i].variant;
+    }
+    EXPECT_GT(own, 0);
+}
+
+TEST(HostBand, ImpossibleSpreadsAreRefusedByName) {
+    const auto refused = [](const config::ModelParams& p) {
+        std::string key;
+        try {
+            config::check_model_params(p, [&](const std::string& k, const std::string&) {
+                key = k;
+                throw std::invalid_argument(k);
+            });
+        } catch (const std::invalid_argument&) {
+        }
+        return key;
+    };
+    config::ModelParams p;
+    EXPECT_EQ(refused(p), "");
+    p.host_spread.calls = -0.1;
+    EXPECT_EQ(refused(p), "host_spread.calls");
+    p = {};
+    p.host_spread.setup = std::nan("");
+    EXPECT_EQ(refused(p), "host_spread.setup");
+    p = {};
+    p.host_spread.draws = 2;
+    EXPECT_EQ(refused(p), "host_spread.draws");
+}
+
+}  // namespace
+}  // namespace dmasim::sim
