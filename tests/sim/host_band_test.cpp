@@ -67,14 +67,14 @@ TEST(HostBand, TheMachinesSitAtEvenQuantilesWithTheNominalOneInTheMiddle) {
     for (std::size_t i = 0; i < 9; ++i) {
         EXPECT_NEAR(0.5 * std::erfc(-z[i] / std::sqrt(2.0)), (static_cast<double>(i) + 0.5) / 9.0, 1e-9);
     }
-    // Hazen's positions: the values at those quantiles give them back, and the 10th percentile
-    // lies between the first two.
-    std::vector<double> v(z.begin(), z.end());
-    EXPECT_NEAR(band_quantile(v, 6.5 / 9.0), z[6], 1e-12);
-    EXPECT_GT(band_quantile(v, 0.1), z[0]);
-    EXPECT_LT(band_quantile(v, 0.1), z[1]);
-    EXPECT_EQ(band_quantile(v, 0.0), z[0]);
-    EXPECT_EQ(band_quantile(v, 1.0), z[8]);
+    // A row linear in z has the normal's quantiles as its band, the machines' own values at their
+    // quantiles, and the extreme machines beyond them.
+    std::vector<double> v(z.rbegin(), z.rend());  // in any order
+    EXPECT_NEAR(band_quantile(v, 0.1), -1.2815515655446004, 1e-9);
+    EXPECT_NEAR(band_quantile(v, 0.9), 1.2815515655446004, 1e-9);
+    EXPECT_NEAR(band_quantile(v, 6.5 / 9.0), z[6], 1e-9);
+    EXPECT_EQ(band_quantile(v, 0.01), z[0]);
+    EXPECT_EQ(band_quantile(v, 0.99), z[8]);
 }
 
 // A blocking copy of 4 B is all host: its call and the wait for its end, around a GPU part that

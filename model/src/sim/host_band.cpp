@@ -82,12 +82,15 @@ std::vector<double> host_quantiles(std::int64_t draws) {
 double band_quantile(std::vector<double> values, double q) {
     if (values.empty()) throw std::invalid_argument("band_quantile: no values");
     std::sort(values.begin(), values.end());
-    const double n = static_cast<double>(values.size());
-    const double pos = q * n - 0.5;  // the index whose plotting position (i + 0.5) / n is q
-    if (pos <= 0.0) return values.front();
-    if (pos >= n - 1.0) return values.back();
-    const auto i = static_cast<std::size_t>(pos);
-    return values[i] + (values[i + 1] - values[i]) * (pos - static_cast<double>(i));
+    const std::vector<double> z = host_quantiles(static_cast<std::int64_t>(values.size()));
+    // Linear in z between the machines around Phi^-1(q): a row whose time is linear in the
+    // host's speed gets exactly the normal's quantile, which interpolating in rank would not.
+    const double at = normal_quantile(q);
+    if (at <= z.front()) return values.front();
+    if (at >= z.back()) return values.back();
+    const auto hi = static_cast<std::size_t>(std::upper_bound(z.begin(), z.end(), at) - z.begin());
+    const std::size_t lo = hi - 1;
+    return values[lo] + (values[hi] - values[lo]) * (at - z[lo]) / (z[hi] - z[lo]);
 }
 
 const char* to_string(BandMethod m) {

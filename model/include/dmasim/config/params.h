@@ -322,7 +322,7 @@ struct NvlinkParams {
 // cost of a machine is its nominal value times exp(sigma * z), one z ~ N(0, 1) per machine for
 // all groups: on the sixteen H100 leases of results/h100-sxm/measured the host-bound rows of
 // different kinds move together (each lease's median deviation from the cross-lease median:
-// small pinned copies, pageable copies, pinning and allocation correlate with r = 0.72-0.98).
+// small pinned copies, pageable copies, pinning and allocation correlate with r = 0.79-0.98).
 // Link, GPU and memory physics stay deterministic. The sigmas are the robust spread of the log of
 // each lease's row median over the cross-lease median, (p90 - p10) / 2.563, over the rows of a
 // kind (scripts/host_spread.py on results/h100-sxm/spread.csv). All zero: one number a row.

@@ -22,8 +22,8 @@ config::ModelParams host_draw(const config::ModelParams& nominal, double z);
 // ascending, symmetric, and 0 in the middle when `draws` is odd.
 std::vector<double> host_quantiles(std::int64_t draws);
 
-// The q-quantile of values taken at the quantiles host_quantiles(values.size()) (Hazen's
-// plotting positions, linear in between, clamped to the extremes).
+// The q-quantile of values taken on the machines host_quantiles(values.size()), sorted: linear in
+// z between the two machines around Phi^-1(q), the extreme ones beyond them.
 double band_quantile(std::vector<double> values, double q);
 
 // How a case's band was found.

@@ -1,0 +1,186 @@
+#!/usr/bin/env python3
+"""How much the host's costs differ between machines of one kind, from the per-lease medians that
+`dmasim spread` writes (spread.csv), and how well the model's band of machines covers them.
+
+Usage:
+  scripts/host_spread.py fit SPREAD_CSV [--leases ID,ID,...]
+  scripts/host_spread.py coverage SPREAD_CSV RESULTS_CSV [--leases ID,ID,...]
+
+fit: for each lease and row, the log of the lease's median over the cross-lease median; the
+robust sigma of a kind of row is (p90 - p10) / 2.563 of those logs (2.563 = the p10-p90 width
+of N(0, 1)). The model's host_spread takes
+  calls      <- "pinned <64KiB"    (small pinned copies: a call and a wait around a few us of GPU)
+  cpu_copies <- "pageable >=64KiB" (the CPU's own copies)
+  setup      <- the median of the four "setup=*" kinds (pinning, unpinning, pinned allocation)
+It also prints how each lease's median deviation of those kinds correlates between the kinds
+(the reason one host speed a machine drives them all).
+
+coverage: for every row of RESULTS_CSV (`dmasim run`, its p10/p90 the band of machines) that the
+leases measured, the fraction of the leases' medians inside the band, per kind and in all, and
+the band's width against the measured spread ((p90 - p10) / median of the lease medians).
+--leases keeps only those leases (prefix of the folder name or its boot id), for a fit on some
+and a check on others. Standard library only.
+"""
+import argparse
+import csv
+import math
+import statistics
+import sys
+
+Z90 = 1.2815515655446004  # N(0, 1)'s 90th percentile
+KINDS = {"calls": ["pinned <64KiB"], "cpu_copies": ["pageable >=64KiB"],
+         "setup": ["setup=mallochost", "setup=freehost", "setup=register", "setup=unregister"]}
+KEY = ("scenario", "strategy", "direction", "size_bytes", "variant")
+
+
+def quantile(values, q):
+    """Linear interpolation between closest ranks (numpy's default)."""
+    v = sorted(values)
+    pos = q * (len(v) - 1)
+    i = int(pos)
+    return v[i] if i + 1 >= len(v) else v[i] + (v[i + 1] - v[i]) * (pos - i)
+
+
+def read_csv(path, need):
+    try:
+        with open(path, newline="") as f:
+            rows = list(csv.DictReader(f))
+    except OSError as e:
+        sys.exit(f"host_spread.py: {path}: {e.strerror}")
+    if not rows or not need <= set(rows[0]):
+        sys.exit(f"host_spread.py: {path}: not the expected CSV (needs {', '.join(sorted(need))})")
+    return rows
+
+
+def lease_columns(rows, keep):
+    cols = [c for c in rows[0] if c[:4].isdigit() and c.count("-") >= 3]
+    if keep:
+        cols = [c for c in cols if any(c.startswith(k) or c.endswith(k) for k in keep)]
+    if not cols:
+        sys.exit("host_spread.py: no lease columns (or none that --leases names)")
+    return cols
+
+
+def number(text):
+    try:
+        v = float(text)
+    except (TypeError, ValueError):
+        return None
+    return v if v > 0 and math.isfinite(v) else None
+
+
+def deviations(rows, leases):
+    """kind -> lease -> [log(lease median / cross-lease median)], rows of at least two leases."""
+    out = {}
+    for r in rows:
+        if r.get("status", "ok") != "ok":
+            continue
+        vals = {l: number(r[l]) for l in leases}
+        vals = {l: v for l, v in vals.items() if v is not None}
+        if len(vals) < 2:
+            continue
+        med = statistics.median(vals.values())
+        for l, v in vals.items():
+            out.setdefault(r["category"], {}).setdefault(l, []).append(math.log(v / med))
+    return out
+
+
+def sigma(devs, kind):
+    logs = [x for per in devs.get(kind, {}).values() for x in per]
+    if len(logs) < 4:
+        return None
+    return (quantile(logs, 0.9) - quantile(logs, 0.1)) / (2 * Z90)
+
+
+def correlation(a, b):
+    ma, mb = statistics.mean(a), statistics.mean(b)
+    num = sum((x - ma) * (y - mb) for x, y in zip(a, b))
+    den = math.sqrt(sum((x - ma) ** 2 for x in a) * sum((y - mb) ** 2 for y in b))
+    return num / den if den > 0 else float("nan")
+
+
+def cmd_fit(args):
+    rows = read_csv(args.spread, {"category", "status", *KEY})
+    leases = lease_columns(rows, args.leases)
+    devs = deviations(rows, leases)
+    print(f"{args.spread}: {len(leases)} leases")
+    for group, kinds in KINDS.items():
+        per = [(k, sigma(devs, k)) for k in kinds]
+        per = [(k, s) for k, s in per if s is not None]
+        if not per:
+            print(f"  host_spread.{group}: no rows of {', '.join(kinds)}")
+            continue
+        value = statistics.median(s for _, s in per)
+        detail = ", ".join(f"{k} {s:.3f}" for k, s in per)
+        print(f"  host_spread.{group}: {value:.3f}  ({detail})")
+    kinds = [k for ks in KINDS.values() for k in ks if k in devs]
+    common = [l for l in leases if all(l in devs[k] for k in kinds)]
+    if len(common) >= 3 and len(kinds) >= 2:
+        med = {k: [statistics.median(devs[k][l]) for l in common] for k in kinds}
+        rs = [correlation(med[a], med[b]) for i, a in enumerate(kinds) for b in kinds[i + 1:]]
+        print(f"  each lease's median deviation, between those kinds: r = {min(rs):.2f}..{max(rs):.2f}"
+              f" over {len(common)} leases")
+
+
+def cmd_coverage(args):
+    spread = read_csv(args.spread, {"category", *KEY})
+    leases = lease_columns(spread, args.leases)
+    sim = read_csv(args.results, {"time_us", "p10_us", "p90_us", "status", *KEY})
+    band = {}
+    for r in sim:
+        lo, mid, hi = number(r["p10_us"]), number(r["time_us"]), number(r["p90_us"])
+        if r["status"] == "ok" and None not in (lo, mid, hi):
+            band[tuple(r[k] for k in KEY)] = (lo, mid, hi)
+    by_kind = {}
+    for r in spread:
+        b = band.get(tuple(r[k] for k in KEY))
+        if b is None:
+            continue
+        vals = [v for v in (number(r[l]) for l in leases) if v is not None]
+        if not vals:
+            continue
+        lo, mid, hi = b
+        med = statistics.median(vals)
+        width = (hi - lo) / mid
+        measured = (quantile(vals, 0.9) - quantile(vals, 0.1)) / med if len(vals) >= 2 else 0.0
+        inside = sum(lo <= v <= hi for v in vals)
+        k = by_kind.setdefault(r["category"], {"in": 0, "n": 0, "rows": 0, "width": [], "measured": []})
+        k["in"] += inside
+        k["n"] += len(vals)
+        k["rows"] += 1
+        k["width"].append(width)
+        k["measured"].append(measured)
+    if not by_kind:
+        sys.exit("host_spread.py: no row of the results is in the spread file")
+    print(f"{args.results} against {args.spread}: {len(leases)} leases")
+    print(f"  {'kind':24} {'rows':>4} {'inside p10-p90':>15} {'band width':>11} {'measured p10-p90':>17}")
+    total_in = total_n = 0
+    widths, measured = [], []
+    for kind in sorted(by_kind):
+        k = by_kind[kind]
+        total_in += k["in"]
+        total_n += k["n"]
+        widths += k["width"]
+        measured += k["measured"]
+        print(f"  {kind:24} {k['rows']:4d} {100 * k['in'] / k['n']:14.1f}% {100 * statistics.median(k['width']):10.2f}%"
+              f" {100 * statistics.median(k['measured']):16.2f}%")
+    print(f"  {'all':24} {sum(k['rows'] for k in by_kind.values()):4d} {100 * total_in / total_n:14.1f}%"
+          f" {100 * statistics.median(widths):10.2f}% {100 * statistics.median(measured):16.2f}%")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    f = sub.add_parser("fit", help="host_spread's sigmas from a spread.csv")
+    f.add_argument("spread")
+    f.add_argument("--leases", type=lambda s: [x for x in s.split(",") if x], default=[])
+    c = sub.add_parser("coverage", help="how many lease medians the model's band holds")
+    c.add_argument("spread")
+    c.add_argument("results")
+    c.add_argument("--leases", type=lambda s: [x for x in s.split(",") if x], default=[])
+    args = ap.parse_args()
+    cmd_fit(args) if args.cmd == "fit" else cmd_coverage(args)
+
+
+if __name__ == "__main__":
+    main()
