@@ -22,6 +22,55 @@ using testing::Outcome;
 using testing::read_csv;
 
 
+// Each row carries the model's band of machines and how many leases' medians it holds; with
+// --deterministic the band is the prediction itself.
+TEST(Compare, RowsCarryTheBandOfMachinesAndTheLeasesInIt) {
+    char tmpl[] = "/tmp/dmasim-compare-XXXXXX";
+    ASSERT_NE(::mkdtemp(tmpl), nullptr);
+    const std::string dir = tmpl;
+    for (const bool deterministic : {false, true}) {
+        const std::string out = dir + (deterministic ? "/det" : "/band");
+        std::vector<std::string> args{"compare", "--measured", kFixtures + "/measured.csv", "--scenarios",
+                                      kFixtures + "/scenarios", "--out", out};
+        if (deterministic) args.push_back("--deterministic");
+        const Outcome r = cli(args);
+        ASSERT_EQ(r.code, 0) << r.err;
+        const auto rows = read_csv(out + "/compare.csv");
+        ASSERT_GE(rows.size(), 2U);
+        const auto col = [&](const std::string& name) {
+            const auto it = std::find(rows[0].begin(), rows[0].end(), name);
+            EXPECT_NE(it, rows[0].end()) << name;
+            return static_cast<std::size_t>(it - rows[0].begin());
+        };
+        const std::size_t measured = col("measured_us"), predicted = col("predicted_us"), lo = col("predicted_p10_us"),
+                          hi = col("predicted_p90_us"), in = col("leases_in_band"), leases = col("leases"),
+                          outside = col("outside_band_pct");
+        for (std::size_t i = 1; i < rows.size(); ++i) {
+            const double p = std::stod(rows[i][predicted]), a = std::stod(rows[i][lo]), b = std::stod(rows[i][hi]);
+            const double m = std::stod(rows[i][measured]);
+            if (deterministic) {
+                EXPECT_NEAR(a, p, 1e-4);
+                EXPECT_NEAR(b, p, 1e-4);
+            } else {
+                // Small copies: their calls and waits differ between machines.
+                EXPECT_LT(a, p);
+                EXPECT_GT(b, p);
+            }
+            EXPECT_LE(std::stoul(rows[i][in]), std::stoul(rows[i][leases]));
+            const double beyond = std::stod(rows[i][outside]);
+            if (m >= a && m <= b) {
+                EXPECT_EQ(beyond, 0.0);
+                EXPECT_EQ(rows[i][in], rows[i][leases]) << "one lease: its median is the row's";
+            } else {
+                EXPECT_NEAR(beyond, m > b ? (m / b - 1) * 100 : (m / a - 1) * 100, 0.01);
+                EXPECT_EQ(rows[i][in], "0");
+            }
+        }
+        const auto summary = read_csv(out + "/summary.csv");
+        EXPECT_EQ(summary[0].back(), "leases_in_band_pct");
+    }
+}
+
 TEST(Compare, JoinsMeasuredRowsWithPredictionsAndSummarises) {
     char tmpl[] = "/tmp/dmasim-compare-XXXXXX";
     ASSERT_NE(::mkdtemp(tmpl), nullptr);
@@ -135,12 +184,13 @@ TEST(Compare, UsesCrossLeaseMediansOfAMachineFolder) {
     ASSERT_EQ(r.code, 0) << r.err;
     const auto rows = read_csv(out + "/compare.csv");
     ASSERT_EQ(rows.size(), 1U + 4U);
-    ASSERT_EQ(rows[0].size(), 15U);
+    ASSERT_EQ(rows[0].size(), 19U);
     EXPECT_EQ(rows[0][12], "leases");
     EXPECT_EQ(rows[0][13], "spread_pct");
     EXPECT_EQ(rows[0][14], "flagged");
+    EXPECT_EQ(rows[0][17], "leases_in_band");
     for (std::size_t i = 1; i < rows.size(); ++i) {
-        ASSERT_EQ(rows[i].size(), 15U);
+        ASSERT_EQ(rows[i].size(), 19U);
         double t = 0;
         for (const auto& b : base) {
             if (b.scenario == rows[i][0] && b.direction == rows[i][2] && std::to_string(b.size_bytes) == rows[i][3] &&

@@ -347,9 +347,10 @@ int cmd_compare(const Options& o, int argc, char** argv, std::ostream& out, std:
     // (some of which that platform cannot run).
     const std::vector<config::SetOverride> sets = sets_for_measured(o.sets, as_named, hw);
     std::vector<config::Scenario> scenarios = load_scenario_dir(o.scenarios_dir, sets, o.calibration);
-    // The comparison is of the nominal machine's times with the cross-lease medians; the band
-    // across machines is not compared yet, and would only cost runs.
-    for (auto& sc : scenarios) sc.params.host_spread = sc.params.host_spread.without_spread();
+    // --deterministic: the nominal machine only, every band a point.
+    if (o.deterministic) {
+        for (auto& sc : scenarios) sc.params.host_spread = sc.params.host_spread.without_spread();
+    }
     const std::string csv_path = set.files().size() == 1 ? set.files().front() : o.measured;
     const std::vector<config::Scenario> selected = restrict_to_measured(scenarios, hw);
     if (selected.empty()) throw core::InputError(csv_path, "scenario", "no measured row names a scenario in " + o.scenarios_dir);
@@ -372,11 +373,15 @@ int cmd_compare(const Options& o, int argc, char** argv, std::ostream& out, std:
     }
     std::ostringstream csv;
     csv << "scenario,strategy,direction,size_bytes,variant,measured_us,measured_p10_us,measured_p90_us,predicted_us,"
-           "error_pct,measured_gbps,predicted_gbps,leases,spread_pct,flagged\n";
+           "error_pct,measured_gbps,predicted_gbps,leases,spread_pct,flagged,predicted_p10_us,predicted_p90_us,"
+           "leases_in_band,outside_band_pct\n";
     struct Acc {
         std::vector<double> err;
+        std::size_t lease_values = 0;  // every lease's median of the group's rows
+        std::size_t in_band = 0;       // of those, inside the model's p10-p90 band
     };
     std::map<std::string, Acc> groups;
+    Acc band_all;
     std::vector<double> all_big;
     std::vector<double> all_small;
     std::size_t joined = 0;
@@ -390,28 +395,52 @@ int cmd_compare(const Options& o, int argc, char** argv, std::ostream& out, std:
         const double e = (p.time_us / m.time_us - 1.0) * 100.0;
         ++joined;
         if (c.flagged) ++flagged;
+        // The band of machines (docs/model.md): how many leases' medians it holds, and how far
+        // the cross-lease median lies beyond its nearer edge (0 inside; + above it, - below).
+        std::size_t in_band = 0;
+        for (const auto& l : c.per_lease) in_band += l.time_us >= p.p10_us && l.time_us <= p.p90_us ? 1 : 0;
+        const double outside = m.time_us > p.p90_us   ? (m.time_us / p.p90_us - 1.0) * 100.0
+                               : m.time_us < p.p10_us ? (m.time_us / p.p10_us - 1.0) * 100.0
+                                                      : 0.0;
         csv << m.scenario << ',' << m.strategy << ',' << m.direction << ',' << m.size_bytes << ',' << m.variant << ','
-            << fmt::format("{:.4f},{:.4f},{:.4f},{:.4f},{:.2f},{:.4f},{:.4f},{},{:.2f},{}", m.time_us, m.p10_us, m.p90_us,
-                           p.time_us, e, m.gbps(), p.gbps(), c.per_lease.size(), c.spread_pct, c.flagged ? 1 : 0)
+            << fmt::format("{:.4f},{:.4f},{:.4f},{:.4f},{:.2f},{:.4f},{:.4f},{},{:.2f},{},{:.4f},{:.4f},{},{:.2f}",
+                           m.time_us, m.p10_us, m.p90_us, p.time_us, e, m.gbps(), p.gbps(), c.per_lease.size(),
+                           c.spread_pct, c.flagged ? 1 : 0, p.p10_us, p.p90_us, in_band, outside)
             << '\n';
         const bool setup = m.variant.rfind("setup=", 0) == 0;
         const std::string kind = setup ? "setup" : m.size_bytes >= 65536 ? ">=64KiB" : "<64KiB";
-        groups[m.strategy + " " + kind].err.push_back(std::fabs(e));
+        Acc& g = groups[m.strategy + " " + kind];
+        g.err.push_back(std::fabs(e));
+        g.lease_values += c.per_lease.size();
+        g.in_band += in_band;
+        band_all.lease_values += c.per_lease.size();
+        band_all.in_band += in_band;
         if (!setup) (m.size_bytes >= 65536 ? all_big : all_small).push_back(std::fabs(e));
     }
     std::ostringstream summary;
-    summary << "group,rows,median_abs_error_pct,worst_abs_error_pct\n";
-    out << fmt::format("{:<30} {:>5} {:>12} {:>12}\n", "strategy / sizes", "rows", "median |err|", "worst |err|");
-    auto line = [&](const std::string& name, const std::vector<double>& v) {
+    summary << "group,rows,median_abs_error_pct,worst_abs_error_pct,leases_in_band_pct\n";
+    out << fmt::format("{:<30} {:>5} {:>12} {:>12} {:>8}\n", "strategy / sizes", "rows", "median |err|", "worst |err|",
+                       "in band");
+    // in band: the share of the leases' medians inside the model's p10-p90 band of machines.
+    auto line = [&](const std::string& name, const std::vector<double>& v, const Acc* band) {
         if (v.empty()) return;
         const double med = core::percentile(v, 0.5);
         const double worst = *std::max_element(v.begin(), v.end());
-        out << fmt::format("{:<30} {:>5} {:>11.1f}% {:>11.1f}%\n", name, v.size(), med, worst);
-        summary << name << ',' << v.size() << ',' << fmt::format("{:.2f},{:.2f}", med, worst) << '\n';
+        const bool counted = band != nullptr && band->lease_values > 0;
+        const double in = counted ? 100.0 * static_cast<double>(band->in_band) / static_cast<double>(band->lease_values) : 0.0;
+        out << fmt::format("{:<30} {:>5} {:>11.1f}% {:>11.1f}% {:>8}\n", name, v.size(), med, worst,
+                           counted ? fmt::format("{:.0f}%", in) : std::string());
+        summary << name << ',' << v.size() << ',' << fmt::format("{:.2f},{:.2f},", med, worst)
+                << (counted ? fmt::format("{:.1f}", in) : std::string()) << '\n';
     };
-    for (const auto& [name, acc] : groups) line(name, acc.err);
-    line("all transfers >=64KiB", all_big);
-    line("all transfers <64KiB", all_small);
+    for (const auto& [name, acc] : groups) line(name, acc.err, &acc);
+    line("all transfers >=64KiB", all_big, nullptr);
+    line("all transfers <64KiB", all_small, nullptr);
+    if (band_all.lease_values > 0) {
+        std::vector<double> every;
+        for (const auto& [name, acc] : groups) every.insert(every.end(), acc.err.begin(), acc.err.end());
+        line("all rows", every, &band_all);
+    }
     out << fmt::format("\n{} measured rows matched a prediction ({} measured, {} predicted, {} not modelled yet)\n",
                        joined, hw.size(), sim.size() - not_modelled, not_modelled);
     out << calibration_lines(selected);
@@ -1059,6 +1088,8 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
         ->required();
     compare->add_option("--calibration", o.calibration, calibration_help);
     compare->add_option("--scenarios", o.scenarios_dir, "folder of scenario files the measured rows name")->capture_default_str();
+    compare->add_flag("--deterministic", o.deterministic,
+                      "compare the nominal machine only: no band of machines (predicted_p10_us = predicted_p90_us)");
     compare->add_option("--set", o.sets,
                         "override a key, as for run, in the scenarios the leases measured (e.g. --set platform=h200x2-nvlink "
                         "for a 2xH200 machine's leases)");
