@@ -345,6 +345,13 @@ def model_plot(ax, xs, ys, colour=BLACK, ls="-", marker=None, zorder=2):
     ax.plot(xs, ys, color=colour, ls=ls, marker=marker, ms=2.5, lw=1.2, zorder=zorder)
 
 
+def model_band(ax, xs, lo, hi, colour):
+    """The model's band of machines (results.csv p10..p90 of a sim row: machines whose host costs
+    differ, docs/model.md), shaded under its line; nothing where the band is a point."""
+    if xs and any(h > l for l, h in zip(lo, hi)):
+        ax.fill_between(xs, lo, hi, color=colour, alpha=0.18, lw=0, zorder=1)
+
+
 def measured_plot(ax, xs, centre, lo, hi, colour, src):
     """Markers with asymmetric spread bars (lo <= centre <= hi, in plotted units)."""
     if not xs:
@@ -418,7 +425,8 @@ CAPTIONS = {
 VISUAL_CODE = ("Visual code (every figure): colour = direction (blue host→device, vermillion device→host, green "
                "both ways at once); line style = strategy or peer mode where one figure has several; model = "
                "lines (a short bar for a single value); measured = markers, one shape and fill per machine; "
-               "black = references (deadlines, bounds).")
+               "black = references (deadlines, bounds); a shaded band around a model line (throughput figure) = "
+               "the model's p10–p90 machine, host costs drawn as they differ between machines.")
 SPREAD = ("Measured marker: the median over leases (freshly started machines) of each lease's median; bar: from "
           "the lowest 10th to the highest 90th percentile of any run on any lease.")
 SPREADS = {
@@ -536,8 +544,9 @@ def fig_throughput(sim, meas, out):
             colour = DIRECTION_COLOURS[d]
             model = sim.series(scen, strat, d)
             if model:
-                xs, ys, _, _ = throughput_points(model)
+                xs, ys, band_lo, band_hi = throughput_points(model)
                 model_plot(ax, xs, ys, colour)
+                model_band(ax, xs, band_lo, band_hi, colour)
                 all_sizes += xs
                 if d not in dirs_used:
                     dirs_used.append(d)
