@@ -92,12 +92,6 @@ std::size_t case_count(const config::Scenario& s) {
 std::vector<config::Scenario> load_all(const Options& o) {
     std::vector<config::SetOverride> sets;
     for (const auto& s : o.sets) sets.push_back(config::parse_set(s));
-    // After the user's own: --deterministic wins over a --set of the same keys.
-    if (o.deterministic) {
-        for (const char* key : {"host_spread.calls=0", "host_spread.cpu_copies=0", "host_spread.setup=0"}) {
-            sets.push_back(config::parse_set(key));
-        }
-    }
     // Each scenario starts from its platform's calibration unless --calibration names one (or
     // none); --set wins over either.
     const config::CalibrationChoice calibration = config::calibration_choice(o.calibration);
@@ -112,6 +106,8 @@ std::vector<config::Scenario> load_all(const Options& o) {
             }
             // The platform must exist and carry what the strategies need.
             topology::check_scenario_platform(s, topology::load_platform(s));
+            // After --set: --deterministic wins over a --set of the spread.
+            if (o.deterministic) s.params.host_spread = s.params.host_spread.without_spread();
             all.push_back(std::move(s));
         }
     }

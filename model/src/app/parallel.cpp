@@ -237,8 +237,7 @@ public:
         const std::string band_note =
             banded.method == sim::BandMethod::kNone
                 ? std::string()
-                : fmt::format("band of {} machines ({})", std::max<std::int64_t>(s.params.host_spread.draws, 3),
-                              sim::to_string(banded.method));
+                : fmt::format("band of {} machines ({})", banded.machines, sim::to_string(banded.method));
         core::ResultRow first_row;
         for (std::size_t i = 0; i < res.rows.size(); ++i) {
             const auto& rr = res.rows[i];

@@ -117,6 +117,7 @@ BandedCase run_with_host_band(Simulator& sim, const config::ModelParams& p, cons
 
     // With fewer than three draws there is no slowest machine apart from the nominal one.
     const std::vector<double> z = host_quantiles(std::max<std::int64_t>(p.host_spread.draws, 3));
+    out.machines = static_cast<int>(z.size());
     const double z_hi = z.back();
     // times[d][k]: row banded[k] on machine d.
     std::vector<std::vector<double>> times(z.size());

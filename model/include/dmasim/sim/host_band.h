@@ -39,6 +39,7 @@ struct BandedCase {
     CaseResult result;  // the nominal machine's, with its rows' band
     BandMethod method = BandMethod::kNone;
     int runs = 1;       // simulations it took, the nominal one included
+    int machines = 1;   // machines the band is taken over (1: none)
     std::vector<bool> banded;  // per row of `result`: its p10/p90/min/max are the machines' band
 };
 
