@@ -131,6 +131,82 @@ TEST(Calibrate, LeaveOneLeaseOutReportsEveryLease) {
     EXPECT_NE(r.out.find("leave-one-lease-out over 4 leases"), std::string::npos) << r.out;
 }
 
+// The band: the calibration fits model_error from the leases it is given (--leases: a training
+// split of machines) and compare, on a lease held out, reads it back as a wider band.
+TEST(Calibrate, TheBandIsFittedOnTheLeasesNamedAndReadBackByCompare) {
+    namespace fs = std::filesystem;
+    char tmpl[] = "/tmp/dmasim-calibrate-band-XXXXXX";
+    ASSERT_NE(::mkdtemp(tmpl), nullptr);
+    const fs::path dir = tmpl;
+    const std::string fixtures = std::string(DMASIM_SOURCE_DIR) + "/tests/app/fixtures/compare";
+    std::ifstream in(fixtures + "/measured.csv");
+    const auto base = core::read_results_csv(in, "measured.csv");
+    const fs::path machine = dir / "measured";
+    for (const auto& [name, f] : std::vector<std::pair<std::string, double>>{{"l1", 1.0}, {"l2", 0.97}, {"l3", 1.0}, {"l4", 1.5}}) {
+        auto rows = base;
+        for (auto& r : rows) r.time_us *= f;
+        fs::create_directories(machine / name);
+        std::ofstream out(machine / name / "measured.csv");
+        core::write_results_csv(out, rows);
+    }
+    const std::vector<std::string> common{"--measured", machine.string(), "--scenarios", fixtures + "/scenarios",
+                                          "--free", "runtime.call_overhead", "--max-evaluations", "6", "--no-lolo", "--quiet"};
+    std::vector<std::string> args{"calibrate", "--out", (dir / "cal.yaml").string(), "--leases", "l2,l3,l4"};
+    args.insert(args.end(), common.begin(), common.end());
+    const Outcome r = cli(args);
+    ASSERT_EQ(r.code, 0) << r.err;
+    const std::string yaml = slurp((dir / "cal.yaml").string());
+    EXPECT_EQ(yaml.find("lease: \"l1\""), std::string::npos) << "l1 was not named";
+    EXPECT_NE(yaml.find("lease: \"l4\""), std::string::npos);
+    EXPECT_NE(yaml.find("band:\n  target_pct: 80.0\n"), std::string::npos) << yaml;
+    // Three leases, one of them 50 % slow: eight in ten of their medians inside takes every one,
+    // so the band must reach ln 1.5 above the fit, far beyond what three machines' host costs give.
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(yaml, m, std::regex("\n  model_error\\.pinned: ([0-9.]+)\n"))) << yaml;
+    EXPECT_GT(std::stod(m[1]), 0.1);
+    // The fixed split holds out both 4 KiB rows: with no row to fit on, no sigma is claimed.
+    EXPECT_EQ(yaml.find("model_error.pinned_small:"), std::string::npos) << yaml;
+    EXPECT_NE(yaml.find("kind: pinned_small, train_rows: 0, held_out_rows: 2, sigma: null"), std::string::npos) << yaml;
+    EXPECT_NE(r.out.find("the band (p10-p90) holds"), std::string::npos) << r.out;
+
+    // The lease held out, against that band.
+    const Outcome c = cli({"compare", "--measured", machine.string(), "--leases", "l1", "--scenarios",
+                           fixtures + "/scenarios", "--calibration", (dir / "cal.yaml").string(), "--out",
+                           (dir / "compare").string()});
+    ASSERT_EQ(c.code, 0) << c.err;
+    std::ifstream cmp(dir / "compare" / "compare.csv");
+    std::string header, line;
+    std::getline(cmp, header);
+    int rows = 0;
+    while (std::getline(cmp, line)) {
+        std::vector<std::string> f;
+        std::stringstream ss(line);
+        for (std::string x; std::getline(ss, x, ',');) f.push_back(x);
+        ++rows;
+        const double predicted = std::stod(f.at(8)), p10 = std::stod(f.at(15)), p90 = std::stod(f.at(16));
+        if (std::stoull(f.at(3)) < 65536) continue;
+        EXPECT_LT(p10, predicted / 1.1) << line;
+        EXPECT_GT(p90, predicted * 1.1) << line;
+    }
+    EXPECT_GT(rows, 0);
+    EXPECT_NE(slurp((dir / "compare" / "meta.json").string()).find("\"leases\": 1"), std::string::npos);
+
+    // --no-band: no model_error, and the file says why.
+    std::vector<std::string> plain{"calibrate", "--out", (dir / "plain.yaml").string(), "--no-band"};
+    plain.insert(plain.end(), common.begin(), common.end());
+    ASSERT_EQ(cli(plain).code, 0);
+    const std::string p = slurp((dir / "plain.yaml").string());
+    EXPECT_EQ(p.find("model_error."), std::string::npos);
+    EXPECT_NE(p.find("band: { skipped: \"--no-band\" }"), std::string::npos);
+    // A lease named that is not there.
+    std::vector<std::string> wrong{"calibrate", "--out", (dir / "wrong.yaml").string(), "--leases", "l9"};
+    wrong.insert(wrong.end(), common.begin(), common.end());
+    const Outcome w = cli(wrong);
+    EXPECT_EQ(w.code, 2);
+    EXPECT_NE(w.err.find("l9"), std::string::npos) << w.err;
+    EXPECT_FALSE(fs::exists(dir / "wrong.yaml"));
+}
+
 // --set puts the leases' scenarios on the machine they ran on (a 2xH200 machine's leases on
 // h200x2-nvlink): the fit runs there, and the file says so. Measured on a Gen3 link, fitted as
 // if on the scenarios' own Gen5 one, the call overhead would take the slower link's time.

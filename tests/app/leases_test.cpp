@@ -127,6 +127,36 @@ TEST(Leases, ReadsEveryLeaseItsRunsAndTheLegacyFlag) {
     EXPECT_THROW(read_measured_set(m + "/nothing-here"), core::InputError);
 }
 
+// A training split of machines and the ones held out are named by folder or by the boot id's part.
+TEST(Leases, KeepLeasesKeepsThoseNamedAndRefusesANameOfNone) {
+    const std::string m = machine_fixture();
+    MeasuredSet set = read_measured_set(m);
+    keep_leases(set, {"a", "c"});
+    ASSERT_EQ(set.leases.size(), 2U);
+    EXPECT_EQ(set.leases[0].name, "a");
+    EXPECT_EQ(set.leases[1].name, "c");
+    EXPECT_EQ(set.files().size(), 3U);  // a's two runs and c's one: what a calibration fingerprints
+    MeasuredSet all = read_measured_set(m);
+    keep_leases(all, {});
+    EXPECT_EQ(all.leases.size(), 3U);
+
+    const fs::path dated = fs::path(temp_dir()) / "dated" / "measured";
+    write_csv(dated / "2026-11-24-220b65eb" / "measured.csv", {row("x", "pinned", 1 << 20, 100, 95, 105)});
+    write_csv(dated / "2026-11-26-0ab95efe" / "measured.csv", {row("x", "pinned", 1 << 20, 101, 95, 105)});
+    MeasuredSet by_id = read_measured_set(dated.string());
+    keep_leases(by_id, {"0ab95efe"});
+    ASSERT_EQ(by_id.leases.size(), 1U);
+    EXPECT_EQ(by_id.leases[0].name, "2026-11-26-0ab95efe");
+    MeasuredSet wrong = read_measured_set(dated.string());
+    try {
+        keep_leases(wrong, {"220b65eb", "ffffffff"}, "--leases");
+        FAIL() << "a name that matches no lease was accepted";
+    } catch (const core::InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("--leases"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("ffffffff"), std::string::npos) << e.what();
+    }
+}
+
 TEST(Leases, BadLeaseJsonNamesTheFileAndKey) {
     const std::string m = machine_fixture();
     const std::string file = m + "/b/lease.json";

@@ -186,6 +186,74 @@ TEST(HostBand, RowsWithASpreadOfTheirOwnKeepIt) {
     EXPECT_GT(own, 0);
 }
 
+// The model's own error widens the band in log space around the row's time, which stays put:
+// alone, p10/p90 are t e^(-/+ 1.2816 sigma); beside the machines, the two add in quadrature.
+TEST(HostBand, TheModelsErrorWidensTheBandAroundAnUnmovedTime) {
+    constexpr double kZ90 = 1.2815515655446004;
+    config::ModelParams alone;
+    alone.host_spread = alone.host_spread.without_spread();
+    alone.model_error.pinned = 0.05;
+    const BandedCase a = banded(alone, "pinned", "h2d", 16 * kMiB);
+    const RowResult& ra = a.result.rows.front();
+    const CaseResult plain = simulator().run(alone.without_spread(), CaseSpec{"pinned", "h2d", 16 * kMiB, {}, {}});
+    EXPECT_EQ(ra.time_ps, plain.rows.front().time_ps);
+    EXPECT_NEAR(ra.p10_ps / ra.time_ps, std::exp(-kZ90 * 0.05), 1e-9);
+    EXPECT_NEAR(ra.p90_ps / ra.time_ps, std::exp(kZ90 * 0.05), 1e-9);
+    EXPECT_LT(ra.min_ps, ra.p10_ps);
+    EXPECT_GT(ra.max_ps, ra.p90_ps);
+    EXPECT_EQ(a.model_error.front(), 0.05);
+    EXPECT_EQ(a.runs, 1);  // no machine drawn: the error is a width, not a simulation
+
+    // Beside the machines' band of a small copy (the calls spread).
+    config::ModelParams machines = calls_only(0.2);
+    const RowResult rm = banded(machines, "pinned", "h2d", 4).result.rows.front();
+    config::ModelParams both = machines;
+    both.model_error.pinned_small = 0.1;
+    const RowResult rb = banded(both, "pinned", "h2d", 4).result.rows.front();
+    EXPECT_EQ(rb.time_ps, rm.time_ps);
+    const double below = std::log(rm.time_ps / rm.p10_ps), above = std::log(rm.p90_ps / rm.time_ps);
+    EXPECT_NEAR(std::log(rb.time_ps / rb.p10_ps), std::hypot(below, kZ90 * 0.1), 1e-9);
+    EXPECT_NEAR(std::log(rb.p90_ps / rb.time_ps), std::hypot(above, kZ90 * 0.1), 1e-9);
+    // Another kind's sigma leaves the row alone.
+    config::ModelParams other = machines;
+    other.model_error.pinned = 0.3;
+    other.model_error.zero_copy = 0.3;
+    const RowResult ro = banded(other, "pinned", "h2d", 4).result.rows.front();
+    EXPECT_EQ(ro.p10_ps, rm.p10_ps);
+    EXPECT_EQ(ro.p90_ps, rm.p90_ps);
+}
+
+TEST(HostBand, EachRowTakesTheModelErrorOfItsKind) {
+    using E = config::ModelErrorParams;
+    EXPECT_STREQ(E::kind("pinned", "", 4096), "pinned_small");
+    EXPECT_STREQ(E::kind("pinned", "", 65536), "pinned");
+    EXPECT_STREQ(E::kind("pinned", "setup=mallochost", 1 << 20), "setup");
+    EXPECT_STREQ(E::kind("registered", "setup=unregister", 4096), "setup");
+    EXPECT_STREQ(E::kind("pageable", "", 65535), "pageable_small");
+    EXPECT_STREQ(E::kind("duplex", "", 1 << 20), "duplex");
+    EXPECT_STREQ(E::kind("async_overlap", "serial", 1 << 20), "async_overlap");
+    EXPECT_EQ(E::kind("async_overlap", "kernel", 1 << 20), nullptr);
+    EXPECT_EQ(E::kind("periodic", "p99", 1 << 20), nullptr);
+    E e;
+    e.setup = 0.2;
+    e.registered = 0.1;
+    EXPECT_EQ(e.of("registered", "setup=register", 4096), 0.2);
+    EXPECT_EQ(e.of("registered", "", 4096), 0.1);
+    EXPECT_EQ(e.of("third_party_dma", "", 4096), 0.0);
+    // A setup row in a copy's case takes the setup sigma, the copy its own.
+    config::ModelParams p;
+    p.host_spread = p.host_spread.without_spread();
+    p.model_error.setup = 0.2;
+    const BandedCase b = banded(p, "pinned", "h2d", 4096);
+    for (std::size_t i = 0; i < b.result.rows.size(); ++i) {
+        const bool setup = b.result.rows[i].variant.rfind("setup=", 0) == 0;
+        EXPECT_EQ(b.model_error[i], setup ? 0.2 : 0.0) << b.result.rows[i].variant;
+        EXPECT_EQ(b.result.rows[i].p90_ps > b.result.rows[i].time_ps, setup) << b.result.rows[i].variant;
+    }
+    // --deterministic's parameters clear it with the machines.
+    EXPECT_EQ(p.without_spread().model_error.setup, 0.0);
+}
+
 TEST(HostBand, ImpossibleSpreadsAreRefusedByName) {
     const auto refused = [](const config::ModelParams& p) {
         std::string key;
@@ -208,6 +276,12 @@ TEST(HostBand, ImpossibleSpreadsAreRefusedByName) {
     p = {};
     p.host_spread.draws = 2;
     EXPECT_EQ(refused(p), "host_spread.draws");
+    p = {};
+    p.model_error.zero_copy = 2.5;
+    EXPECT_EQ(refused(p), "model_error.zero_copy");
+    p = {};
+    p.model_error.setup = std::nan("");
+    EXPECT_EQ(refused(p), "model_error.setup");
 }
 
 }  // namespace

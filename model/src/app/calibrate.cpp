@@ -15,6 +15,7 @@
 #include <map>
 #include <sstream>
 
+#include "dmasim/app/band_fit.h"
 #include "dmasim/app/commands.h"
 #include "dmasim/app/leases.h"
 #include "dmasim/app/mpi.h"
@@ -79,6 +80,9 @@ double current_value(const FreeParam& p) {
 }
 
 
+// The fixed split: a row is held out when the FNV-1a hash of its key is 0 modulo this.
+constexpr int kSplit = 5;
+
 struct Row {
     std::string key;
     core::ResultRow measured;
@@ -114,7 +118,7 @@ public:
         restricted_ = restrict_to_measured(loaded, measured);
         // The fit compares the nominal machine's times with the measured medians: the band
         // around them (host_spread) would cost runs and change nothing it fits.
-        for (auto& sc : restricted_) sc.params.host_spread = sc.params.host_spread.without_spread();
+        for (auto& sc : restricted_) sc.params = sc.params.without_spread();
     }
     // The workload of the step `encode_sets` described; valid until the next call.
     const Workload& build(const std::string& step) {
@@ -394,6 +398,57 @@ std::vector<LeasePlan> plan_leave_one_lease_out(const std::vector<FreeParam>& fr
     return plans;
 }
 
+// The band's rows: every measured row of a kind with a model_error sigma, of every size, simulated
+// once with the fitted values on the machines of the kind (the band of host_spread), each with its
+// leases' own medians. Periodic streams and harness-only rows are left out as for the fit.
+std::vector<BandFitRow> band_rows(const std::vector<config::Scenario>& loaded, const std::vector<CrossLeaseRow>& across,
+                                  const std::vector<config::SetOverride>& fitted, int jobs, bool quiet, std::ostream& err) {
+    std::vector<core::ResultRow> measured;
+    std::map<std::string, const CrossLeaseRow*> by_key;
+    for (const auto& c : across) {
+        const core::ResultRow& m = c.row;
+        if (!c.ok() || m.status != "ok" || m.source != "hw" || m.time_us <= 0) continue;
+        if (m.strategy == "periodic" || m.variant == "setup=freehost" || m.variant == "misses") continue;
+        if (config::ModelErrorParams::kind(m.strategy, m.variant, m.size_bytes) == nullptr) continue;
+        measured.push_back(m);
+        by_key[c.key] = &c;
+    }
+    std::vector<BandFitRow> out;
+    if (measured.empty()) return out;
+    std::vector<config::Scenario> scenarios = restrict_to_measured(loaded, measured);
+    for (auto& sc : scenarios) {
+        for (const auto& set : fitted) config::apply_parameter(sc, set);
+        sc.params.model_error = config::ModelErrorParams{};  // the machines' band alone
+    }
+    const Workload w = make_workload(scenarios);
+    std::vector<std::size_t> selected(w.cases.size());
+    std::iota(selected.begin(), selected.end(), std::size_t{0});
+    Progress progress(err, !quiet, stderr_is_terminal(err), "the band's rows");
+    RunSettings rs;
+    rs.jobs = jobs;
+    rs.progress = &progress;
+    const std::vector<CaseOutput> outputs = run_cases(w, selected, rs);
+    progress.finish();
+    for (const auto& r : parsed_rows_of(outputs, "the band's rows")) {
+        if (r.status != "ok" || !(r.time_us > 0.0)) continue;
+        const auto it = by_key.find(result_key(r));
+        if (it == by_key.end()) continue;
+        const core::ResultRow& m = it->second->row;
+        BandFitRow b;
+        b.key = it->first;
+        b.kind = config::ModelErrorParams::kind(m.strategy, m.variant, m.size_bytes);
+        b.train = fnv1a64(b.key) % kSplit != 0;  // the fit's fixed split
+        b.time_us = r.time_us;
+        b.p10_us = r.p10_us;
+        b.p90_us = r.p90_us;
+        for (const auto& v : it->second->per_lease) b.leases.emplace_back(v.lease, v.time_us);
+        out.push_back(std::move(b));
+    }
+    return out;
+}
+
+std::string share_text(double share) { return share < 0.0 ? std::string("null") : fmt::format("{:.1f}", share * 100.0); }
+
 }  // namespace
 
 int cmd_calibrate(const CalibrateOptions& o, int argc, char** argv, std::ostream& out, std::ostream& err) {
@@ -414,6 +469,7 @@ int cmd_calibrate(const CalibrateOptions& o, int argc, char** argv, std::ostream
     if (mpi::size() > 1 && mpi::allreduce_min(refused ? 0 : 1) == 0 && !refused) return 2;
     if (refused) std::rethrow_exception(refused);
     MeasuredSet set = read_measured_set(o.measured);
+    keep_leases(set, o.leases);
     const std::vector<config::Scenario> as_named = load_scenario_dir(o.scenarios_dir, {}, "none");
     exclude_other_gpu_paths(set, as_named);
     const std::vector<CrossLeaseRow> across = cross_lease(set.leases);
@@ -463,7 +519,6 @@ int cmd_calibrate(const CalibrateOptions& o, int argc, char** argv, std::ostream
                                "more folds than the " + std::to_string(rows.size()) + " usable rows");
     }
     // Fixed split: a fifth of the rows, chosen by a hash of their key, is held out.
-    constexpr int kSplit = 5;
     std::vector<bool> train(rows.size());
     for (std::size_t i = 0; i < rows.size(); ++i) {
         rows[i].fold = static_cast<int>(fnv1a64(rows[i].key) % kSplit);
@@ -590,6 +645,31 @@ int cmd_calibrate(const CalibrateOptions& o, int argc, char** argv, std::ostream
     }
     for (const auto& n : not_evaluated) lolo.skipped += (lolo.skipped.empty() ? "" : "; ") + n;
 
+    // The band (docs/calibration.md, "The band"): model_error by kind, from every measured row.
+    // First the machines' spread (host_spread) from the leases' own medians, then model_error on
+    // top of the band it gives.
+    BandFit band;
+    std::size_t band_row_count = 0;
+    std::vector<HostSpreadGroup> spread;
+    std::vector<config::SetOverride> band_sets = fitted;
+    if (o.band && mpi::rank() == 0) {
+        std::vector<SpreadRow> spread_rows;
+        for (const auto& c : across) {
+            if (!c.ok() || c.row.source != "hw") continue;
+            SpreadRow r{c.row.strategy, c.row.variant, c.row.size_bytes, {}};
+            for (const auto& v : c.per_lease) r.leases.push_back(v.time_us);
+            spread_rows.push_back(std::move(r));
+        }
+        spread = fit_host_spread(spread_rows);
+        for (const auto& g : spread) {
+            if (g.sigma >= 0.0) band_sets.push_back(config::SetOverride{"host_spread." + g.group, fmt::format("{:.4f}", g.sigma), ""});
+        }
+        if (!o.quiet) err << "the band: every measured row on the machines of the kind, with the fitted values\n";
+        const std::vector<BandFitRow> br = band_rows(loaded, across, band_sets, o.jobs, o.quiet, err);
+        band_row_count = br.size();
+        band = fit_band(br, o.band_coverage);
+    }
+
     const Stats tr = stats_of(train_err);
     const Stats ho = stats_of(held_err);
     const Stats hb = stats_of(held_err_big);
@@ -599,6 +679,10 @@ int cmd_calibrate(const CalibrateOptions& o, int argc, char** argv, std::ostream
     y << "# " << command_line_text(argc, argv) << "\n";
     y << "parameters:\n";
     for (const auto& s : fitted) y << "  " << s.path << ": " << s.value << "\n";
+    for (std::size_t i = fitted.size(); i < band_sets.size(); ++i) y << "  " << band_sets[i].path << ": " << band_sets[i].value << "\n";
+    for (const auto& k : band.kinds) {
+        if (k.sigma >= 0.0) y << fmt::format("  model_error.{}: {:.4f}\n", k.kind, k.sigma);
+    }
     y << "bounds:\n";
     for (const auto& p : free) {
         y << "  " << p.key << ": [" << format_value(p, p.lower) << ", " << format_value(p, p.upper) << "]  # default "
@@ -643,6 +727,45 @@ int cmd_calibrate(const CalibrateOptions& o, int argc, char** argv, std::ostream
         y << fmt::format("    median_abs_error_pct: {:.2f}\n", core::percentile(medians, 0.5));
         if (!lolo.skipped.empty()) y << "    not_evaluated: " << yaml_quote(lolo.skipped) << "\n";
     }
+    if (!o.band) {
+        y << "band: { skipped: \"--no-band\" }\n";
+    } else if (band.kinds.empty()) {
+        y << "band: { skipped: \"no measured row of a kind with a model_error sigma\" }\n";
+    } else {
+        // Shares in percent of the lease medians (each lease's median of a row) inside p10-p90.
+        y << fmt::format("band:\n  target_pct: {:.1f}\n  rows: {}\n", band.target * 100.0, band_row_count);
+        y << "  values: \"inside_*: percent of the leases' medians inside the model's p10-p90 band; machines_only: "
+             "the band of host_spread alone, training rows; train: with sigma, training rows; held_out_rows: the "
+             "fixed split's rows; held_out_leases: each lease against the sigma fitted without it, every row; "
+             "band_width_pct: median (p90 - p10) / time; measured_spread_pct: median over the rows of the leases' "
+             "(p90 - p10) / median\"\n";
+        y << "  host_spread:  # sigma of log(lease median / median over leases), per row over the p10-p90 width of as many normal draws, median over the rows\n";
+        for (const auto& g : spread) {
+            y << fmt::format("    - {{ group: {}, rows: {}, sigma: {}", g.group, g.rows,
+                             g.sigma < 0.0 ? std::string("null") : fmt::format("{:.4f}", g.sigma));
+            for (const auto& [k, v] : g.kinds) y << fmt::format(", {}: {:.4f}", yaml_quote(k), v);
+            y << " }\n";
+        }
+        y << "  kinds:\n";
+        const auto line = [&](const std::string& name, std::size_t train_rows, std::size_t held_rows, const std::string& sigma,
+                              double machines, double train, double held, double lolo, double width, double spread) {
+            y << fmt::format("    - {{ kind: {}, train_rows: {}, held_out_rows: {}, {}inside_machines_only_pct: {}, "
+                             "inside_train_pct: {}, inside_held_out_rows_pct: {}, inside_held_out_leases_pct: {}, "
+                             "band_width_pct: {:.2f}, measured_spread_pct: {:.2f} }}\n",
+                             name, train_rows, held_rows, sigma, share_text(machines), share_text(train), share_text(held),
+                             share_text(lolo), width, spread);
+        };
+        std::size_t all_train = 0, all_held = 0;
+        for (const auto& k : band.kinds) {
+            line(k.kind, k.train_rows, k.held_rows,
+                 k.sigma < 0.0 ? std::string("sigma: null, ") : fmt::format("sigma: {:.4f}, ", k.sigma), k.machines_only, k.train,
+                 k.held_out_rows, k.held_out_leases, k.band_width_pct, k.measured_spread_pct);
+            all_train += k.train_rows;
+            all_held += k.held_rows;
+        }
+        line("all", all_train, all_held, "", band.machines_only, band.train, band.held_out_rows, band.held_out_leases,
+             band.band_width_pct, band.measured_spread_pct);
+    }
     y << "residuals:\n" << residuals.str();
 
     if (mpi::rank() != 0) return 0;  // rank 0 writes
@@ -669,6 +792,21 @@ int cmd_calibrate(const CalibrateOptions& o, int argc, char** argv, std::ostream
         }
         out << fmt::format("leave-one-lease-out over {} leases: median of the per-lease medians {:.1f}%\n",
                            lolo.per_lease.size(), core::percentile(medians, 0.5));
+    }
+    if (!band.kinds.empty()) {
+        out << fmt::format("\nthe band (p10-p90) holds {}% of the lease medians on held-out rows, {}% on leases left out "
+                           "(target {:.0f}%; the machines' band alone: {}%); median width {:.1f}% against the leases' "
+                           "{:.1f}%\n",
+                           share_text(band.held_out_rows), share_text(band.held_out_leases), band.target * 100.0,
+                           share_text(band.machines_only), band.band_width_pct, band.measured_spread_pct);
+        for (const auto& g : spread) {
+            if (g.sigma >= 0.0) out << fmt::format("  host_spread.{:<16} {:.4f}  from {} rows\n", g.group, g.sigma, g.rows);
+        }
+        for (const auto& k : band.kinds) {
+            out << fmt::format("  model_error.{:<16} {:>6}  held-out rows {:>5}%, leases {:>5}%, width {:.1f}% / {:.1f}%\n",
+                               k.kind, k.sigma < 0.0 ? std::string("none") : fmt::format("{:.4f}", k.sigma), share_text(k.held_out_rows), share_text(k.held_out_leases),
+                               k.band_width_pct, k.measured_spread_pct);
+        }
     }
     out << "wrote " << o.out_file << "\n";
     return 0;

@@ -76,6 +76,7 @@ struct Options {
     std::string trace_file;
     std::string trace_resolution = "1us";
     std::string measured;
+    std::vector<std::string> leases;  // compare --leases: only these leases of --measured
     std::string calibration;
     std::string scenarios_dir = "scenarios";
     int jobs = 1;       // worker processes (--jobs; the number of CPUs when not given)
@@ -107,7 +108,7 @@ std::vector<config::Scenario> load_all(const Options& o) {
             // The platform must exist and carry what the strategies need.
             topology::check_scenario_platform(s, topology::load_platform(s));
             // After --set: --deterministic wins over a --set of the spread.
-            if (o.deterministic) s.params.host_spread = s.params.host_spread.without_spread();
+            if (o.deterministic) s.params = s.params.without_spread();
             all.push_back(std::move(s));
         }
     }
@@ -332,6 +333,7 @@ const char* const kCompareFiles[] = {"compare.csv", "summary.csv", "meta.json"};
 int cmd_compare(const Options& o, int argc, char** argv, std::ostream& out, std::ostream& err) {
     // A machine's leases, or one lease, or one CSV: measured values are cross-lease medians.
     MeasuredSet set = read_measured_set(o.measured);
+    keep_leases(set, o.leases);
     // Rows measured between GPUs joined otherwise than the scenario's own platform joins them
     // are not compared, whatever --set makes of the platform.
     const std::vector<config::Scenario> as_named = load_scenario_dir(o.scenarios_dir, {}, o.calibration);
@@ -345,7 +347,7 @@ int cmd_compare(const Options& o, int argc, char** argv, std::ostream& out, std:
     std::vector<config::Scenario> scenarios = load_scenario_dir(o.scenarios_dir, sets, o.calibration);
     // --deterministic: the nominal machine only, every band a point.
     if (o.deterministic) {
-        for (auto& sc : scenarios) sc.params.host_spread = sc.params.host_spread.without_spread();
+        for (auto& sc : scenarios) sc.params = sc.params.without_spread();
     }
     const std::string csv_path = set.files().size() == 1 ? set.files().front() : o.measured;
     const std::vector<config::Scenario> selected = restrict_to_measured(scenarios, hw);
@@ -1082,6 +1084,10 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
                         "a machine's measured folder (one sub-folder per lease), a lease folder, or a measured.csv; "
                         "measured values are medians across leases")
         ->required();
+    compare->add_option("--leases", o.leases,
+                        "only these leases of --measured, by folder name or boot id (e.g. 3a6bb19d): the machines a "
+                        "calibration did not see")
+        ->delimiter(',');
     compare->add_option("--calibration", o.calibration, calibration_help);
     compare->add_option("--scenarios", o.scenarios_dir, "folder of scenario files the measured rows name")->capture_default_str();
     compare->add_flag("--deterministic", o.deterministic,
@@ -1105,6 +1111,10 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
                           "the fit is to medians across leases")
         ->required();
     calibrate->add_option("--out,-o", co.out_file, "calibration file to write")->required();
+    calibrate->add_option("--leases", co.leases,
+                          "only these leases of --measured, by folder name or boot id (e.g. 220b65eb): a training "
+                          "split of machines, the rest held out for compare --leases")
+        ->delimiter(',');
     calibrate->add_option("--scenarios", co.scenarios_dir, "folder of scenario files the measured rows name")->capture_default_str();
     calibrate->add_option("--free", co.free, "fit only these free parameters (docs/calibration.md lists them)");
     calibrate->add_option("--set", co.sets,
@@ -1131,6 +1141,15 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
         ->capture_default_str();
     bool no_lolo = false;
     calibrate->add_flag("--no-lolo", no_lolo, "skip the leave-one-lease-out error (it costs one more fit per lease)");
+    calibrate->add_option("--band-coverage", co.band_coverage,
+                          "the share of the leases' medians the p10-p90 band is to hold: each kind of row's "
+                          "model_error sigma is the least that does on its training rows (0.5 to 0.99)")
+        ->check(CLI::Range(0.5, 0.99))
+        ->capture_default_str();
+    bool no_band = false;
+    calibrate->add_flag("--no-band", no_band,
+                        "fit no model_error (the band then is the machines' alone); saves simulating every measured "
+                        "row of every size once on the band's machines");
     calibrate->add_flag("--quiet,-q", co.quiet, "no progress on stderr");
     auto* calibrate_jobs = calibrate->add_option("--jobs,-j", co.jobs,
                                                  "processes that simulate at once: independent fits (main, folds, "
@@ -1217,6 +1236,7 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
                                        "must be from 1B to " + core::to_string(core::Bytes{core::kMaxResultSize}));
             }
             co.leave_one_lease_out = !no_lolo;
+            co.band = !no_band;
             return cmd_calibrate(co, argc, argv, out, err);
         }
         if (*spread) return cmd_spread(so, out, err);

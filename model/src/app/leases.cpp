@@ -348,6 +348,28 @@ MeasuredSet read_measured_set(const std::string& path) {
     return set;
 }
 
+void keep_leases(MeasuredSet& set, const std::vector<std::string>& names, const std::string& option) {
+    if (names.empty()) return;
+    const auto named = [](const Lease& l, const std::string& n) {
+        const auto dash = l.name.find_last_of('-');
+        return l.name == n || (dash != std::string::npos && l.name.substr(dash + 1) == n);
+    };
+    std::string all;
+    for (const auto& l : set.leases) all += (all.empty() ? "" : ", ") + l.name;
+    for (const auto& n : names) {
+        if (std::none_of(set.leases.begin(), set.leases.end(), [&](const Lease& l) { return named(l, n); })) {
+            throw core::InputError(option, n, "no lease of " + set.path + " is named so (it has: " + all + ")");
+        }
+    }
+    std::vector<Lease> kept;
+    for (auto& l : set.leases) {
+        if (std::any_of(names.begin(), names.end(), [&](const std::string& n) { return named(l, n); })) {
+            kept.push_back(std::move(l));
+        }
+    }
+    set.leases = std::move(kept);
+}
+
 std::size_t exclude_other_gpu_paths(MeasuredSet& set, const std::vector<config::Scenario>& scenarios) {
     // The modelled path of each peer scenario between two GPUs: the route class of its platform.
     struct Modelled {

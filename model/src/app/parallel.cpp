@@ -252,6 +252,9 @@ public:
             r.status = rr.status;
             r.note = rr.status == "ok" ? links.note + (rr.note.empty() ? "" : "; " + rr.note) : rr.note;
             if (!band_note.empty() && banded.banded.at(i)) r.note += "; " + band_note;
+            if (!banded.model_error.empty() && banded.model_error.at(i) > 0.0) {
+                r.note += fmt::format("; widened by the model's error (model_error sigma {:.3f})", banded.model_error[i]);
+            }
             out.rows.push_back(r);
             if (i == 0) first_row = r;
         }

@@ -269,6 +269,20 @@ void check_host_spread(const HostSpreadParams& p, const std::string& prefix, con
     c.count("full_draw_tlps", p.full_draw_tlps, 0, 1'000'000'000'000);
 }
 
+void check_model_error(const ModelErrorParams& p, const std::string& prefix, const FailFn& fail) {
+    const Check c(prefix, fail);
+    ModelErrorParams copy = p;
+    // Every field the same way, by the list the docs and the YAML keys come from.
+    struct Each {
+        const Check& c;
+        void operator()(const FieldInfo& f, double v) const {
+            // Written so that NaN fails too.
+            if (!(v >= 0.0 && v <= 2.0)) c.bad(f.key, "must be 0..2, not " + format_field(v));
+        }
+    };
+    copy.visit(Each{c});
+}
+
 void check_model_params(const ModelParams& p, const FailFn& fail) {
     check_link(p.link, "link.", fail);
     check_root_complex(p.root_complex, "root_complex.", fail);
@@ -287,6 +301,7 @@ void check_model_params(const ModelParams& p, const FailFn& fail) {
     check_gpu(p.gpu, "gpu.", fail);
     check_nvlink(p.nvlink, "nvlink.", fail);
     check_host_spread(p.host_spread, "host_spread.", fail);
+    check_model_error(p.model_error, "model_error.", fail);
 }
 
 }  // namespace dmasim::config

@@ -103,7 +103,10 @@ const char* to_string(BandMethod m) {
     return "?";
 }
 
-BandedCase run_with_host_band(Simulator& sim, const config::ModelParams& p, const CaseSpec& spec) {
+namespace {
+
+// The band of machines alone (host_spread).
+BandedCase machines_band(Simulator& sim, const config::ModelParams& p, const CaseSpec& spec) {
     BandedCase out;
     out.result = sim.run(p, spec);
     if (p.host_spread.deterministic()) return out;
@@ -175,6 +178,46 @@ BandedCase run_with_host_band(Simulator& sim, const config::ModelParams& p, cons
         r.min_ps = *std::min_element(per_row[k].begin(), per_row[k].end());
         r.max_ps = *std::max_element(per_row[k].begin(), per_row[k].end());
     }
+    return out;
+}
+
+// The model's own error (config::ModelErrorParams) on top of the machines' band: independent of
+// the machine, so the two add in log space, side by side below and above the row's time. min/max
+// take it at the extreme machines' quantile, so they stay outside p10/p90.
+void widen_by_model_error(BandedCase& out, const config::ModelParams& p, const CaseSpec& spec) {
+    out.model_error.assign(out.result.rows.size(), 0.0);
+    if (out.banded.empty()) out.banded.assign(out.result.rows.size(), false);
+    const double z90 = normal_quantile(0.9);
+    const double z_end = host_quantiles(std::max<std::int64_t>(p.host_spread.draws, 3)).back();
+    for (std::size_t i = 0; i < out.result.rows.size(); ++i) {
+        RowResult& r = out.result.rows[i];
+        const double sigma = p.model_error.of(spec.strategy, r.variant, spec.bytes);
+        if (sigma <= 0.0 || r.status != "ok" || !(r.time_ps > 0.0)) continue;
+        // A row with a spread of its own (periodic frames) keeps it as it is.
+        if (!out.banded[i] && !takes_band(r)) continue;
+        const double t = r.time_ps;
+        const auto below = [&](double v, double z) {
+            const double l = v > 0.0 && v < t ? std::log(t / v) : 0.0;
+            return t * std::exp(-std::hypot(l, z * sigma));
+        };
+        const auto above = [&](double v, double z) {
+            const double u = v > t ? std::log(v / t) : 0.0;
+            return t * std::exp(std::hypot(u, z * sigma));
+        };
+        r.p10_ps = below(r.p10_ps, z90);
+        r.p90_ps = above(r.p90_ps, z90);
+        r.min_ps = below(r.min_ps, z_end);
+        r.max_ps = above(r.max_ps, z_end);
+        out.banded[i] = true;
+        out.model_error[i] = sigma;
+    }
+}
+
+}  // namespace
+
+BandedCase run_with_host_band(Simulator& sim, const config::ModelParams& p, const CaseSpec& spec) {
+    BandedCase out = machines_band(sim, p, spec);
+    widen_by_model_error(out, p, spec);
     return out;
 }
 

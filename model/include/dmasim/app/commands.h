@@ -53,10 +53,13 @@ struct CalibrateOptions {
     std::string out_file;
     std::vector<std::string> free;  // subset of the free parameters; empty: all
     std::vector<std::string> sets;  // --set overrides for the measured scenarios (platform=...)
+    std::vector<std::string> leases;  // only these leases of `measured` (keep_leases); empty: all
     std::uint64_t max_size = 4u << 20;
     int max_evaluations = 200;
     int folds = 0;  // k-fold cross-validation on top of the fixed split; 0: none
     bool leave_one_lease_out = true;  // one more fit per lease; needs at least two leases
+    bool band = true;                 // fit model_error from every measured row (docs/calibration.md, "The band")
+    double band_coverage = 0.8;       // the share of lease medians the p10-p90 band is to hold
     bool quiet = false;
     int jobs = 1;  // processes that simulate at once; the result does not depend on it
 };

@@ -67,6 +67,12 @@ LeaseInfo parse_lease_json(const std::string& text, const std::string& origin);
 // Throws core::InputError naming the path when nothing measured is found.
 MeasuredSet read_measured_set(const std::string& path);
 
+// Keeps only the leases `names` names, each by its folder name or by what follows its last '-'
+// (the boot id's first part: "220b65eb" for 2026-11-24-220b65eb); empty keeps them all. A training
+// split of machines, and a machine held out, are named this way (docs/calibration.md). A name that
+// matches no lease throws core::InputError naming `option` and the name.
+void keep_leases(MeasuredSet& set, const std::vector<std::string>& names, const std::string& option = "--leases");
+
 // A peer copy measures the path between its two GPUs on the machine it ran on. Where a lease's
 // machine joins them differently from the platform the scenario models (NVLink measured, a
 // PCIe switch modelled), the lease's rows of that scenario measure another machine: they are

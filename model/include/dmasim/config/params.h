@@ -352,6 +352,70 @@ struct HostSpreadParams {
     }
 };
 
+// How far the model's own number lies from the median of a machine of the kind, beyond the
+// machines' spread (HostSpreadParams): the calibration's residual, by kind of row, as a log sigma
+// that widens the band (sim/host_band.h) without moving its middle. The model's error is not one
+// size: a bulk pinned copy is right within a percent, a duplex or pageable one within 10-15 %, so
+// a band of machines alone leaves most lease medians of the link-bound rows outside it (45 % inside
+// on the H100's sixteen leases). `dmasim calibrate` fits each to the least sigma whose band holds
+// the wanted share of the leases' medians of its training rows (docs/calibration.md, "The band");
+// 0, the default: the model is taken at its word.
+struct ModelErrorParams {
+    double pinned_small = 0.0;
+    double pinned = 0.0;
+    double pageable_small = 0.0;
+    double pageable = 0.0;
+    double registered = 0.0;
+    double setup = 0.0;
+    double zero_copy = 0.0;
+    double duplex_small = 0.0;
+    double duplex = 0.0;
+    double async_overlap = 0.0;
+    double peer = 0.0;
+
+    template <class V>
+    void visit(V&& v) {
+        v(FieldInfo{"pinned_small", "log sigma", "pinned copies under 64 KiB; 0..2"}, pinned_small);
+        v(FieldInfo{"pinned", "log sigma", "pinned copies of 64 KiB and more; 0..2"}, pinned);
+        v(FieldInfo{"pageable_small", "log sigma", "pageable copies under 64 KiB; 0..2"}, pageable_small);
+        v(FieldInfo{"pageable", "log sigma", "pageable copies of 64 KiB and more; 0..2"}, pageable);
+        v(FieldInfo{"registered", "log sigma", "copies from cudaHostRegister'ed memory; 0..2"}, registered);
+        v(FieldInfo{"setup", "log sigma", "setup rows: cudaMallocHost, cudaHostRegister, cudaHostUnregister; 0..2"}, setup);
+        v(FieldInfo{"zero_copy", "log sigma", "zero-copy kernels (every pattern, width, grid and direction); 0..2"}, zero_copy);
+        v(FieldInfo{"duplex_small", "log sigma", "copies both ways at once, under 64 KiB each way; 0..2"}, duplex_small);
+        v(FieldInfo{"duplex", "log sigma", "copies both ways at once, 64 KiB and more each way; 0..2"}, duplex);
+        v(FieldInfo{"async_overlap", "log sigma", "copies overlapped with kernels on streams (not the kernel-alone row); 0..2"}, async_overlap);
+        v(FieldInfo{"peer", "log sigma", "GPU-to-GPU copies; 0..2"}, peer);
+    }
+    // The key of a row's kind: by its strategy and size, setup rows apart; nullptr for the kinds
+    // without one (periodic frames have a spread of their own, a kernel alone is the given
+    // duration, other strategies are not measured).
+    static const char* kind(const std::string& strategy, const std::string& variant, std::uint64_t bytes) {
+        if (variant.rfind("setup=", 0) == 0) return "setup";
+        if (variant == "kernel") return nullptr;
+        const bool small = bytes < 65536;
+        if (strategy == "pinned") return small ? "pinned_small" : "pinned";
+        if (strategy == "pageable") return small ? "pageable_small" : "pageable";
+        if (strategy == "registered") return "registered";
+        if (strategy == "zero_copy") return "zero_copy";
+        if (strategy == "duplex") return small ? "duplex_small" : "duplex";
+        if (strategy == "async_overlap") return "async_overlap";
+        if (strategy == "peer") return "peer";
+        return nullptr;
+    }
+    // The sigma of a row's kind (0 where it has none).
+    double of(const std::string& strategy, const std::string& variant, std::uint64_t bytes) const {
+        const char* k = kind(strategy, variant, bytes);
+        double sigma = 0.0;
+        if (k == nullptr) return sigma;
+        ModelErrorParams copy = *this;
+        copy.visit([&](const FieldInfo& f, double v) {
+            if (std::string(f.key) == k) sigma = v;
+        });
+        return sigma;
+    }
+};
+
 // Everything the model takes, by section. Section names are the YAML keys.
 struct ModelParams {
     LinkParams link;
@@ -365,6 +429,7 @@ struct ModelParams {
     GpuParams gpu;
     NvlinkParams nvlink;
     HostSpreadParams host_spread;
+    ModelErrorParams model_error;
 
     // Calls v.section(name, doc, struct) for each section.
     template <class V>
@@ -380,6 +445,15 @@ struct ModelParams {
         v.section("gpu", "streaming multiprocessors (zero-copy access)", gpu);
         v.section("nvlink", "NVLink between GPUs", nvlink);
         v.section("host_spread", "how the host's costs differ between machines of one kind", host_spread);
+        v.section("model_error", "how far the model's number lies from a machine's median, by kind of row", model_error);
+    }
+    // One machine, the nominal one, taken at its word: every band a point (--deterministic, the
+    // calibration's steps, traces).
+    ModelParams without_spread() const {
+        ModelParams p = *this;
+        p.host_spread = host_spread.without_spread();
+        p.model_error = ModelErrorParams{};
+        return p;
     }
 };
 

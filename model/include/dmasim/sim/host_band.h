@@ -41,6 +41,7 @@ struct BandedCase {
     int runs = 1;       // simulations it took, the nominal one included
     int machines = 1;   // machines the band is taken over (1: none)
     std::vector<bool> banded;  // per row of `result`: its p10/p90/min/max are the machines' band
+    std::vector<double> model_error;  // per row: the model_error sigma its band was widened by (0: none)
 };
 
 // Runs `spec` on the nominal machine and, unless p.host_spread is all zero, on drawn ones. Rows
@@ -52,6 +53,9 @@ struct BandedCase {
 //     the three (one group's costs on an unchanged critical path follow it exactly).
 //   - Drawn: otherwise every machine is simulated (small cases are cheap; this is also what a
 //     polled interval, whose time is not monotone in the host's speed, needs).
+// Then each row's p.model_error sigma (by its kind) widens its band: in log space, below and above
+// the row's time, sqrt(machines^2 + (z sigma)^2) with z the quantile's (1.28 for p10/p90, the
+// extreme machine's for min/max). The row's time never moves.
 BandedCase run_with_host_band(Simulator& sim, const config::ModelParams& p, const CaseSpec& spec);
 
 }  // namespace dmasim::sim

@@ -1,0 +1,87 @@
+// The band's calibration (docs/calibration.md, "The band"): how wide the model's p10-p90 band must
+// be, beyond the machines' spread, to hold the share of the leases' medians a p10-p90 band
+// should hold. The machines' band (config::HostSpreadParams) covers what the host does from
+// machine to machine; what is left outside it is the model's own error, which differs by kind of
+// row (config::ModelErrorParams). This is the pure part: rows already simulated in, sigmas and
+// coverage out, so that tests can give it rows whose answer is known.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace dmasim::app {
+
+// One measured row the model predicts, with the machines' band around it.
+struct BandFitRow {
+    std::string key;   // result_key
+    std::string kind;  // config::ModelErrorParams::kind
+    bool train = true; // false: held out by the calibration's fixed split
+    double time_us = 0.0;
+    double p10_us = 0.0;  // the machines' band (equal to time_us where it has none)
+    double p90_us = 0.0;
+    std::vector<std::pair<std::string, double>> leases;  // each lease's own median of the row
+};
+
+struct BandKindFit {
+    std::string kind;
+    std::size_t train_rows = 0, held_rows = 0;  // rows of the fixed split's training and held-out parts
+    double sigma = 0.0;  // the fitted model_error sigma (log); -1: no training row to fit it on
+    // Shares of lease medians inside the band (0..1; -1 where there were none).
+    double machines_only = -1.0;  // the machines' band alone, training rows
+    double train = -1.0;          // with sigma, training rows (at least the target unless sigma hit 2)
+    double held_out_rows = -1.0;  // with sigma, the held-out rows
+    double held_out_leases = -1.0;// each lease L against a sigma fitted without L's values, every row
+    double band_width_pct = 0.0;      // median over the rows of (p90 - p10) / time, with sigma
+    double measured_spread_pct = 0.0; // median over the rows of the leases' (p90 - p10) / median
+    std::size_t values = 0;           // lease medians of the kind's rows
+};
+
+struct BandFit {
+    double target = 0.8;
+    std::vector<BandKindFit> kinds;  // by kind, sorted
+    // Over every kind: as in BandKindFit.
+    double machines_only = -1.0, train = -1.0, held_out_rows = -1.0, held_out_leases = -1.0;
+    double band_width_pct = 0.0, measured_spread_pct = 0.0;
+};
+
+// The band of a row widened by `sigma` as sim::run_with_host_band widens it (log space,
+// sqrt(machines^2 + (1.2816 sigma)^2) below and above the time).
+std::pair<double, double> widened(const BandFitRow& r, double sigma);
+
+// For each kind: the least sigma in [0, 2] whose band holds at least `target` of the lease
+// medians of its training rows (to 1e-4), and the coverage it gives on the held-out rows and on
+// each lease left out of the fit. A kind with held-out rows only gets no sigma (-1): nothing was
+// fitted, and its coverage is that of the machines' band. `target` is 0.5..0.99.
+BandFit fit_band(const std::vector<BandFitRow>& rows, double target);
+
+// The host's spread between machines (config::HostSpreadParams) from the leases' own medians: for a
+// row, sigma is the p10-p90 width of log(lease median / median over leases) divided by the width
+// that n draws of N(0, 1) give on average (Blom's scores, interpolated the same way: with eight
+// leases the sample's p10-p90 is 0.8 of the population's, so dividing by 2.563 would understate
+// it); a kind's sigma is the median over its rows of four leases or more, and a group's:
+//   calls      <- pinned copies under 64 KiB (a call and a wait around a few us of GPU)
+//   cpu_copies <- pageable copies of 64 KiB and more (the CPU's own copies)
+//   setup      <- the median of the four setup kinds (cudaMallocHost, cudaFreeHost,
+//                 cudaHostRegister, cudaHostUnregister)
+struct SpreadRow {
+    std::string strategy;
+    std::string variant;
+    std::uint64_t size_bytes = 0;
+    std::vector<double> leases;  // each lease's median of the row
+};
+struct HostSpreadGroup {
+    std::string group;        // calls, cpu_copies, setup
+    double sigma = -1.0;      // -1: no row to fit it from
+    std::size_t rows = 0;
+    std::vector<std::pair<std::string, double>> kinds;  // each kind's sigma ("setup=register", ...)
+};
+std::vector<HostSpreadGroup> fit_host_spread(const std::vector<SpreadRow>& rows);
+
+// The p10-p90 width (linear interpolation between ranks) of n standard normal draws, on average:
+// 2.563 as n grows, less for few.
+double expected_p10_p90_width(std::size_t n);
+
+}  // namespace dmasim::app

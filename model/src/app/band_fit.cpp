@@ -1,0 +1,232 @@
+#include "dmasim/app/band_fit.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <set>
+#include <stdexcept>
+
+#include "dmasim/core/results.h"
+
+namespace dmasim::app {
+
+namespace {
+
+constexpr double kZ90 = 1.2815515655446004;  // N(0, 1)'s 90th percentile
+constexpr double kMaxSigma = 2.0;            // model_error's upper bound
+constexpr double kTolerance = 1e-4;
+
+// Lease medians inside / counted, over the rows `take` accepts and the leases `use` accepts.
+struct Count {
+    std::size_t inside = 0, n = 0;
+    double share() const { return n == 0 ? -1.0 : static_cast<double>(inside) / static_cast<double>(n); }
+};
+
+template <class RowPred, class LeasePred>
+Count count(const std::vector<const BandFitRow*>& rows, double sigma, RowPred take, LeasePred use) {
+    Count c;
+    for (const BandFitRow* r : rows) {
+        if (!take(*r)) continue;
+        const auto [lo, hi] = widened(*r, sigma);
+        for (const auto& [lease, v] : r->leases) {
+            if (!use(lease)) continue;
+            ++c.n;
+            if (v >= lo && v <= hi) ++c.inside;
+        }
+    }
+    return c;
+}
+
+// The least sigma whose band holds `target` of what `count_at(sigma)` counts: coverage only grows
+// with sigma, so bisection finds it.
+template <class CountAt>
+double least_sigma(CountAt count_at, double target) {
+    if (count_at(0.0).n == 0) return 0.0;
+    if (count_at(0.0).share() >= target) return 0.0;
+    if (count_at(kMaxSigma).share() < target) return kMaxSigma;
+    double lo = 0.0, hi = kMaxSigma;
+    while (hi - lo > kTolerance) {
+        const double mid = 0.5 * (lo + hi);
+        (count_at(mid).share() >= target ? hi : lo) = mid;
+    }
+    return hi;
+}
+
+double spread_of(const BandFitRow& r) {
+    if (r.leases.size() < 2) return -1.0;
+    std::vector<double> v;
+    for (const auto& lv : r.leases) v.push_back(lv.second);
+    const double med = core::percentile(v, 0.5);
+    return med > 0.0 ? (core::percentile(v, 0.9) - core::percentile(v, 0.1)) / med * 100.0 : -1.0;
+}
+
+double median_or_zero(std::vector<double> v) { return v.empty() ? 0.0 : core::percentile(std::move(v), 0.5); }
+
+}  // namespace
+
+std::pair<double, double> widened(const BandFitRow& r, double sigma) {
+    const double t = r.time_us;
+    const double below = r.p10_us > 0.0 && r.p10_us < t ? std::log(t / r.p10_us) : 0.0;
+    const double above = r.p90_us > t ? std::log(r.p90_us / t) : 0.0;
+    const double s = kZ90 * sigma;
+    return {t * std::exp(-std::hypot(below, s)), t * std::exp(std::hypot(above, s))};
+}
+
+BandFit fit_band(const std::vector<BandFitRow>& rows, double target) {
+    if (!(target >= 0.5 && target <= 0.99)) throw std::invalid_argument("fit_band: target must be 0.5..0.99");
+    BandFit out;
+    out.target = target;
+    std::map<std::string, std::vector<const BandFitRow*>> by_kind;
+    for (const auto& r : rows) {
+        if (!(r.time_us > 0.0) || r.leases.empty()) continue;
+        by_kind[r.kind].push_back(&r);
+    }
+    const auto any_lease = [](const std::string&) { return true; };
+    const auto is_train = [](const BandFitRow& r) { return r.train; };
+    const auto is_held = [](const BandFitRow& r) { return !r.train; };
+    const auto every = [](const BandFitRow&) { return true; };
+    Count all_machines, all_train, all_held, all_lolo;
+    std::vector<double> widths, spreads;
+    for (const auto& [kind, kr] : by_kind) {
+        BandKindFit k;
+        k.kind = kind;
+        for (const BandFitRow* r : kr) {
+            (r->train ? k.train_rows : k.held_rows) += 1;
+            k.values += r->leases.size();
+        }
+        k.sigma = k.train_rows == 0 ? -1.0 : least_sigma([&](double s) { return count(kr, s, is_train, any_lease); }, target);
+        const double used = std::max(k.sigma, 0.0);
+        const Count machines = count(kr, 0.0, is_train, any_lease);
+        const Count train = count(kr, used, is_train, any_lease);
+        const Count held = count(kr, used, is_held, any_lease);
+        // Each lease left out: the sigma its band would have had without it, then its own medians.
+        std::set<std::string> leases;
+        for (const BandFitRow* r : kr) {
+            for (const auto& lv : r->leases) leases.insert(lv.first);
+        }
+        Count lolo;
+        if (leases.size() >= 2) {
+            for (const auto& l : leases) {
+                const auto others = [&](const std::string& x) { return x != l; };
+                const double s =
+                    k.train_rows == 0 ? 0.0 : least_sigma([&](double v) { return count(kr, v, is_train, others); }, target);
+                const Count own = count(kr, s, every, [&](const std::string& x) { return x == l; });
+                lolo.inside += own.inside;
+                lolo.n += own.n;
+            }
+        }
+        k.machines_only = machines.share();
+        k.train = train.share();
+        k.held_out_rows = held.share();
+        k.held_out_leases = lolo.share();
+        std::vector<double> w, m;
+        for (const BandFitRow* r : kr) {
+            const auto [lo, hi] = widened(*r, used);
+            w.push_back((hi - lo) / r->time_us * 100.0);
+            if (const double sp = spread_of(*r); sp >= 0.0) m.push_back(sp);
+        }
+        k.band_width_pct = median_or_zero(w);
+        k.measured_spread_pct = median_or_zero(m);
+        widths.insert(widths.end(), w.begin(), w.end());
+        spreads.insert(spreads.end(), m.begin(), m.end());
+        const auto add = [](Count& sum, const Count& part) {
+            sum.inside += part.inside;
+            sum.n += part.n;
+        };
+        add(all_machines, machines);
+        add(all_train, train);
+        add(all_held, held);
+        add(all_lolo, lolo);
+        out.kinds.push_back(std::move(k));
+    }
+    out.machines_only = all_machines.share();
+    out.train = all_train.share();
+    out.held_out_rows = all_held.share();
+    out.held_out_leases = all_lolo.share();
+    out.band_width_pct = median_or_zero(widths);
+    out.measured_spread_pct = median_or_zero(spreads);
+    return out;
+}
+
+namespace {
+
+double normal_quantile(double q) {
+    // Bisection on erfc: a few calls per fit, not a hot path.
+    double lo = -10.0, hi = 10.0;
+    for (int i = 0; i < 200; ++i) {
+        const double mid = 0.5 * (lo + hi);
+        (0.5 * std::erfc(-mid / std::sqrt(2.0)) < q ? lo : hi) = mid;
+    }
+    return 0.5 * (lo + hi);
+}
+
+// core::percentile's interpolation on sorted values.
+double interpolated(const std::vector<double>& sorted, double q) {
+    const double pos = q * static_cast<double>(sorted.size() - 1);
+    const auto i = static_cast<std::size_t>(pos);
+    if (i + 1 >= sorted.size()) return sorted.back();
+    return sorted[i] + (sorted[i + 1] - sorted[i]) * (pos - static_cast<double>(i));
+}
+
+}  // namespace
+
+double expected_p10_p90_width(std::size_t n) {
+    if (n < 2) return 0.0;
+    // Blom's approximation of the expected order statistics of N(0, 1): (i - 3/8) / (n + 1/4).
+    std::vector<double> scores(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        scores[i] = normal_quantile((static_cast<double>(i + 1) - 0.375) / (static_cast<double>(n) + 0.25));
+    }
+    return interpolated(scores, 0.9) - interpolated(scores, 0.1);
+}
+
+std::vector<HostSpreadGroup> fit_host_spread(const std::vector<SpreadRow>& rows) {
+    constexpr std::size_t kMinLeases = 4;
+    std::map<std::string, std::vector<double>> by_kind;
+    for (const auto& r : rows) {
+        std::string kind;
+        if (r.variant.rfind("setup=", 0) == 0) {
+            kind = r.variant;
+        } else if (r.strategy == "pinned" && r.variant.empty() && r.size_bytes < 65536) {
+            kind = "pinned <64KiB";
+        } else if (r.strategy == "pageable" && r.variant.empty() && r.size_bytes >= 65536) {
+            kind = "pageable >=64KiB";
+        } else {
+            continue;
+        }
+        std::vector<double> v;
+        for (const double x : r.leases) {
+            if (x > 0.0 && std::isfinite(x)) v.push_back(x);
+        }
+        if (v.size() < kMinLeases) continue;
+        const double med = core::percentile(v, 0.5);
+        std::vector<double> logs;
+        for (const double x : v) logs.push_back(std::log(x / med));
+        std::sort(logs.begin(), logs.end());
+        by_kind[kind].push_back((interpolated(logs, 0.9) - interpolated(logs, 0.1)) / expected_p10_p90_width(logs.size()));
+    }
+    const std::vector<std::pair<std::string, std::vector<std::string>>> groups{
+        {"calls", {"pinned <64KiB"}},
+        {"cpu_copies", {"pageable >=64KiB"}},
+        {"setup", {"setup=mallochost", "setup=freehost", "setup=register", "setup=unregister"}},
+    };
+    std::vector<HostSpreadGroup> out;
+    for (const auto& [name, kinds] : groups) {
+        HostSpreadGroup g;
+        g.group = name;
+        std::vector<double> sigmas;
+        for (const auto& k : kinds) {
+            const auto it = by_kind.find(k);
+            if (it == by_kind.end()) continue;
+            g.rows += it->second.size();
+            const double s = core::percentile(it->second, 0.5);
+            g.kinds.emplace_back(k, s);
+            sigmas.push_back(s);
+        }
+        if (!sigmas.empty()) g.sigma = core::percentile(sigmas, 0.5);
+        out.push_back(std::move(g));
+    }
+    return out;
+}
+
+}  // namespace dmasim::app

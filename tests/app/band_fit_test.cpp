@@ -1,0 +1,154 @@
+// The band's calibration (app/band_fit.h): rows whose right sigma is known, by construction.
+#include "dmasim/app/band_fit.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace dmasim::app {
+namespace {
+
+constexpr double kZ90 = 1.2815515655446004;
+
+// A row at 100 us whose ten leases measured 100 e^(offset + step i), i = 0..9.
+BandFitRow row(const std::string& key, const std::string& kind, double offset, double step, bool train = true,
+               double p10 = 100.0, double p90 = 100.0) {
+    BandFitRow r{key, kind, train, 100.0, p10, p90, {}};
+    for (int i = 0; i < 10; ++i) r.leases.emplace_back("lease" + std::to_string(i), 100.0 * std::exp(offset + step * i));
+    return r;
+}
+
+const BandKindFit& kind_of(const BandFit& f, const std::string& kind) {
+    for (const auto& k : f.kinds) {
+        if (k.kind == kind) return k;
+    }
+    throw std::out_of_range(kind);
+}
+
+TEST(BandFit, AModelOffByAKnownAmountNeedsJustTheSigmaThatReachesItsLeases) {
+    // Leases at +0.05 .. +0.14 in log: eight of ten inside needs the band to reach +0.12.
+    const BandFit f = fit_band({row("a", "pinned", 0.05, 0.01), row("b", "pinned", 0.05, 0.01)}, 0.8);
+    const BandKindFit& k = kind_of(f, "pinned");
+    EXPECT_NEAR(k.sigma, 0.12 / kZ90, 2e-4);
+    EXPECT_GE(k.train, 0.8);
+    EXPECT_EQ(k.machines_only, 0.0);
+    // The least such sigma: a little less holds only seven of ten.
+    BandFitRow a = row("a", "pinned", 0.05, 0.01);
+    const auto [lo, hi] = widened(a, k.sigma - 1e-3);
+    int inside = 0;
+    for (const auto& [l, v] : a.leases) inside += v >= lo && v <= hi;
+    EXPECT_EQ(inside, 7);
+}
+
+TEST(BandFit, ABandOfMachinesThatAlreadyHoldsTheLeasesNeedsNoModelError) {
+    // Leases from -0.045 to +0.045 around the model, and a band of machines of +-0.04: eight inside.
+    const double p10 = 100.0 * std::exp(-0.04), p90 = 100.0 * std::exp(0.04);
+    const BandFit f = fit_band({row("a", "setup", -0.045, 0.01, true, p10, p90)}, 0.8);
+    EXPECT_EQ(kind_of(f, "setup").sigma, 0.0);
+    EXPECT_DOUBLE_EQ(kind_of(f, "setup").machines_only, 0.8);
+    // A higher target needs some of the model's error on top of the machines.
+    const BandFit g = fit_band({row("a", "setup", -0.045, 0.01, true, p10, p90)}, 0.95);
+    EXPECT_GT(kind_of(g, "setup").sigma, 0.0);
+    // In quadrature with the machines' 0.04 it reaches the outermost lease, 0.045.
+    EXPECT_NEAR(std::hypot(0.04, kZ90 * kind_of(g, "setup").sigma), 0.045, 2e-4);
+}
+
+TEST(BandFit, EachKindGetsItsOwnSigmaAndHeldOutRowsAreNotFitted) {
+    const BandFit f = fit_band({row("a", "pinned", 0.0, 0.001), row("b", "duplex", 0.2, 0.001),
+                                // Held out: far off, yet it does not move duplex's sigma.
+                                row("c", "duplex", 0.8, 0.001, false)},
+                               0.8);
+    EXPECT_LT(kind_of(f, "pinned").sigma, 0.01 / kZ90);
+    EXPECT_NEAR(kind_of(f, "duplex").sigma, (0.2 + 0.007) / kZ90, 2e-4);
+    EXPECT_EQ(kind_of(f, "duplex").held_out_rows, 0.0);
+    EXPECT_EQ(kind_of(f, "duplex").train_rows, 1u);
+    EXPECT_EQ(kind_of(f, "duplex").held_rows, 1u);
+    EXPECT_EQ(kind_of(f, "pinned").held_out_rows, -1.0);  // none to count
+}
+
+TEST(BandFit, ALeaseLeftOutIsJudgedByTheSigmaFittedWithoutIt) {
+    // Nine leases agree with the model; the tenth is 30 % slow on every row. Fitted with it, 90 %
+    // of the medians are inside at sigma 0, so it stays 0 and the tenth lease is outside; left
+    // out, each of the nine is inside a band fitted to the other eight and the tenth.
+    BandFitRow a{"a", "zero_copy", true, 100.0, 100.0, 100.0, {}};
+    for (int i = 0; i < 9; ++i) a.leases.emplace_back("lease" + std::to_string(i), 100.0);
+    a.leases.emplace_back("slow", 130.0);
+    BandFitRow b = a;
+    b.key = "b";
+    const BandFit f = fit_band({a, b}, 0.8);
+    EXPECT_EQ(kind_of(f, "zero_copy").sigma, 0.0);
+    EXPECT_DOUBLE_EQ(kind_of(f, "zero_copy").held_out_leases, 0.9);
+    EXPECT_DOUBLE_EQ(f.held_out_leases, 0.9);
+}
+
+TEST(BandFit, WidthsAreSetBesideTheLeasesSpread) {
+    const BandFit f = fit_band({row("a", "pinned", 0.05, 0.01)}, 0.8);
+    const BandKindFit& k = kind_of(f, "pinned");
+    EXPECT_NEAR(k.band_width_pct, (std::exp(0.12) - std::exp(-0.12)) * 100.0, 0.05);
+    // The leases' p10-p90 width over their median (linear interpolation between ranks).
+    EXPECT_GT(k.measured_spread_pct, 7.0);
+    EXPECT_LT(k.measured_spread_pct, 8.5);
+    EXPECT_EQ(k.values, 10u);
+}
+
+TEST(HostSpreadFit, FewLeasesWidenTheirP10P90ByWhatFewDrawsOfANormalGive) {
+    EXPECT_NEAR(expected_p10_p90_width(100000), 2 * kZ90, 0.01);
+    // Eight leases: the sample's p10-p90 is about 0.8 of the population's.
+    EXPECT_GT(expected_p10_p90_width(8), 0.75 * 2 * kZ90);
+    EXPECT_LT(expected_p10_p90_width(8), 0.85 * 2 * kZ90);
+    EXPECT_LT(expected_p10_p90_width(8), expected_p10_p90_width(16));
+}
+
+TEST(HostSpreadFit, EachGroupTakesTheSigmaOfItsKindsOfRow) {
+    // Rows whose leases sit exactly at n normal scores times sigma: each gives sigma back.
+    const auto at = [](double sigma, std::size_t n) {
+        std::vector<double> v;
+        for (std::size_t i = 0; i < n; ++i) {
+            // Blom's scores, as expected_p10_p90_width takes them.
+            const double q = (static_cast<double>(i + 1) - 0.375) / (static_cast<double>(n) + 0.25);
+            double lo = -10, hi = 10;
+            for (int k = 0; k < 200; ++k) {
+                const double mid = 0.5 * (lo + hi);
+                (0.5 * std::erfc(-mid / std::sqrt(2.0)) < q ? lo : hi) = mid;
+            }
+            v.push_back(50.0 * std::exp(sigma * 0.5 * (lo + hi)));
+        }
+        return v;
+    };
+    const std::vector<SpreadRow> rows{
+        {"pinned", "", 4096, at(0.09, 8)},
+        {"pinned", "", 1 << 20, at(0.5, 8)},       // a large pinned copy says nothing of the calls
+        {"pageable", "", 1 << 20, at(0.1, 16)},
+        {"pageable", "", 4096, at(0.7, 16)},       // nor a small pageable one of the CPU's copies
+        {"pinned", "setup=mallochost", 4096, at(0.2, 8)},
+        {"pinned", "setup=freehost", 4096, at(0.3, 8)},
+        {"registered", "setup=register", 4096, at(0.15, 8)},
+        {"registered", "setup=unregister", 4096, at(0.1, 8)},
+        {"pinned", "setup=mallochost", 8192, at(5.0, 3)},  // three leases: not a spread
+    };
+    const std::vector<HostSpreadGroup> g = fit_host_spread(rows);
+    ASSERT_EQ(g.size(), 3u);
+    EXPECT_EQ(g[0].group, "calls");
+    EXPECT_NEAR(g[0].sigma, 0.09, 1e-9);
+    EXPECT_EQ(g[1].group, "cpu_copies");
+    EXPECT_NEAR(g[1].sigma, 0.1, 1e-9);
+    EXPECT_EQ(g[2].group, "setup");
+    EXPECT_NEAR(g[2].sigma, 0.175, 1e-9);  // the median of 0.1, 0.15, 0.2, 0.3
+    EXPECT_EQ(g[2].rows, 4u);
+    // No row of a group: no sigma, rather than a zero that would claim machines agree.
+    const std::vector<HostSpreadGroup> none = fit_host_spread({{"pinned", "", 4096, at(0.09, 8)}});
+    EXPECT_EQ(none[1].sigma, -1.0);
+    EXPECT_EQ(none[2].sigma, -1.0);
+}
+
+TEST(BandFit, ATargetOutsideAHalfTo99PercentIsRefused) {
+    EXPECT_THROW(fit_band({}, 0.3), std::invalid_argument);
+    EXPECT_THROW(fit_band({}, 1.0), std::invalid_argument);
+    EXPECT_TRUE(fit_band({}, 0.8).kinds.empty());
+}
+
+}  // namespace
+}  // namespace dmasim::app
