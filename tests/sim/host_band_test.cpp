@@ -118,25 +118,43 @@ TEST(HostBand, InterpolatedBandMatchesTheDrawnOneForOneGroup) {
 }
 
 // A large copy is the link's: its host part is two calls' worth in milliseconds. The case's
-// pinned allocation row is all host, so the case is not screened, but its copy row's band stays
-// within what the screen allows while the allocation's spreads as its costs do.
+// pinned allocation row is all host, but its band is its setup costs' and takes no run, so the
+// case is screened on its copy row: one more run, and the copy's band within the screen.
 TEST(HostBand, ALargeCopysRowIsLinkBoundWithANarrowBand) {
     const config::ModelParams p;
     const BandedCase b = banded(p, "pinned", "h2d", 256 * kMiB);
-    EXPECT_EQ(b.method, BandMethod::kInterpolated);
+    EXPECT_EQ(b.method, BandMethod::kScreened);
+    EXPECT_EQ(b.runs, 2);
     const RowResult& copy = b.result.rows.front();
     EXPECT_GT(copy.p90_ps, copy.time_ps);
     EXPECT_LT((copy.p90_ps - copy.p10_ps) / copy.time_ps, p.host_spread.screen);
+    const double z_hi = host_quantiles(p.host_spread.draws).back();
+    // What the slowest machine, simulated, gives its allocation row.
+    const CaseResult slowest = simulator().run(host_draw(p, z_hi), CaseSpec{"pinned", "h2d", 256 * kMiB, {}, {}});
     bool setup = false;
     for (std::size_t i = 0; i < b.result.rows.size(); ++i) {
         const RowResult& r = b.result.rows[i];
         if (r.variant != "setup=mallochost") continue;
         setup = true;
         ASSERT_TRUE(b.banded[i]);
-        const double z_hi = host_quantiles(p.host_spread.draws).back();
-        EXPECT_NEAR(r.max_ps / r.time_ps, std::exp(p.host_spread.setup * z_hi), 0.01);
+        EXPECT_NEAR(r.max_ps / r.time_ps, std::exp(p.host_spread.setup * z_hi), 1e-9);
+        EXPECT_NEAR(r.max_ps, slowest.rows[i].time_ps, 1e-6 * r.max_ps);
     }
     EXPECT_TRUE(setup);
+}
+
+// Registration alone is setup rows only: their band without a single run more.
+TEST(HostBand, SetupRowsAloneTakeNoRun) {
+    const config::ModelParams p;
+    config::StrategyOptions o;
+    o.registered.setup_only = true;
+    const BandedCase b = banded(p, "registered", "h2d", 16 * kMiB, o);
+    EXPECT_EQ(b.method, BandMethod::kAnalytic);
+    EXPECT_EQ(b.runs, 1);
+    for (const RowResult& r : b.result.rows) {
+        EXPECT_LT(r.p10_ps, r.time_ps) << r.variant;
+        EXPECT_NEAR(r.min_ps / r.time_ps, std::exp(-p.host_spread.setup * host_quantiles(p.host_spread.draws).back()), 1e-9);
+    }
 }
 
 // A case with no host-bound row is screened: one more run, on the slowest machine.

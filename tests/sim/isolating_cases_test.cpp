@@ -481,7 +481,8 @@ TEST(IsolatingCases, BesideAComputeKernelTheRowIsTheTransfersTime) {
 // idle_wake * (1 - exp(-idle / idle_wake_time)), whatever its size (measured on the H100:
 // results/h100-sxm/isolating/frame-idle), and back-to-back work is not delayed at all.
 TEST(IsolatingCases, AFrameAfterIdleStartsLateByTheWakeOfItsIdleTime) {
-    const config::ModelParams p;
+    // Frames as simulated: none late by the host (frame_jitter off).
+    const config::ModelParams p = config::ModelParams{}.without_spread();
     config::ModelParams cold = p;
     cold.runtime.idle_wake = core::Duration{0};
     ASSERT_GT(p.runtime.idle_wake.ps, 0);

@@ -6,6 +6,7 @@
 #include <set>
 #include <stdexcept>
 
+#include "dmasim/core/draws.h"
 #include "dmasim/core/results.h"
 
 namespace dmasim::app {
@@ -225,6 +226,130 @@ std::vector<HostSpreadGroup> fit_host_spread(const std::vector<SpreadRow>& rows)
         }
         if (!sigmas.empty()) g.sigma = core::percentile(sigmas, 0.5);
         out.push_back(std::move(g));
+    }
+    return out;
+}
+
+namespace {
+
+constexpr int kFitLeases = 300;
+constexpr std::array<double, 4> kWeights{1.0, 1.0, 4.0, 0.25};  // p10, p90, p99, max
+
+// The model's statistics of one stream over kFitLeases simulated leases, from draws made once.
+struct StreamDraws {
+    const FrameStream* stream = nullptr;
+    std::vector<double> e, u, x;  // kFitLeases x frames
+};
+
+std::array<double, 4> model_excess(const StreamDraws& d, const std::array<double, 5>& x, double idle_time_us,
+                                   double p50_us) {
+    const auto frames = static_cast<std::size_t>(d.stream->frames);
+    const double idle = std::max(0.0, d.stream->period_us - p50_us);
+    const double chance = x[2] * (idle_time_us > 0.0 ? -std::expm1(-idle / idle_time_us) : 1.0);
+    std::array<std::vector<double>, 4> per_lease;
+    std::vector<double> late(frames);
+    for (int l = 0; l < kFitLeases; ++l) {
+        const std::size_t at = static_cast<std::size_t>(l) * frames;
+        for (std::size_t i = 0; i < frames; ++i) {
+            late[i] = x[0] * std::expm1(x[1] * d.e[at + i]) + (d.u[at + i] < chance ? x[3] * std::exp(x[4] * d.x[at + i]) : 0.0);
+        }
+        std::sort(late.begin(), late.end());
+        const double p50 = interpolated(late, 0.5);
+        per_lease[0].push_back(p50 - interpolated(late, 0.1));
+        per_lease[1].push_back(interpolated(late, 0.9) - p50);
+        per_lease[2].push_back(interpolated(late, 0.99) - p50);
+        per_lease[3].push_back(late.back() - p50);
+    }
+    std::array<double, 4> out{};
+    for (std::size_t k = 0; k < 4; ++k) out[k] = core::percentile(per_lease[k], 0.5);
+    return out;
+}
+
+}  // namespace
+
+FrameJitterFit fit_frame_jitter(const std::vector<FrameStream>& streams, double idle_time_us) {
+    std::vector<StreamDraws> draws;
+    std::vector<std::array<double, 4>> measured;
+    std::vector<double> p50s;
+    for (const auto& s : streams) {
+        if (s.leases.size() < 2 || s.frames < 10 || !(s.period_us > 0.0)) continue;
+        std::array<std::vector<double>, 5> q;
+        for (const auto& l : s.leases) {
+            for (std::size_t k = 0; k < 5; ++k) q[k].push_back(l[k]);
+        }
+        std::array<double, 4> m{};
+        // Each lease's excess over its own p50, then the median over leases.
+        std::array<std::vector<double>, 4> ex;
+        for (const auto& l : s.leases) {
+            ex[0].push_back(l[1] - l[0]);
+            ex[1].push_back(l[2] - l[1]);
+            ex[2].push_back(l[3] - l[1]);
+            ex[3].push_back(l[4] - l[1]);
+        }
+        bool usable = true;
+        for (std::size_t k = 0; k < 4; ++k) {
+            m[k] = core::percentile(ex[k], 0.5);
+            usable = usable && m[k] > 0.0;
+        }
+        if (!usable) continue;
+        StreamDraws d;
+        d.stream = &s;
+        core::Draws rng(core::fnv1a(s.name) ^ 20261126ULL);
+        const std::size_t n = static_cast<std::size_t>(kFitLeases) * static_cast<std::size_t>(s.frames);
+        d.e.resize(n);
+        d.u.resize(n);
+        d.x.resize(n);
+        for (std::size_t i = 0; i < n; ++i) {
+            d.e[i] = rng.normal();
+            d.u[i] = rng.uniform();
+            d.x[i] = rng.normal();
+        }
+        draws.push_back(std::move(d));
+        measured.push_back(m);
+        p50s.push_back(core::percentile(q[1], 0.5));
+    }
+    if (draws.empty()) throw std::invalid_argument("fit_frame_jitter: no stream of frames measured on two leases or more");
+    const auto loss = [&](const std::array<double, 5>& x) {
+        double total = 0.0;
+        for (std::size_t s = 0; s < draws.size(); ++s) {
+            const auto got = model_excess(draws[s], x, idle_time_us, p50s[s]);
+            for (std::size_t k = 0; k < 4; ++k) total += kWeights[k] * std::pow(std::log(std::max(got[k], 1e-3) / measured[s][k]), 2);
+        }
+        return total;
+    };
+    // body (us), body_sigma, slow_probability, slow_time (us), slow_sigma: from a middling start,
+    // each scaled up and down in turn, the step halved when none helps.
+    std::array<double, 5> x{15.0, 0.4, 0.03, 100.0, 1.0};
+    const std::array<double, 5> lo{0.5, 0.01, 1e-4, 1.0, 0.05};
+    const std::array<double, 5> hi{200.0, 2.0, 1.0, 5000.0, 3.0};
+    double best = loss(x);
+    for (double step = 1.0; step > 0.01;) {
+        bool improved = false;
+        for (std::size_t i = 0; i < x.size(); ++i) {
+            for (const double f : {std::exp(step), std::exp(-step)}) {
+                std::array<double, 5> y = x;
+                y[i] = std::clamp(y[i] * f, lo[i], hi[i]);
+                const double v = loss(y);
+                if (v < best) {
+                    best = v;
+                    x = y;
+                    improved = true;
+                }
+            }
+        }
+        if (!improved) step /= 2.0;
+    }
+    FrameJitterFit out;
+    out.body_us = x[0];
+    out.body_sigma = x[1];
+    out.slow_probability = x[2];
+    out.slow_us = x[3];
+    out.slow_sigma = x[4];
+    double weights = 0.0;
+    for (const double w : kWeights) weights += w;
+    out.rms_log_error = std::sqrt(best / (weights * static_cast<double>(draws.size())));
+    for (std::size_t s = 0; s < draws.size(); ++s) {
+        out.lines.push_back({draws[s].stream->name, measured[s], model_excess(draws[s], x, idle_time_us, p50s[s])});
     }
     return out;
 }

@@ -13,6 +13,7 @@
 #include <numeric>
 #include <fstream>
 #include <map>
+#include <optional>
 #include <sstream>
 
 #include "dmasim/app/band_fit.h"
@@ -52,6 +53,7 @@ const std::vector<FreeParam>& free_params() {
         {"cpu.register_per_page", 5e3, 5e6, false},
         {"cpu.unregister_fixed", 1e6, 1e9, false},
         {"cpu.unregister_per_page", 5e3, 5e6, false},
+        {"cpu.register_first_copy", 0.1e6, 20e6, false},
         {"cpu.alloc_pinned_pool_fixed", 0.5e6, 1e9, false},
         {"cpu.alloc_pinned_fixed", 0.5e6, 1e9, false},
         {"cpu.alloc_pinned_per_page", 5e3, 5e6, false},
@@ -398,6 +400,35 @@ std::vector<LeasePlan> plan_leave_one_lease_out(const std::vector<FreeParam>& fr
     return plans;
 }
 
+// The streams of frames for frame_jitter: each periodic scenario of pinned frames without
+// processing, with every lease's p10, p50, p90, p99 and max frame latency (its first run).
+std::vector<FrameStream> frame_streams(const std::vector<config::Scenario>& loaded, const MeasuredSet& set) {
+    std::vector<FrameStream> out;
+    for (const auto& sc : loaded) {
+        const config::FrameOptions& f = sc.options.periodic;
+        if (std::find(sc.strategies.begin(), sc.strategies.end(), "periodic") == sc.strategies.end() || f.via != "pinned" ||
+            f.kernel.ps != 0) {
+            continue;
+        }
+        FrameStream stream{sc.name, static_cast<double>(f.period.ps) * 1e-6, f.count, {}};
+        for (const auto& lease : set.leases) {
+            if (lease.runs.empty()) continue;
+            const core::ResultRow* main = nullptr;
+            const core::ResultRow* p99 = nullptr;
+            for (const auto& r : lease.runs.front().rows) {
+                if (r.scenario != sc.name || r.strategy != "periodic" || r.status != "ok") continue;
+                if (r.variant.empty()) main = &r;
+                if (r.variant == "p99") p99 = &r;
+            }
+            if (main != nullptr && p99 != nullptr) {
+                stream.leases.push_back({main->p10_us, main->time_us, main->p90_us, p99->time_us, main->max_us});
+            }
+        }
+        if (!stream.leases.empty()) out.push_back(std::move(stream));
+    }
+    return out;
+}
+
 // The band's rows: every measured row of a kind with a model_error sigma, of every size, simulated
 // once with the fitted values on the machines of the kind (the band of host_spread), each with its
 // leases' own medians. Periodic streams and harness-only rows are left out as for the fit.
@@ -651,6 +682,7 @@ int cmd_calibrate(const CalibrateOptions& o, int argc, char** argv, std::ostream
     BandFit band;
     std::size_t band_row_count = 0;
     std::vector<HostSpreadGroup> spread;
+    std::optional<FrameJitterFit> jitter;
     std::vector<config::SetOverride> band_sets = fitted;
     if (o.band && mpi::rank() == 0) {
         std::vector<SpreadRow> spread_rows;
@@ -663,6 +695,21 @@ int cmd_calibrate(const CalibrateOptions& o, int argc, char** argv, std::ostream
         spread = fit_host_spread(spread_rows);
         for (const auto& g : spread) {
             if (g.sigma >= 0.0) band_sets.push_back(config::SetOverride{"host_spread." + g.group, fmt::format("{:.4f}", g.sigma), ""});
+        }
+        // Frame jitter, from the streams of pinned frames without processing the leases measured.
+        const std::vector<FrameStream> streams = frame_streams(loaded, set);
+        if (std::any_of(streams.begin(), streams.end(), [](const FrameStream& f) { return f.leases.size() >= 2; })) {
+            const double idle_time_us = static_cast<double>(config::ModelParams{}.runtime.idle_wake_time.ps) * 1e-6;
+            jitter = fit_frame_jitter(streams, idle_time_us);
+            for (const auto& [key, value] :
+                 std::vector<std::pair<std::string, std::string>>{
+                     {"body", fmt::format("{}ps", std::llround(jitter->body_us * 1e6))},
+                     {"body_sigma", fmt::format("{:.4f}", jitter->body_sigma)},
+                     {"slow_probability", fmt::format("{:.5f}", jitter->slow_probability)},
+                     {"slow_time", fmt::format("{}ps", std::llround(jitter->slow_us * 1e6))},
+                     {"slow_sigma", fmt::format("{:.4f}", jitter->slow_sigma)}}) {
+                band_sets.push_back(config::SetOverride{"frame_jitter." + key, value, ""});
+            }
         }
         if (!o.quiet) err << "the band: every measured row on the machines of the kind, with the fitted values\n";
         const std::vector<BandFitRow> br = band_rows(loaded, across, band_sets, o.jobs, o.quiet, err);
@@ -746,6 +793,18 @@ int cmd_calibrate(const CalibrateOptions& o, int argc, char** argv, std::ostream
             for (const auto& [k, v] : g.kinds) y << fmt::format(", {}: {:.4f}", yaml_quote(k), v);
             y << " }\n";
         }
+        if (jitter) {
+            y << fmt::format("  frame_jitter:  # excess over each lease's p50 (us): median over leases, and the model's; weighted rms log error {:.3f}\n",
+                             jitter->rms_log_error);
+            for (const auto& l : jitter->lines) {
+                y << fmt::format("    - {{ stream: {}, p50_minus_p10: [{:.1f}, {:.1f}], p90_minus_p50: [{:.1f}, {:.1f}], "
+                                 "p99_minus_p50: [{:.1f}, {:.1f}], max_minus_p50: [{:.1f}, {:.1f}] }}\n",
+                                 yaml_quote(l.stream), l.measured[0], l.model[0], l.measured[1], l.model[1], l.measured[2],
+                                 l.model[2], l.measured[3], l.model[3]);
+            }
+        } else {
+            y << "  frame_jitter: { skipped: \"no stream of pinned frames measured on two leases or more\" }\n";
+        }
         y << "  kinds:\n";
         const auto line = [&](const std::string& name, std::size_t train_rows, std::size_t held_rows, const std::string& sigma,
                               double machines, double train, double held, double lolo, double width, double spread) {
@@ -801,6 +860,14 @@ int cmd_calibrate(const CalibrateOptions& o, int argc, char** argv, std::ostream
                            share_text(band.machines_only), band.band_width_pct, band.measured_spread_pct);
         for (const auto& g : spread) {
             if (g.sigma >= 0.0) out << fmt::format("  host_spread.{:<16} {:.4f}  from {} rows\n", g.group, g.sigma, g.rows);
+        }
+        if (jitter) {
+            out << fmt::format("  frame_jitter: body {:.1f} us, sigma {:.3f}; slow mode {:.4f} after a long idle, {:.1f} us, sigma {:.3f}\n",
+                               jitter->body_us, jitter->body_sigma, jitter->slow_probability, jitter->slow_us, jitter->slow_sigma);
+            for (const auto& l : jitter->lines) {
+                out << fmt::format("    {:<24} p99 - p50: {:.1f} us measured (median over leases), {:.1f} us model\n", l.stream,
+                                   l.measured[2], l.model[2]);
+            }
         }
         for (const auto& k : band.kinds) {
             out << fmt::format("  model_error.{:<16} {:>6}  held-out rows {:>5}%, leases {:>5}%, width {:.1f}% / {:.1f}%\n",

@@ -199,6 +199,7 @@ void check_cpu(const CpuParams& p, const std::string& prefix, const FailFn& fail
     c.duration("register_per_page", p.register_per_page, kMaxHardwareLatency);
     c.duration("unregister_fixed", p.unregister_fixed, kMaxSoftwareLatency);
     c.duration("unregister_per_page", p.unregister_per_page, kMaxHardwareLatency);
+    c.duration("register_first_copy", p.register_first_copy, kMaxSoftwareLatency);
     c.duration("alloc_pinned_pool_fixed", p.alloc_pinned_pool_fixed, kMaxSoftwareLatency);
     c.duration("alloc_pinned_fixed", p.alloc_pinned_fixed, kMaxSoftwareLatency);
     c.duration("alloc_pinned_per_page", p.alloc_pinned_per_page, kMaxHardwareLatency);
@@ -283,6 +284,19 @@ void check_model_error(const ModelErrorParams& p, const std::string& prefix, con
     copy.visit(Each{c});
 }
 
+void check_frame_jitter(const FrameJitterParams& p, const std::string& prefix, const FailFn& fail) {
+    const Check c(prefix, fail);
+    const auto within = [&](const char* key, double v, double hi) {
+        if (!(v >= 0.0 && v <= hi)) c.bad(key, "must be 0.." + format_field(hi) + ", not " + format_field(v));
+    };
+    c.duration("body", p.body, kMaxSoftwareLatency);
+    within("body_sigma", p.body_sigma, 2.0);
+    within("slow_probability", p.slow_probability, 1.0);
+    c.duration("slow_time", p.slow_time, kMaxSoftwareLatency);
+    within("slow_sigma", p.slow_sigma, 3.0);
+    c.count("seed", p.seed, 0, 1'000'000'000'000);
+}
+
 void check_model_params(const ModelParams& p, const FailFn& fail) {
     check_link(p.link, "link.", fail);
     check_root_complex(p.root_complex, "root_complex.", fail);
@@ -302,6 +316,7 @@ void check_model_params(const ModelParams& p, const FailFn& fail) {
     check_nvlink(p.nvlink, "nvlink.", fail);
     check_host_spread(p.host_spread, "host_spread.", fail);
     check_model_error(p.model_error, "model_error.", fail);
+    check_frame_jitter(p.frame_jitter, "frame_jitter.", fail);
 }
 
 }  // namespace dmasim::config

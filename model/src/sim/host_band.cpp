@@ -50,7 +50,8 @@ config::ModelParams host_draw(const config::ModelParams& nominal, double z) {
     const config::HostSpreadParams& s = nominal.host_spread;
     const double calls = std::exp(s.calls * z);
     for (core::Duration* d : {&p.runtime.call_overhead, &p.runtime.sync_latency, &p.runtime.kernel_launch_latency,
-                              &p.runtime.peer_call, &p.runtime.peer_staged_call, &p.runtime.peer_staged_piece_call}) {
+                              &p.runtime.peer_call, &p.runtime.peer_staged_call, &p.runtime.peer_staged_piece_call,
+                              &p.cpu.register_first_copy}) {
         *d = scaled(*d, calls);
     }
     const double copies = std::exp(s.cpu_copies * z);
@@ -99,29 +100,54 @@ const char* to_string(BandMethod m) {
         case BandMethod::kScreened: return "screened";
         case BandMethod::kInterpolated: return "interpolated";
         case BandMethod::kDrawn: return "drawn";
+        case BandMethod::kAnalytic: return "analytic";
     }
     return "?";
 }
 
 namespace {
 
+// A setup row (cudaMallocHost, cudaHostRegister, cudaHostUnregister) is the sum of setup costs
+// alone, every one of them scaled by exp(host_spread.setup z) on a machine: its band is known
+// without simulating the machine, and it says nothing of how the case's other rows move.
+bool setup_row(const RowResult& r) { return r.variant.rfind("setup=", 0) == 0; }
+
 // The band of machines alone (host_spread).
 BandedCase machines_band(Simulator& sim, const config::ModelParams& p, const CaseSpec& spec) {
     BandedCase out;
     out.result = sim.run(p, spec);
     if (p.host_spread.deterministic()) return out;
-    std::vector<std::size_t> banded;
+    std::vector<std::size_t> banded, setup;
     for (std::size_t i = 0; i < out.result.rows.size(); ++i) {
-        if (takes_band(out.result.rows[i])) banded.push_back(i);
+        if (!takes_band(out.result.rows[i])) continue;
+        (setup_row(out.result.rows[i]) ? setup : banded).push_back(i);
     }
-    if (banded.empty()) return out;
+    if (banded.empty() && setup.empty()) return out;
     out.banded.assign(out.result.rows.size(), false);
     for (const std::size_t i : banded) out.banded[i] = true;
+    for (const std::size_t i : setup) out.banded[i] = true;
 
     // With fewer than three draws there is no slowest machine apart from the nominal one.
     const std::vector<double> z = host_quantiles(std::max<std::int64_t>(p.host_spread.draws, 3));
     out.machines = static_cast<int>(z.size());
     const double z_hi = z.back();
+    const auto set_band = [&](RowResult& r, const std::vector<double>& on_machines) {
+        r.p10_ps = band_quantile(on_machines, 0.1);
+        r.p90_ps = band_quantile(on_machines, 0.9);
+        r.min_ps = *std::min_element(on_machines.begin(), on_machines.end());
+        r.max_ps = *std::max_element(on_machines.begin(), on_machines.end());
+    };
+    for (const std::size_t i : setup) {
+        RowResult& r = out.result.rows[i];
+        std::vector<double> on_machines;
+        for (const double zd : z) on_machines.push_back(r.time_ps * std::exp(p.host_spread.setup * zd));
+        set_band(r, on_machines);
+    }
+    if (banded.empty()) {
+        out.method = BandMethod::kAnalytic;
+        return out;
+    }
+
     // times[d][k]: row banded[k] on machine d.
     std::vector<std::vector<double>> times(z.size());
     const auto take = [&](std::size_t d, const CaseResult& r) {
@@ -171,13 +197,7 @@ BandedCase machines_band(Simulator& sim, const config::ModelParams& p, const Cas
             for (std::size_t d = 0; d < z.size(); ++d) per_row[k][d] = times[d][k];
         }
     }
-    for (std::size_t k = 0; k < banded.size(); ++k) {
-        RowResult& r = out.result.rows[banded[k]];
-        r.p10_ps = band_quantile(per_row[k], 0.1);
-        r.p90_ps = band_quantile(per_row[k], 0.9);
-        r.min_ps = *std::min_element(per_row[k].begin(), per_row[k].end());
-        r.max_ps = *std::max_element(per_row[k].begin(), per_row[k].end());
-    }
+    for (std::size_t k = 0; k < banded.size(); ++k) set_band(out.result.rows[banded[k]], per_row[k]);
     return out;
 }
 

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstddef>
+#include <array>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -83,5 +84,31 @@ std::vector<HostSpreadGroup> fit_host_spread(const std::vector<SpreadRow>& rows)
 // The p10-p90 width (linear interpolation between ranks) of n standard normal draws, on average:
 // 2.563 as n grows, less for few.
 double expected_p10_p90_width(std::size_t n);
+
+// One stream of periodic frames the leases measured (pinned frames, no processing): each lease's
+// p10, p50, p90, p99 and max frame latency, in us.
+struct FrameStream {
+    std::string name;
+    double period_us = 0.0;
+    std::int64_t frames = 0;
+    std::vector<std::array<double, 5>> leases;
+};
+struct FrameJitterFit {
+    double body_us = 0.0, body_sigma = 0.0, slow_probability = 0.0, slow_us = 0.0, slow_sigma = 0.0;
+    double rms_log_error = 0.0;  // weighted, over the statistics below
+    struct Line {
+        std::string stream;
+        // p50 - p10, p90 - p50, p99 - p50, max - p50: the median over leases, and the model's.
+        std::array<double, 4> measured{}, model{};
+    };
+    std::vector<Line> lines;
+};
+// config::FrameJitterParams from the leases' frames: the model's lateness (body on every frame,
+// the slow mode with probability slow_probability (1 - exp(-idle / idle_time_us)), idle = period -
+// p50) simulated on 300 leases of each stream's frame count, with fixed draws; each statistic the
+// median over those leases, as measured; least squares in log with the p99 weighted 4, p10 and
+// p90 1, the max 1/4 (one frame in 500 or 1000 only shapes the slow mode's tail); coordinate
+// descent on a log scale. Throws std::invalid_argument with no stream of two leases or more.
+FrameJitterFit fit_frame_jitter(const std::vector<FrameStream>& streams, double idle_time_us);
 
 }  // namespace dmasim::app

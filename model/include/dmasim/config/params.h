@@ -200,6 +200,7 @@ struct CpuParams {
     Duration register_per_page{250'000};
     Duration unregister_fixed{10'000'000};
     Duration unregister_per_page{100'000};
+    Duration register_first_copy{3'000'000};
     Duration alloc_pinned_pool_fixed{3'000'000};
     Duration alloc_pinned_fixed{100'000'000};
     Duration alloc_pinned_per_page{1'700'000};
@@ -220,6 +221,7 @@ struct CpuParams {
         v(FieldInfo{"register_per_page", "time", "cudaHostRegister: pin and map one page; 0s..1ms"}, register_per_page);
         v(FieldInfo{"unregister_fixed", "time", "cudaHostUnregister: cost independent of size; 0s..1s"}, unregister_fixed);
         v(FieldInfo{"unregister_per_page", "time", "cudaHostUnregister: unmap and unpin one page; 0s..1ms"}, unregister_per_page);
+        v(FieldInfo{"register_first_copy", "time", "what the first cudaMemcpy from or to memory just registered costs beyond a pinned one of the same size, on the CPU before the copy starts (the driver resolving the new registration): on the sixteen H100 leases the registered copy minus the pinned one is 2.3-3.6 us (median per lease) at 64 KiB and 1 MiB both ways, and not the per-page cost of a mapping (8.8 us at 16 MiB, within the noise at 256 MiB); 3 us (results/h100-sxm/spread.csv); 0s..1s"}, register_first_copy);
         v(FieldInfo{"alloc_pinned_pool_fixed", "time", "cudaMallocHost served from the driver's pinned pool (any size below alloc_pinned_pool); 0s..1s"}, alloc_pinned_pool_fixed);
         v(FieldInfo{"alloc_pinned_fixed", "time", "cudaMallocHost from the OS (not pooled): cost independent of size; 0s..1s"}, alloc_pinned_fixed);
         v(FieldInfo{"alloc_pinned_per_page", "time", "cudaMallocHost from the OS: allocate, zero, pin and map one page; 0s..1ms"}, alloc_pinned_per_page);
@@ -336,7 +338,7 @@ struct HostSpreadParams {
 
     template <class V>
     void visit(V&& v) {
-        v(FieldInfo{"calls", "log sigma", "spread between machines of the CUDA runtime's calls and waits on the CPU (runtime.call_overhead, sync_latency, kernel_launch_latency, peer_call, peer_staged_call, peer_staged_piece_call): H100 0.090, small pinned copies (< 64 KiB, 18 rows x 16 leases); 0..2"}, calls);
+        v(FieldInfo{"calls", "log sigma", "spread between machines of the CUDA runtime's calls and waits on the CPU (runtime.call_overhead, sync_latency, kernel_launch_latency, peer_call, peer_staged_call, peer_staged_piece_call, cpu.register_first_copy): H100 0.090, small pinned copies (< 64 KiB, 18 rows x 16 leases); 0..2"}, calls);
         v(FieldInfo{"cpu_copies", "log sigma", "spread between machines of the CPU's own copy rate (cpu.memcpy_bandwidth, memcpy_bandwidth_cached; pageable staging, inline copies): H100 0.103, pageable copies >= 64 KiB (42 rows x 16 leases); 0..2"}, cpu_copies);
         v(FieldInfo{"setup", "log sigma", "spread between machines of pinning, unpinning and pinned allocation (cpu.register_*, unregister_*, alloc_pinned_*): H100 0.217, the median of the four setup rows' spreads (cudaMallocHost 0.235, cudaFreeHost 0.285, cudaHostRegister 0.199, cudaHostUnregister 0.139); 0..2"}, setup);
         v(FieldInfo{"draws", "count", "machines a host-bound case is simulated on, at the host-speed quantiles (i + 0.5) / draws of N(0, 1), besides the nominal one; the rows' p10/p90 are those of the draws, min/max the extreme draws; 3..64"}, draws);
@@ -349,6 +351,42 @@ struct HostSpreadParams {
         HostSpreadParams s = *this;
         s.calls = s.cpu_copies = s.setup = 0.0;
         return s;
+    }
+};
+
+// How much later than its release a periodic frame starts on one machine, frame by frame
+// (strategies/periodic.cpp; docs/model.md, "Frame jitter"). dmaprobe, as a producer would, sleeps
+// until 200 us before each release and spins; the OS wakes it a little late every time (the body,
+// which leaves the median where it is) and sometimes so late that the frame starts late (the slow
+// mode), the likelier the longer it slept: probability slow_probability (1 - exp(-idle /
+// runtime.idle_wake_time)). A frame already waiting for the one before hides what is smaller than
+// its wait. dmasim calibrate fits them (docs/calibration.md, "The band") to each lease's p10, p50,
+// p90, p99 and max of 500 frames every 8 ms and 1000 every 2 ms; the defaults are its fit to the
+// eight H100 leases of results/h100-sxm/calibration.yaml. body 0 and slow_probability 0: frames
+// repeat exactly.
+struct FrameJitterParams {
+    Duration body{33'300'000};
+    double body_sigma = 0.180;
+    double slow_probability = 0.1097;
+    Duration slow_time{103'200'000};
+    double slow_sigma = 0.842;
+    std::int64_t seed = 1;
+
+    template <class V>
+    void visit(V&& v) {
+        v(FieldInfo{"body", "time", "every frame starts b (exp(body_sigma e) - 1) late, e ~ N(0, 1): half early, half late, the median as simulated; H100 33.3 us (p10 and p90 of the frames 7 and 8 us around the median); 0s..1s"}, body);
+        v(FieldInfo{"body_sigma", "log sigma", "the body's spread; H100 0.180; 0..2"}, body_sigma);
+        v(FieldInfo{"slow_probability", "ratio", "the chance that a frame after a long idle (many times runtime.idle_wake_time) starts late by the slow mode; after an idle s it is this times 1 - exp(-s / idle_wake_time): H100 0.110, so 6.0 % of the frames every 8 ms and 1.9 % of those every 2 ms; 0..1"}, slow_probability);
+        v(FieldInfo{"slow_time", "time", "the slow mode's median lateness (lognormal); H100 103.2 us; 0s..1s"}, slow_time);
+        v(FieldInfo{"slow_sigma", "log sigma", "the slow mode's spread; H100 0.842 (p99 of 500 frames every 8 ms 209 us past their median, 179 measured; of 1000 every 2 ms 92, 100 measured); 0..3"}, slow_sigma);
+        v(FieldInfo{"seed", "count", "the frames' draws: each case draws from this seed and its own label, so a run repeats exactly; 0..1e12"}, seed);
+    }
+    bool active() const { return body.ps > 0 || slow_probability > 0.0; }
+    FrameJitterParams without_spread() const {
+        FrameJitterParams j = *this;
+        j.body = Duration{0};
+        j.slow_probability = 0.0;
+        return j;
     }
 };
 
@@ -430,6 +468,7 @@ struct ModelParams {
     NvlinkParams nvlink;
     HostSpreadParams host_spread;
     ModelErrorParams model_error;
+    FrameJitterParams frame_jitter;
 
     // Calls v.section(name, doc, struct) for each section.
     template <class V>
@@ -446,6 +485,7 @@ struct ModelParams {
         v.section("nvlink", "NVLink between GPUs", nvlink);
         v.section("host_spread", "how the host's costs differ between machines of one kind", host_spread);
         v.section("model_error", "how far the model's number lies from a machine's median, by kind of row", model_error);
+        v.section("frame_jitter", "how much later than its release a periodic frame starts, frame by frame", frame_jitter);
     }
     // One machine, the nominal one, taken at its word: every band a point (--deterministic, the
     // calibration's steps, traces).
@@ -453,6 +493,7 @@ struct ModelParams {
         ModelParams p = *this;
         p.host_spread = host_spread.without_spread();
         p.model_error = ModelErrorParams{};
+        p.frame_jitter = frame_jitter.without_spread();
         return p;
     }
 };

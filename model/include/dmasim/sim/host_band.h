@@ -32,6 +32,7 @@ enum class BandMethod : std::uint8_t {
     kScreened,    // link-bound: from the slowest draw alone (host_spread.screen)
     kInterpolated,// host-bound but large (more than host_spread.full_draw_tlps): from the fastest and slowest draws
     kDrawn,       // every draw simulated
+    kAnalytic,    // setup rows alone: their band is their setup costs' (no run)
 };
 const char* to_string(BandMethod m);
 
@@ -46,6 +47,8 @@ struct BandedCase {
 
 // Runs `spec` on the nominal machine and, unless p.host_spread is all zero, on drawn ones. Rows
 // with a spread of their own (periodic frames: p10 < p90) and rows that are not "ok" keep theirs.
+// Setup rows (variant "setup=...") are their setup costs alone: on the machine at z, their time
+// times exp(host_spread.setup z), with no run; the rest of the case is banded as follows.
 //   - Screened: when no row moves by host_spread.screen on the slowest machine, the host's part
 //     of each row is small, and the band follows that one run, linear in z.
 //   - Interpolated: a case of more TLPs than host_spread.full_draw_tlps runs on the fastest and
