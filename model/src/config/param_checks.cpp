@@ -295,6 +295,7 @@ void check_frame_jitter(const FrameJitterParams& p, const std::string& prefix, c
     c.duration("slow_time", p.slow_time, kMaxSoftwareLatency);
     within("slow_sigma", p.slow_sigma, 3.0);
     c.count("seed", p.seed, 0, 1'000'000'000'000);
+    c.count("runs", p.runs, 1, 10001);
 }
 
 void check_model_params(const ModelParams& p, const FailFn& fail) {

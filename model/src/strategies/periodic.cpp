@@ -21,9 +21,9 @@ namespace {
 
 // Each frame starts later than its release by its draw (config::FrameJitterParams): the body on
 // every frame, the slow mode with a chance that grows with the idle time before the release. A
-// frame released while the one before was still running (as jittered) waits for it anyway: it
-// moves by what the jitter added to that one's end, or by its own lateness where that is more,
-// so a backlog carries its first frame's lateness and hides the smaller lateness of the rest.
+// frame released while the one before was still running (as jittered) is issued when that one
+// returns, with no sleep to wake from: it moves by what the jitter added to that one's end, so a
+// backlog carries its first frame's lateness and adds none of its own.
 void jitter_frames(std::vector<double>& latency, const config::FrameJitterParams& j, double period_ps,
                    double idle_time_ps, std::uint64_t seed) {
     if (!j.active() || latency.empty()) return;
@@ -42,10 +42,11 @@ void jitter_frames(std::vector<double>& latency, const config::FrameJitterParams
             // At rest at its release: the frame starts as late (or as early) as its draw.
             latency[i] = simulated[i] + late;
         } else {
-            // Released into the one before: it starts when that one ends, later than simulated by
-            // what the jitter added to that one, or by its own lateness if that is more.
-            const double extra_wait = std::max(0.0, (before - period_ps) - std::max(0.0, before_simulated - period_ps));
-            latency[i] = simulated[i] + std::max(extra_wait, late);
+            // Released into the one before: the thread is still waiting for that one and issues
+            // this frame as it returns, without sleeping (dmaprobe's wait_until returns at once),
+            // so the frame moves by what the jitter added to that one's end, not by a lateness of
+            // its own.
+            latency[i] = simulated[i] + std::max(0.0, (before - period_ps) - std::max(0.0, before_simulated - period_ps));
         }
         before = latency[i];
         before_simulated = simulated[i];
@@ -172,23 +173,72 @@ void run_periodic(Engine& engine, Case& c) {
     // The rate kept up is the GPU's and the link's: the host's lateness moves single frames, not
     // the spacing of a stream (with few frames one late last frame would move it a lot).
     const std::vector<double> simulated = latency;
-    jitter_frames(latency, params.frame_jitter, static_cast<double>(f.period.ps),
-                  static_cast<double>(params.runtime.idle_wake_time.ps),
-                  static_cast<std::uint64_t>(params.frame_jitter.seed) ^
-                      core::fnv1a(spec.label + "|" + spec.strategy + "|" + f.via + "|" + std::to_string(spec.bytes) + "|" +
-                            std::to_string(f.period.ps) + "|" + std::to_string(f.count)));
     const double deadline = static_cast<double>((f.deadline.ps > 0 ? f.deadline : f.period).ps);
-    const auto misses = std::count_if(latency.begin(), latency.end(), [&](double l) { return l > deadline; });
-    RowResult main = sim_row("", core::percentile(latency, 0.5), 1,
-                             std::to_string(f.count) + " frames via " + f.via + ", per-frame latency from release", o);
-    main.p10_ps = core::percentile(latency, 0.1);
-    main.p90_ps = core::percentile(latency, 0.9);
-    main.min_ps = *std::min_element(latency.begin(), latency.end());
-    main.max_ps = *std::max_element(latency.begin(), latency.end());
+    const double period_ps = static_cast<double>(f.period.ps);
+    // One run of the stream's frames, as dmaprobe reports it (backlog as dmaprobe defines it: the
+    // last quarter's median latency against the first quarter's).
+    struct Run {
+        double p50, p10, p90, min, max, p99, misses;
+        double last_p50, last_p10, last_p90, last_min, last_max, first_p50, late_starts;
+    };
+    const auto run_of = [&](const std::vector<double>& l) {
+        const std::size_t quarter = std::max<std::size_t>(1, l.size() / 4);
+        const std::vector<double> first(l.begin(), l.begin() + static_cast<std::ptrdiff_t>(quarter));
+        const std::vector<double> last(l.end() - static_cast<std::ptrdiff_t>(quarter), l.end());
+        Run r{};
+        r.p50 = core::percentile(l, 0.5);
+        r.p10 = core::percentile(l, 0.1);
+        r.p90 = core::percentile(l, 0.9);
+        r.min = *std::min_element(l.begin(), l.end());
+        r.max = *std::max_element(l.begin(), l.end());
+        r.p99 = core::percentile(l, 0.99);
+        r.misses = static_cast<double>(std::count_if(l.begin(), l.end(), [&](double x) { return x > deadline; }));
+        r.last_p50 = core::percentile(last, 0.5);
+        r.last_p10 = core::percentile(last, 0.1);
+        r.last_p90 = core::percentile(last, 0.9);
+        r.last_min = *std::min_element(last.begin(), last.end());
+        r.last_max = *std::max_element(last.begin(), last.end());
+        r.first_p50 = core::percentile(first, 0.5);
+        // Frames released while the one before was still in flight: where a backlog starts.
+        r.late_starts = static_cast<double>(std::count_if(l.begin(), l.end() - 1, [&](double x) { return x > period_ps; }));
+        return r;
+    };
+    // With the host's lateness drawn, the stream runs frame_jitter.runs times, each with draws of
+    // its own, and each statistic is the median over those runs, as compare takes the median over
+    // leases of each lease's: one run's p99 of 1000 frames is the 10th latest frame, which a few
+    // slow frames more or less move by tens of microseconds.
+    std::vector<Run> runs;
+    if (!params.frame_jitter.active()) {
+        runs.push_back(run_of(simulated));
+    } else {
+        const std::uint64_t seed =
+            static_cast<std::uint64_t>(params.frame_jitter.seed) ^
+            core::fnv1a(spec.label + "|" + spec.strategy + "|" + f.via + "|" + std::to_string(spec.bytes) + "|" +
+                        std::to_string(f.period.ps) + "|" + std::to_string(f.count));
+        for (std::int64_t k = 0; k < params.frame_jitter.runs; ++k) {
+            latency = simulated;
+            jitter_frames(latency, params.frame_jitter, period_ps, static_cast<double>(params.runtime.idle_wake_time.ps),
+                          core::fnv1a(std::to_string(seed) + "/" + std::to_string(k)));
+            runs.push_back(run_of(latency));
+        }
+    }
+    const auto median = [&](double Run::*field) {
+        std::vector<double> v;
+        for (const Run& r : runs) v.push_back(r.*field);
+        return core::percentile(v, 0.5);
+    };
+    const std::string over = runs.size() > 1 ? "; the median over " + std::to_string(runs.size()) + " runs of the stream" : "";
+    RowResult main = sim_row("", median(&Run::p50), 1,
+                             std::to_string(f.count) + " frames via " + f.via + ", per-frame latency from release" + over, o);
+    main.p10_ps = median(&Run::p10);
+    main.p90_ps = median(&Run::p90);
+    main.min_ps = median(&Run::min);
+    main.max_ps = median(&Run::max);
     result.rows.push_back(main);
-    result.rows.push_back(sim_row("p99", core::percentile(latency, 0.99), 1, "99th percentile frame latency", o));
+    result.rows.push_back(sim_row("p99", median(&Run::p99), 1, "99th percentile frame latency" + over, o));
+    const auto misses = std::llround(median(&Run::misses));
     result.rows.push_back(sim_row("misses", deadline, 1,
-                                  std::to_string(misses) + " of " + std::to_string(f.count) + " frames missed the deadline",
+                                  std::to_string(misses) + " of " + std::to_string(f.count) + " frames missed the deadline" + over,
                                   o));
     // Sustained: the spacing of the frames' completions, first to last (as simulated, before the
     // host's lateness), so gbps is the rate the GPU kept up whatever the frame count. (The whole
@@ -196,32 +246,24 @@ void run_periodic(Engine& engine, Case& c) {
     // stream came out at 3.08 GB/s.)
     const std::size_t n = simulated.size();
     const double spacing_ps = n < 2 ? simulated.front()
-                                    : static_cast<double>(f.period.ps) + (simulated.back() - simulated.front()) / static_cast<double>(n - 1);
+                                    : period_ps + (simulated.back() - simulated.front()) / static_cast<double>(n - 1);
     result.rows.push_back(sim_row("sustained", spacing_ps, 1,
                                   n < 2 ? "one frame: its latency" : "spacing of the frames' completions, first to last: gbps is the rate kept up",
                                   o));
-    // Backlog, defined as dmaprobe defines it: the last quarter's median latency against
-    // the first quarter's.
-    const std::size_t quarter = std::max<std::size_t>(1, latency.size() / 4);
-    const std::vector<double> first(latency.begin(), latency.begin() + static_cast<std::ptrdiff_t>(quarter));
-    const std::vector<double> last(latency.end() - static_cast<std::ptrdiff_t>(quarter), latency.end());
-    const double first_ps = core::percentile(first, 0.5);
-    RowResult backlog = make_row("backlog", core::percentile(last, 0.5), 1, "");
-    backlog.p10_ps = core::percentile(last, 0.1);
-    backlog.p90_ps = core::percentile(last, 0.9);
-    backlog.min_ps = *std::min_element(last.begin(), last.end());
-    backlog.max_ps = *std::max_element(last.begin(), last.end());
+    RowResult backlog = make_row("backlog", median(&Run::last_p50), 1, "");
+    backlog.p10_ps = median(&Run::last_p10);
+    backlog.p90_ps = median(&Run::last_p90);
+    backlog.min_ps = median(&Run::last_min);
+    backlog.max_ps = median(&Run::last_max);
+    const double first_ps = median(&Run::first_p50);
     const double growth_ps = backlog.time_ps - first_ps;
-    // Frames released while the one before was still in flight: where a backlog starts.
-    const auto late_starts = std::count_if(latency.begin(), latency.end() - 1,
-                                           [&](double l) { return l > static_cast<double>(f.period.ps); });
     char buf[200];
     std::snprintf(buf, sizeof buf,
                   "last quarter of frames; first_quarter_us=%.4g growth_us=%.4g backlog=%s; %lld of %lld frames "
                   "released before the previous one finished",
-                  first_ps * 1e-6, growth_ps * 1e-6, growth_ps > static_cast<double>(f.period.ps) ? "yes" : "no",
-                  static_cast<long long>(late_starts), static_cast<long long>(f.count));
-    backlog.note = with_note(buf, o.fast_forward);
+                  first_ps * 1e-6, growth_ps * 1e-6, growth_ps > period_ps ? "yes" : "no",
+                  static_cast<long long>(std::llround(median(&Run::late_starts))), static_cast<long long>(f.count));
+    backlog.note = with_note(buf + over, o.fast_forward);
     result.rows.push_back(backlog);
 }
 

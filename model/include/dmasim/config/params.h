@@ -371,6 +371,7 @@ struct FrameJitterParams {
     Duration slow_time{103'200'000};
     double slow_sigma = 0.842;
     std::int64_t seed = 1;
+    std::int64_t runs = 101;
 
     template <class V>
     void visit(V&& v) {
@@ -380,6 +381,7 @@ struct FrameJitterParams {
         v(FieldInfo{"slow_time", "time", "the slow mode's median lateness (lognormal); H100 103.2 us; 0s..1s"}, slow_time);
         v(FieldInfo{"slow_sigma", "log sigma", "the slow mode's spread; H100 0.842 (p99 of 500 frames every 8 ms 209 us past their median, 179 measured; of 1000 every 2 ms 92, 100 measured); 0..3"}, slow_sigma);
         v(FieldInfo{"seed", "count", "the frames' draws: each case draws from this seed and its own label, so a run repeats exactly; 0..1e12"}, seed);
+        v(FieldInfo{"runs", "count", "runs of the stream, each with draws of its own; each row is the median over them of its statistic, as compare takes the median over leases (one run's p99 of 1000 frames moves by tens of us with a few slow frames more or less); 1..10001"}, runs);
     }
     bool active() const { return body.ps > 0 || slow_probability > 0.0; }
     FrameJitterParams without_spread() const {
