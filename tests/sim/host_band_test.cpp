@@ -118,19 +118,22 @@ TEST(HostBand, InterpolatedBandMatchesTheDrawnOneForOneGroup) {
 }
 
 // A large copy is the link's: its host part is two calls' worth in milliseconds. The case's
-// pinned allocation row is all host, but its band is its setup costs' and takes no run, so the
-// case is screened on its copy row: one more run, and the copy's band within the screen.
+// pinned allocation row is all host, but its band is its setup costs' and takes no run; the copy
+// row's is bounded by its call and wait (strategies::Strategy::host_calls), also without a run:
+// a bound at least as wide as what the slowest machine, simulated, gives, and within the screen.
 TEST(HostBand, ALargeCopysRowIsLinkBoundWithANarrowBand) {
     const config::ModelParams p;
     const BandedCase b = banded(p, "pinned", "h2d", 256 * kMiB);
-    EXPECT_EQ(b.method, BandMethod::kScreened);
-    EXPECT_EQ(b.runs, 2);
+    EXPECT_EQ(b.method, BandMethod::kBounded);
+    EXPECT_EQ(b.runs, 1);
     const RowResult& copy = b.result.rows.front();
     EXPECT_GT(copy.p90_ps, copy.time_ps);
     EXPECT_LT((copy.p90_ps - copy.p10_ps) / copy.time_ps, p.host_spread.screen);
     const double z_hi = host_quantiles(p.host_spread.draws).back();
-    // What the slowest machine, simulated, gives its allocation row.
+    // What the slowest machine, simulated, gives its rows.
     const CaseResult slowest = simulator().run(host_draw(p, z_hi), CaseSpec{"pinned", "h2d", 256 * kMiB, {}, {}});
+    EXPECT_GE(copy.max_ps, slowest.rows.front().time_ps);
+    EXPECT_GT(slowest.rows.front().time_ps, copy.time_ps);
     bool setup = false;
     for (std::size_t i = 0; i < b.result.rows.size(); ++i) {
         const RowResult& r = b.result.rows[i];
@@ -141,6 +144,8 @@ TEST(HostBand, ALargeCopysRowIsLinkBoundWithANarrowBand) {
         EXPECT_NEAR(r.max_ps, slowest.rows[i].time_ps, 1e-6 * r.max_ps);
     }
     EXPECT_TRUE(setup);
+    // A small copy's host part is most of it: no bound holds, and machines are simulated.
+    EXPECT_EQ(banded(p, "pinned", "h2d", 4 * kMiB >> 6).method, BandMethod::kDrawn);
 }
 
 // Registration alone is setup rows only: their band without a single run more.
@@ -157,16 +162,23 @@ TEST(HostBand, SetupRowsAloneTakeNoRun) {
     }
 }
 
-// A case with no host-bound row is screened: one more run, on the slowest machine.
-TEST(HostBand, ALargeZeroCopyKernelIsScreened) {
+// A zero-copy kernel of 64 MiB is bounded by its launch call, launch and wait: no run. A case
+// whose strategy declares no host calls (duplex) is screened: one more run, on the slowest machine.
+TEST(HostBand, ALargeZeroCopyKernelIsBoundedAndADuplexPairScreened) {
     const config::ModelParams p;
     const BandedCase b = banded(p, "zero_copy", "h2d", 64 * kMiB);
-    EXPECT_EQ(b.method, BandMethod::kScreened);
-    EXPECT_EQ(b.runs, 2);
+    EXPECT_EQ(b.method, BandMethod::kBounded);
+    EXPECT_EQ(b.runs, 1);
     const RowResult& r = b.result.rows.front();
     EXPECT_GT(r.p90_ps, r.time_ps);
     EXPECT_LT(r.p10_ps, r.time_ps);
     EXPECT_LT((r.p90_ps - r.p10_ps) / r.time_ps, p.host_spread.screen);
+    const double z_hi = host_quantiles(p.host_spread.draws).back();
+    const CaseResult slowest = simulator().run(host_draw(p, z_hi), CaseSpec{"zero_copy", "h2d", 64 * kMiB, {}, {}});
+    EXPECT_GE(r.max_ps, slowest.rows.front().time_ps);
+    const BandedCase d = banded(p, "duplex", "both", 64 * kMiB);
+    EXPECT_EQ(d.method, BandMethod::kScreened);
+    EXPECT_EQ(d.runs, 2);
 }
 
 TEST(HostBand, WithoutSpreadACaseRunsOnceAndKeepsOneNumber) {

@@ -1,5 +1,7 @@
 #include "dmasim/sim/host_band.h"
 
+#include "dmasim/strategies/registry.h"
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
@@ -101,6 +103,7 @@ const char* to_string(BandMethod m) {
         case BandMethod::kInterpolated: return "interpolated";
         case BandMethod::kDrawn: return "drawn";
         case BandMethod::kAnalytic: return "analytic";
+        case BandMethod::kBounded: return "bounded";
     }
     return "?";
 }
@@ -162,6 +165,29 @@ BandedCase machines_band(Simulator& sim, const config::ModelParams& p, const Cas
     const auto on_machine = [&](std::size_t d) { take(d, sim.run(host_draw(p, z[d]), spec)); };
     std::vector<double> nominal;
     for (const std::size_t i : banded) nominal.push_back(out.result.rows[i].time_ps);
+
+    // A strategy whose rows have at most host_calls calls, waits and launches on their critical
+    // path, and no other host cost: on the machine at z its row is at most their nominal sum times
+    // exp(sigma_calls z) - 1 slower. Where that is under the screen on the slowest machine for
+    // every row, the band is that bound, and no machine is simulated.
+    const strategies::Strategy* strategy = strategies::find(spec.strategy);
+    if (strategy != nullptr && strategy->host_calls > 0) {
+        const config::RuntimeParams& rt = p.runtime;
+        const double per_call = static_cast<double>(std::max({rt.call_overhead.ps, rt.sync_latency.ps, rt.kernel_launch_latency.ps}));
+        const double host_ps = strategy->host_calls * per_call;
+        const auto extra = [&](double zd) { return host_ps * std::expm1(p.host_spread.calls * zd); };
+        const bool bounded = std::all_of(nominal.begin(), nominal.end(),
+                                         [&](double t) { return t > 0.0 && extra(z_hi) < p.host_spread.screen * t; });
+        if (bounded) {
+            out.method = BandMethod::kBounded;
+            for (std::size_t k = 0; k < banded.size(); ++k) {
+                std::vector<double> on_machines;
+                for (const double zd : z) on_machines.push_back(nominal[k] + extra(zd));
+                set_band(out.result.rows[banded[k]], on_machines);
+            }
+            return out;
+        }
+    }
 
     on_machine(z.size() - 1);
     double moved = 0.0;

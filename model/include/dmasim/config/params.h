@@ -332,7 +332,7 @@ struct HostSpreadParams {
     double calls = 0.090;
     double cpu_copies = 0.103;
     double setup = 0.217;
-    std::int64_t draws = 9;
+    std::int64_t draws = 7;
     double screen = 1e-2;
     std::int64_t full_draw_tlps = 65536;
 

@@ -33,6 +33,7 @@ enum class BandMethod : std::uint8_t {
     kInterpolated,// host-bound but large (more than host_spread.full_draw_tlps): from the fastest and slowest draws
     kDrawn,       // every draw simulated
     kAnalytic,    // setup rows alone: their band is their setup costs' (no run)
+    kBounded,     // link-bound by a bound on its host calls (strategies::Strategy::host_calls; no run)
 };
 const char* to_string(BandMethod m);
 
@@ -49,6 +50,9 @@ struct BandedCase {
 // with a spread of their own (periodic frames: p10 < p90) and rows that are not "ok" keep theirs.
 // Setup rows (variant "setup=...") are their setup costs alone: on the machine at z, their time
 // times exp(host_spread.setup z), with no run; the rest of the case is banded as follows.
+//   - Bounded: a strategy that declares its host calls (strategies::Strategy::host_calls), whose
+//     rows their nominal cost times exp(sigma_calls z) - 1 moves by less than host_spread.screen
+//     on the slowest machine: the band is that bound (an upper one), with no run.
 //   - Screened: when no row moves by host_spread.screen on the slowest machine, the host's part
 //     of each row is small, and the band follows that one run, linear in z.
 //   - Interpolated: a case of more TLPs than host_spread.full_draw_tlps runs on the fastest and

@@ -64,6 +64,11 @@ struct Case {
 struct Strategy {
     const char* name;  // as scenarios spell it
     void (*run)(Engine& engine, Case& c);
+    // The most runtime calls, waits and kernel launches on the critical path of one of its rows
+    // (setup rows aside), where that is known and no other host cost (a CPU copy) is on it: the
+    // band of machines may then bound the host's part of a row without simulating a machine
+    // (sim/host_band.h). 0: not known.
+    int host_calls = 0;
 };
 
 // Every strategy the model simulates, in the order docs list them.
