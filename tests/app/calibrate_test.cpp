@@ -76,6 +76,17 @@ TEST(Calibrate, RecoversKnownParametersFromModelGeneratedData) {
     EXPECT_EQ(c.code, 0) << c.err;
 }
 
+// The compare fixture's measured rows with every time scaled by `f`, written to `file`: a lease
+// (or a lease's run) of a tiny synthetic machine.
+void write_scaled_fixture(const std::filesystem::path& file, double f) {
+    std::ifstream in(std::string(DMASIM_SOURCE_DIR) + "/tests/app/fixtures/compare/measured.csv");
+    auto rows = core::read_results_csv(in, "measured.csv");
+    for (auto& r : rows) r.time_us *= f;
+    std::filesystem::create_directories(file.parent_path());
+    std::ofstream out(file);
+    core::write_results_csv(out, rows);
+}
+
 // Four leases of a tiny synthetic set (4 rows, one free parameter, few steps: seconds).
 // Leave-one-lease-out fits once per lease, to the other three, and reports each lease's error.
 TEST(Calibrate, LeaveOneLeaseOutReportsEveryLease) {
@@ -84,15 +95,7 @@ TEST(Calibrate, LeaveOneLeaseOutReportsEveryLease) {
     ASSERT_NE(::mkdtemp(tmpl), nullptr);
     const fs::path dir = tmpl;
     const std::string fixtures = std::string(DMASIM_SOURCE_DIR) + "/tests/app/fixtures/compare";
-    std::ifstream in(fixtures + "/measured.csv");
-    const auto base = core::read_results_csv(in, "measured.csv");
-    auto scaled = [&](const fs::path& file, double f) {
-        auto rows = base;
-        for (auto& r : rows) r.time_us *= f;
-        fs::create_directories(file.parent_path());
-        std::ofstream out(file);
-        core::write_results_csv(out, rows);
-    };
+    const auto scaled = write_scaled_fixture;
     const fs::path machine = dir / "measured";
     scaled(machine / "l1" / "run1" / "measured.csv", 1.0);
     scaled(machine / "l1" / "run2" / "measured.csv", 1.04);
@@ -139,15 +142,9 @@ TEST(Calibrate, TheBandIsFittedOnTheLeasesNamedAndReadBackByCompare) {
     ASSERT_NE(::mkdtemp(tmpl), nullptr);
     const fs::path dir = tmpl;
     const std::string fixtures = std::string(DMASIM_SOURCE_DIR) + "/tests/app/fixtures/compare";
-    std::ifstream in(fixtures + "/measured.csv");
-    const auto base = core::read_results_csv(in, "measured.csv");
     const fs::path machine = dir / "measured";
     for (const auto& [name, f] : std::vector<std::pair<std::string, double>>{{"l1", 1.0}, {"l2", 0.97}, {"l3", 1.0}, {"l4", 1.5}}) {
-        auto rows = base;
-        for (auto& r : rows) r.time_us *= f;
-        fs::create_directories(machine / name);
-        std::ofstream out(machine / name / "measured.csv");
-        core::write_results_csv(out, rows);
+        write_scaled_fixture(machine / name / "measured.csv", f);
     }
     const std::vector<std::string> common{"--measured", machine.string(), "--scenarios", fixtures + "/scenarios",
                                           "--free", "runtime.call_overhead", "--max-evaluations", "6", "--no-lolo", "--quiet"};

@@ -149,36 +149,14 @@ BandFit fit_band(const std::vector<BandFitRow>& rows, double target) {
     return out;
 }
 
-namespace {
-
-double normal_quantile(double q) {
-    // Bisection on erfc: a few calls per fit, not a hot path.
-    double lo = -10.0, hi = 10.0;
-    for (int i = 0; i < 200; ++i) {
-        const double mid = 0.5 * (lo + hi);
-        (0.5 * std::erfc(-mid / std::sqrt(2.0)) < q ? lo : hi) = mid;
-    }
-    return 0.5 * (lo + hi);
-}
-
-// core::percentile's interpolation on sorted values.
-double interpolated(const std::vector<double>& sorted, double q) {
-    const double pos = q * static_cast<double>(sorted.size() - 1);
-    const auto i = static_cast<std::size_t>(pos);
-    if (i + 1 >= sorted.size()) return sorted.back();
-    return sorted[i] + (sorted[i + 1] - sorted[i]) * (pos - static_cast<double>(i));
-}
-
-}  // namespace
-
 double expected_p10_p90_width(std::size_t n) {
     if (n < 2) return 0.0;
     // Blom's approximation of the expected order statistics of N(0, 1): (i - 3/8) / (n + 1/4).
     std::vector<double> scores(n);
     for (std::size_t i = 0; i < n; ++i) {
-        scores[i] = normal_quantile((static_cast<double>(i + 1) - 0.375) / (static_cast<double>(n) + 0.25));
+        scores[i] = core::normal_quantile((static_cast<double>(i + 1) - 0.375) / (static_cast<double>(n) + 0.25));
     }
-    return interpolated(scores, 0.9) - interpolated(scores, 0.1);
+    return core::percentile_sorted(scores, 0.9) - core::percentile_sorted(scores, 0.1);
 }
 
 std::vector<HostSpreadGroup> fit_host_spread(const std::vector<SpreadRow>& rows) {
@@ -204,7 +182,7 @@ std::vector<HostSpreadGroup> fit_host_spread(const std::vector<SpreadRow>& rows)
         std::vector<double> logs;
         for (const double x : v) logs.push_back(std::log(x / med));
         std::sort(logs.begin(), logs.end());
-        by_kind[kind].push_back((interpolated(logs, 0.9) - interpolated(logs, 0.1)) / expected_p10_p90_width(logs.size()));
+        by_kind[kind].push_back((core::percentile_sorted(logs, 0.9) - core::percentile_sorted(logs, 0.1)) / expected_p10_p90_width(logs.size()));
     }
     const std::vector<std::pair<std::string, std::vector<std::string>>> groups{
         {"calls", {"pinned <64KiB"}},
@@ -254,10 +232,10 @@ std::array<double, 4> model_excess(const StreamDraws& d, const std::array<double
             late[i] = x[0] * std::expm1(x[1] * d.e[at + i]) + (d.u[at + i] < chance ? x[3] * std::exp(x[4] * d.x[at + i]) : 0.0);
         }
         std::sort(late.begin(), late.end());
-        const double p50 = interpolated(late, 0.5);
-        per_lease[0].push_back(p50 - interpolated(late, 0.1));
-        per_lease[1].push_back(interpolated(late, 0.9) - p50);
-        per_lease[2].push_back(interpolated(late, 0.99) - p50);
+        const double p50 = core::percentile_sorted(late, 0.5);
+        per_lease[0].push_back(p50 - core::percentile_sorted(late, 0.1));
+        per_lease[1].push_back(core::percentile_sorted(late, 0.9) - p50);
+        per_lease[2].push_back(core::percentile_sorted(late, 0.99) - p50);
         per_lease[3].push_back(late.back() - p50);
     }
     std::array<double, 4> out{};
@@ -273,14 +251,12 @@ FrameJitterFit fit_frame_jitter(const std::vector<FrameStream>& streams, double 
     std::vector<double> p50s;
     for (const auto& s : streams) {
         if (s.leases.size() < 2 || s.frames < 10 || !(s.period_us > 0.0)) continue;
-        std::array<std::vector<double>, 5> q;
-        for (const auto& l : s.leases) {
-            for (std::size_t k = 0; k < 5; ++k) q[k].push_back(l[k]);
-        }
         std::array<double, 4> m{};
         // Each lease's excess over its own p50, then the median over leases.
         std::array<std::vector<double>, 4> ex;
+        std::vector<double> p50;
         for (const auto& l : s.leases) {
+            p50.push_back(l[1]);
             ex[0].push_back(l[1] - l[0]);
             ex[1].push_back(l[2] - l[1]);
             ex[2].push_back(l[3] - l[1]);
@@ -306,7 +282,7 @@ FrameJitterFit fit_frame_jitter(const std::vector<FrameStream>& streams, double 
         }
         draws.push_back(std::move(d));
         measured.push_back(m);
-        p50s.push_back(core::percentile(q[1], 0.5));
+        p50s.push_back(core::percentile(p50, 0.5));
     }
     if (draws.empty()) throw std::invalid_argument("fit_frame_jitter: no stream of frames measured on two leases or more");
     const auto loss = [&](const std::array<double, 5>& x) {

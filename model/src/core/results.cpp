@@ -619,13 +619,26 @@ std::vector<std::string> OutputFiles::commit() const {
 }
 
 double percentile(std::vector<double> sample, double q) {
-    if (sample.empty()) return 0.0;
     std::sort(sample.begin(), sample.end());
-    const double pos = q * static_cast<double>(sample.size() - 1);
+    return percentile_sorted(sample, q);
+}
+
+double percentile_sorted(const std::vector<double>& sorted, double q) {
+    if (sorted.empty()) return 0.0;
+    const double pos = q * static_cast<double>(sorted.size() - 1);
     const auto lo = static_cast<std::size_t>(std::floor(pos));
-    const auto hi = std::min(lo + 1, sample.size() - 1);
+    const auto hi = std::min(lo + 1, sorted.size() - 1);
     const double frac = pos - static_cast<double>(lo);
-    return sample[lo] + (sample[hi] - sample[lo]) * frac;
+    return sorted[lo] + (sorted[hi] - sorted[lo]) * frac;
+}
+
+double normal_quantile(double q) {
+    double lo = -10.0, hi = 10.0;
+    for (int i = 0; i < 200; ++i) {
+        const double mid = 0.5 * (lo + hi);
+        (0.5 * std::erfc(-mid / std::sqrt(2.0)) < q ? lo : hi) = mid;
+    }
+    return 0.5 * (lo + hi);
 }
 
 }  // namespace dmasim::core

@@ -1,5 +1,6 @@
 #include "dmasim/sim/host_band.h"
 
+#include "dmasim/core/results.h"
 #include "dmasim/strategies/registry.h"
 
 #include <algorithm>
@@ -9,18 +10,6 @@
 namespace dmasim::sim {
 
 namespace {
-
-double normal_cdf(double z) { return 0.5 * std::erfc(-z / std::sqrt(2.0)); }
-
-// Phi^-1(q) by bisection: the band needs a handful of quantiles, not speed.
-double normal_quantile(double q) {
-    double lo = -10.0, hi = 10.0;
-    for (int i = 0; i < 200; ++i) {
-        const double mid = 0.5 * (lo + hi);
-        (normal_cdf(mid) < q ? lo : hi) = mid;
-    }
-    return 0.5 * (lo + hi);
-}
 
 core::Duration scaled(core::Duration d, double f) {
     return core::Duration{static_cast<std::int64_t>(std::llround(static_cast<double>(d.ps) * f))};
@@ -72,7 +61,7 @@ std::vector<double> host_quantiles(std::int64_t draws) {
     if (draws < 1) throw std::invalid_argument("host_quantiles: draws must be at least 1");
     std::vector<double> z(static_cast<std::size_t>(draws));
     for (std::int64_t i = 0; i < draws; ++i) {
-        z[static_cast<std::size_t>(i)] = normal_quantile((static_cast<double>(i) + 0.5) / static_cast<double>(draws));
+        z[static_cast<std::size_t>(i)] = core::normal_quantile((static_cast<double>(i) + 0.5) / static_cast<double>(draws));
     }
     // Exactly symmetric, so that the middle one of an odd count is the nominal machine.
     for (std::size_t i = 0; i < z.size() / 2; ++i) {
@@ -88,7 +77,7 @@ double band_quantile(std::vector<double> values, double q) {
     const std::vector<double> z = host_quantiles(static_cast<std::int64_t>(values.size()));
     // Linear in z between the machines around Phi^-1(q): a row whose time is linear in the
     // host's speed gets exactly the normal's quantile, which interpolating in rank would not.
-    const double at = normal_quantile(q);
+    const double at = core::normal_quantile(q);
     if (at <= z.front()) return values.front();
     if (at >= z.back()) return values.back();
     const auto hi = static_cast<std::size_t>(std::upper_bound(z.begin(), z.end(), at) - z.begin());
@@ -233,7 +222,7 @@ BandedCase machines_band(Simulator& sim, const config::ModelParams& p, const Cas
 void widen_by_model_error(BandedCase& out, const config::ModelParams& p, const CaseSpec& spec) {
     out.model_error.assign(out.result.rows.size(), 0.0);
     if (out.banded.empty()) out.banded.assign(out.result.rows.size(), false);
-    const double z90 = normal_quantile(0.9);
+    const double z90 = core::normal_quantile(0.9);
     const double z_end = host_quantiles(std::max<std::int64_t>(p.host_spread.draws, 3)).back();
     for (std::size_t i = 0; i < out.result.rows.size(); ++i) {
         RowResult& r = out.result.rows[i];

@@ -19,16 +19,26 @@ namespace dmasim::strategies {
 
 namespace {
 
+// A sample's median, p10, p90 and extremes, as a periodic row reports its frames.
+struct Spread {
+    double p50, p10, p90, min, max;
+};
+Spread spread_of(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return {core::percentile_sorted(v, 0.5), core::percentile_sorted(v, 0.1), core::percentile_sorted(v, 0.9), v.front(),
+            v.back()};
+}
+
 // Each frame starts later than its release by its draw (config::FrameJitterParams): the body on
 // every frame, the slow mode with a chance that grows with the idle time before the release. A
 // frame released while the one before was still running (as jittered) is issued when that one
 // returns, with no sleep to wake from: it moves by what the jitter added to that one's end, so a
 // backlog carries its first frame's lateness and adds none of its own.
-void jitter_frames(std::vector<double>& latency, const config::FrameJitterParams& j, double period_ps,
-                   double idle_time_ps, std::uint64_t seed) {
+void jitter_frames(const std::vector<double>& simulated, std::vector<double>& latency, const config::FrameJitterParams& j,
+                   double period_ps, double idle_time_ps, std::uint64_t seed) {
+    latency = simulated;
     if (!j.active() || latency.empty()) return;
     core::Draws draws(seed);
-    const std::vector<double> simulated = latency;
     const auto b = static_cast<double>(j.body.ps);
     const auto slow = static_cast<double>(j.slow_time.ps);
     double before = simulated.front();        // the frame before the first counted one, as simulated
@@ -178,27 +188,17 @@ void run_periodic(Engine& engine, Case& c) {
     // One run of the stream's frames, as dmaprobe reports it (backlog as dmaprobe defines it: the
     // last quarter's median latency against the first quarter's).
     struct Run {
-        double p50, p10, p90, min, max, p99, misses;
-        double last_p50, last_p10, last_p90, last_min, last_max, first_p50, late_starts;
+        Spread all, last;
+        double p99, misses, first_p50, late_starts;
     };
     const auto run_of = [&](const std::vector<double>& l) {
         const std::size_t quarter = std::max<std::size_t>(1, l.size() / 4);
-        const std::vector<double> first(l.begin(), l.begin() + static_cast<std::ptrdiff_t>(quarter));
-        const std::vector<double> last(l.end() - static_cast<std::ptrdiff_t>(quarter), l.end());
         Run r{};
-        r.p50 = core::percentile(l, 0.5);
-        r.p10 = core::percentile(l, 0.1);
-        r.p90 = core::percentile(l, 0.9);
-        r.min = *std::min_element(l.begin(), l.end());
-        r.max = *std::max_element(l.begin(), l.end());
+        r.all = spread_of(l);
+        r.last = spread_of(std::vector<double>(l.end() - static_cast<std::ptrdiff_t>(quarter), l.end()));
+        r.first_p50 = core::percentile(std::vector<double>(l.begin(), l.begin() + static_cast<std::ptrdiff_t>(quarter)), 0.5);
         r.p99 = core::percentile(l, 0.99);
         r.misses = static_cast<double>(std::count_if(l.begin(), l.end(), [&](double x) { return x > deadline; }));
-        r.last_p50 = core::percentile(last, 0.5);
-        r.last_p10 = core::percentile(last, 0.1);
-        r.last_p90 = core::percentile(last, 0.9);
-        r.last_min = *std::min_element(last.begin(), last.end());
-        r.last_max = *std::max_element(last.begin(), last.end());
-        r.first_p50 = core::percentile(first, 0.5);
         // Frames released while the one before was still in flight: where a backlog starts.
         r.late_starts = static_cast<double>(std::count_if(l.begin(), l.end() - 1, [&](double x) { return x > period_ps; }));
         return r;
@@ -216,40 +216,44 @@ void run_periodic(Engine& engine, Case& c) {
             core::fnv1a(spec.label + "|" + spec.strategy + "|" + f.via + "|" + std::to_string(spec.bytes) + "|" +
                         std::to_string(f.period.ps) + "|" + std::to_string(f.count));
         for (std::int64_t k = 0; k < params.frame_jitter.runs; ++k) {
-            latency = simulated;
-            jitter_frames(latency, params.frame_jitter, period_ps, static_cast<double>(params.runtime.idle_wake_time.ps),
+            jitter_frames(simulated, latency, params.frame_jitter, period_ps, static_cast<double>(params.runtime.idle_wake_time.ps),
                           core::fnv1a(std::to_string(seed) + "/" + std::to_string(k)));
             runs.push_back(run_of(latency));
         }
     }
-    const auto median = [&](double Run::*field) {
+    // Each statistic over the runs: its median, or its whole spread.
+    const auto over_runs = [&](auto field) {
         std::vector<double> v;
-        for (const Run& r : runs) v.push_back(r.*field);
-        return core::percentile(v, 0.5);
+        for (const Run& r : runs) v.push_back(field(r));
+        return spread_of(std::move(v));
+    };
+    const auto median = [&](auto field) { return over_runs(field).p50; };
+    // The row's time and spread from the frames' spread of each run, each the median over runs.
+    const auto set_frames = [&](RowResult& row, Spread Run::*part) {
+        row.p10_ps = median([&](const Run& r) { return (r.*part).p10; });
+        row.p90_ps = median([&](const Run& r) { return (r.*part).p90; });
+        row.min_ps = median([&](const Run& r) { return (r.*part).min; });
+        row.max_ps = median([&](const Run& r) { return (r.*part).max; });
     };
     const std::string over = runs.size() > 1 ? "; the median over " + std::to_string(runs.size()) + " runs of the stream" : "";
-    RowResult main = sim_row("", median(&Run::p50), 1,
+    RowResult main = sim_row("", median([](const Run& r) { return r.all.p50; }), 1,
                              std::to_string(f.count) + " frames via " + f.via + ", per-frame latency from release" + over, o);
-    main.p10_ps = median(&Run::p10);
-    main.p90_ps = median(&Run::p90);
-    main.min_ps = median(&Run::min);
-    main.max_ps = median(&Run::max);
+    set_frames(main, &Run::all);
     result.rows.push_back(main);
     // A lease's p99 is one run's: where the stream ran more than once, the row's band is how that
     // one run's p99 spreads over the runs (p10-p90 and extremes), which the frames' own rare
     // lateness makes wide.
-    RowResult p99 = sim_row("p99", median(&Run::p99), 1, "99th percentile frame latency" + over, o);
+    const Spread p99s = over_runs([](const Run& r) { return r.p99; });
+    RowResult p99 = sim_row("p99", p99s.p50, 1, "99th percentile frame latency" + over, o);
     if (runs.size() > 1) {
-        std::vector<double> v;
-        for (const Run& r : runs) v.push_back(r.p99);
-        p99.p10_ps = core::percentile(v, 0.1);
-        p99.p90_ps = core::percentile(v, 0.9);
-        p99.min_ps = *std::min_element(v.begin(), v.end());
-        p99.max_ps = *std::max_element(v.begin(), v.end());
+        p99.p10_ps = p99s.p10;
+        p99.p90_ps = p99s.p90;
+        p99.min_ps = p99s.min;
+        p99.max_ps = p99s.max;
         p99.note += "; p10/p90 over the runs";
     }
     result.rows.push_back(p99);
-    const auto misses = std::llround(median(&Run::misses));
+    const auto misses = std::llround(median([](const Run& r) { return r.misses; }));
     result.rows.push_back(sim_row("misses", deadline, 1,
                                   std::to_string(misses) + " of " + std::to_string(f.count) + " frames missed the deadline" + over,
                                   o));
@@ -263,19 +267,16 @@ void run_periodic(Engine& engine, Case& c) {
     result.rows.push_back(sim_row("sustained", spacing_ps, 1,
                                   n < 2 ? "one frame: its latency" : "spacing of the frames' completions, first to last: gbps is the rate kept up",
                                   o));
-    RowResult backlog = make_row("backlog", median(&Run::last_p50), 1, "");
-    backlog.p10_ps = median(&Run::last_p10);
-    backlog.p90_ps = median(&Run::last_p90);
-    backlog.min_ps = median(&Run::last_min);
-    backlog.max_ps = median(&Run::last_max);
-    const double first_ps = median(&Run::first_p50);
+    RowResult backlog = make_row("backlog", median([](const Run& r) { return r.last.p50; }), 1, "");
+    set_frames(backlog, &Run::last);
+    const double first_ps = median([](const Run& r) { return r.first_p50; });
     const double growth_ps = backlog.time_ps - first_ps;
     char buf[200];
     std::snprintf(buf, sizeof buf,
                   "last quarter of frames; first_quarter_us=%.4g growth_us=%.4g backlog=%s; %lld of %lld frames "
                   "released before the previous one finished",
                   first_ps * 1e-6, growth_ps * 1e-6, growth_ps > period_ps ? "yes" : "no",
-                  static_cast<long long>(std::llround(median(&Run::late_starts))), static_cast<long long>(f.count));
+                  static_cast<long long>(std::llround(median([](const Run& r) { return r.late_starts; }))), static_cast<long long>(f.count));
     backlog.note = with_note(buf + over, o.fast_forward);
     result.rows.push_back(backlog);
 }

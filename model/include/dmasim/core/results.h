@@ -132,5 +132,10 @@ private:
 
 // Percentile of an unsorted sample (linear interpolation between order statistics), q in [0,1].
 double percentile(std::vector<double> sample, double q);
+// The same on a sample already sorted ascending (no copy): for loops that ask several quantiles.
+double percentile_sorted(const std::vector<double>& sorted, double q);
+// The q-quantile of N(0, 1), q in (0, 1), by bisection on erfc: for the few quantiles the band of
+// machines and its fits need, not for a hot path.
+double normal_quantile(double q);
 
 }  // namespace dmasim::core
