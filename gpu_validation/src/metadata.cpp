@@ -170,6 +170,7 @@ std::string metadata_json(const Metadata& m, const Options& opt) {
     w.value("fresh_host_data", opt.fresh_host_data);
     w.value("flush_host_data", opt.flush_host_data);
     w.value("order", to_string(opt.order));
+    w.value("frame_wait", to_string(opt.frame_wait));
     w.value("seed", m.seed);
     w.value("seed_from", m.seed_given ? "--seed" : "drawn at start");
     w.value("pin_cpus", opt.pin_cpus);

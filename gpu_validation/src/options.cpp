@@ -43,7 +43,7 @@ bool takes_value(const std::string& name) {
     static const char* names[] = {"--plan",        "--out",    "--device", "--peer-device",
                                   "--only",        "--max-size", "--repetitions", "--warmup",
                                   "--budget-ms",   "--commit", "--order",       "--seed",
-                                  "--json"};
+                                  "--json",        "--frame-wait"};
     for (const char* n : names) {
         if (name == n) return true;
     }
@@ -53,6 +53,7 @@ bool takes_value(const std::string& name) {
 }  // namespace
 
 const char* to_string(CaseOrder o) { return o == CaseOrder::shuffle ? "shuffle" : "plan"; }
+const char* to_string(FrameWait w) { return w == FrameWait::sleep ? "sleep" : "spin"; }
 
 Options parse_options(const std::vector<std::string>& args) {
     Options o;
@@ -125,6 +126,14 @@ Options parse_options(const std::vector<std::string>& args) {
                 o.order = CaseOrder::plan;
             } else {
                 throw UsageError("--order: '" + *value + "' is neither shuffle nor plan");
+            }
+        } else if (name == "--frame-wait") {
+            if (*value == "sleep") {
+                o.frame_wait = FrameWait::sleep;
+            } else if (*value == "spin") {
+                o.frame_wait = FrameWait::spin;
+            } else {
+                throw UsageError("--frame-wait: '" + *value + "' is neither sleep nor spin");
             }
         } else if (name == "--seed") {
             o.seed = parse_u64(name, *value);
@@ -201,6 +210,10 @@ Options:
                       measured. Shuffled, slow drift of the machine (temperature, clocks,
                       other tenants) does not line up with one strategy or size. Rows are
                       written in plan order either way.
+  --frame-wait WAIT   sleep (default) or spin: how periodic cases wait for a frame's
+                      release. sleep: the thread sleeps until 200 us before it, then
+                      spins on the clock (a producer that blocks between frames). spin:
+                      it spins the whole period, so the CPU core never idles.
   --seed N            seed of the shuffle (default: drawn from the clock and
                       std::random_device). Always recorded in metadata.json; the same
                       seed and plan give the same order.

@@ -21,6 +21,12 @@ public:
 enum class CaseOrder { shuffle, plan };
 const char* to_string(CaseOrder o);
 
+// How the harness waits for a periodic frame's release: sleep until shortly before it and spin
+// (a producer thread that blocks), or spin the whole period (a core that never idles; isolates
+// what idling the CPU costs the next frame).
+enum class FrameWait { sleep, spin };
+const char* to_string(FrameWait w);
+
 struct Options {
     bool help = false;
     bool version = false;
@@ -39,6 +45,7 @@ struct Options {
     double budget_s = 2.0;                   // --budget-ms MS (0: never reduce repetitions)
     std::optional<std::string> commit;       // --commit HASH (overrides the built-in commit)
     CaseOrder order = CaseOrder::shuffle;    // --order shuffle|plan
+    FrameWait frame_wait = FrameWait::sleep; // --frame-wait sleep|spin
     std::optional<std::uint64_t> seed;       // --seed N (default: drawn at start, recorded)
     bool pin_cpus = true;                    // off with --no-pin
     std::optional<std::string> json;         // --json FILE (nvbandwidth-style results)

@@ -143,6 +143,7 @@ TEST(DmaprobeMetadata, OrderSeedPinningAndSystemFacts) {
     const test::Json j = test::parse_json(metadata_json(m, opt));
 
     EXPECT_EQ(j["options"]["order"].string, "shuffle");
+    EXPECT_EQ(j["options"]["frame_wait"].string, "sleep");
     EXPECT_EQ(j["options"]["seed"].number, 1234567.0);
     EXPECT_EQ(j["options"]["seed_from"].string, "drawn at start");
     EXPECT_EQ(j["options"]["pin_cpus"].boolean, true);

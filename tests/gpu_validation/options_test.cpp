@@ -51,6 +51,7 @@ TEST(DmaprobeOptions, OrderSeedPinningAndJson) {
     EXPECT_FALSE(d.seed);
     EXPECT_TRUE(d.pin_cpus);
     EXPECT_FALSE(d.json);
+    EXPECT_EQ(d.frame_wait, FrameWait::sleep);
 
     const Options o = parse({"--plan", "p.txt", "--out", "d", "--order", "plan", "--seed=18446744073709551615",
                              "--no-pin", "--json", "out/r.json"});
@@ -61,6 +62,9 @@ TEST(DmaprobeOptions, OrderSeedPinningAndJson) {
     EXPECT_EQ(parse({"--plan", "p", "--out", "d", "--order=shuffle", "--seed", "0"}).seed.value_or(1), 0U);
     EXPECT_STREQ(to_string(CaseOrder::shuffle), "shuffle");
     EXPECT_STREQ(to_string(CaseOrder::plan), "plan");
+    EXPECT_EQ(parse({"--plan", "p", "--out", "d", "--frame-wait", "spin"}).frame_wait, FrameWait::spin);
+    EXPECT_EQ(parse({"--plan", "p", "--out", "d", "--frame-wait=sleep"}).frame_wait, FrameWait::sleep);
+    EXPECT_STREQ(to_string(FrameWait::spin), "spin");
 }
 
 TEST(DmaprobeOptions, ListNeedsNoOut) {
@@ -103,6 +107,7 @@ TEST(DmaprobeOptions, ClearErrors) {
     expect_usage_error({"--plan", "p", "--out", "d", "--seed", "12ab"}, "--seed: '12ab'");
     expect_usage_error({"--plan", "p", "--out", "d", "--json", ""}, "--json: empty file name");
     expect_usage_error({"--plan", "p", "--out", "d", "--no-pin=1"}, "--no-pin takes no value");
+    expect_usage_error({"--plan", "p", "--out", "d", "--frame-wait", "nap"}, "--frame-wait: 'nap' is neither sleep nor spin");
     expect_usage_error({"--plan", "p", "--out", "d", "--device", "1", "--peer-device", "1"},
                        "--peer-device must differ from --device");
 }
@@ -111,7 +116,7 @@ TEST(DmaprobeOptions, HelpMentionsEveryOption) {
     const std::string help = usage_text();
     for (const char* opt : {"--plan", "--out", "--list", "--device", "--peer-device", "--only", "--max-size",
                             "--repetitions", "--warmup", "--budget-ms", "--commit", "--quiet", "--help", "--fresh-host-data", "--flush-host-data",
-                            "--version", "--order", "--seed", "--no-pin", "--json"}) {
+                            "--version", "--order", "--seed", "--no-pin", "--json", "--frame-wait"}) {
         EXPECT_NE(help.find(opt), std::string::npos) << opt;
     }
 }

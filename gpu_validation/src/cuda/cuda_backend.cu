@@ -166,10 +166,11 @@ double elapsed_us(cudaEvent_t a, cudaEvent_t b) {
     return static_cast<double>(ms) * 1e3;
 }
 
-// Waits for a release time: sleeps until shortly before it, then spins on the clock.
-void wait_until(Clock::time_point t) {
+// Waits for a release time: sleeps until shortly before it (FrameWait::sleep), then spins on the
+// clock.
+void wait_until(Clock::time_point t, FrameWait how) {
     const auto early = t - std::chrono::microseconds(200);
-    if (Clock::now() < early) std::this_thread::sleep_until(early);
+    if (how == FrameWait::sleep && Clock::now() < early) std::this_thread::sleep_until(early);
     while (Clock::now() < t) {
     }
 }
@@ -1297,7 +1298,7 @@ std::vector<ResultRow> CudaBackend::measure_periodic(const MeasurementSpec& s) {
             last_seed = ring_seed[j % 2];
         }
         const auto release = t0 + period * j;
-        wait_until(release);
+        wait_until(release, opt_.frame_wait);
         frame(j);
         const double us = std::chrono::duration<double, std::micro>(Clock::now() - release).count();
         if (j >= s.warmup) latency.push_back(us);
