@@ -510,5 +510,56 @@ TEST(IsolatingCases, AFrameAfterIdleStartsLateByTheWakeOfItsIdleTime) {
                      run("pinned", "h2d", 4 * kMiB, {}, cold).rows.at(0).time_ps);
 }
 
+// cpu.cache_cooling_time: a pageable frame copied t after the CPU's previous copy finds a share
+// f = 1 - exp(-t / cache_cooling_time) of its data cold, so it takes f * (cold_copy_fixed +
+// bytes * (1 / memcpy_bandwidth_cold - 1 / memcpy_bandwidth_cached)) longer: more the longer
+// the idle and in proportion to the frame's size (measured on the H100 and the 2xH200:
+// results/*/isolating/pageable-frames). Copies back to back, and pinned frames, which the CPU
+// does not copy, do not cool.
+TEST(IsolatingCases, APageableFrameAfterIdleCopiesItsColdShareAtTheColdRate) {
+    config::ModelParams p = config::ModelParams{}.without_spread();
+    p.runtime.idle_wake = core::Duration{0};  // the GPU's own wake, tested above
+    config::ModelParams warm = p;
+    warm.cpu.cache_cooling_time = core::Duration{0};
+    ASSERT_GT(p.cpu.cache_cooling_time.ps, 0);
+    ASSERT_LT(p.cpu.memcpy_bandwidth_cold.bytes_per_s, p.cpu.memcpy_bandwidth_cached.bytes_per_s);
+    const double tau = static_cast<double>(p.cpu.cache_cooling_time.ps);
+    const double extra_per_byte = 1e12 / p.cpu.memcpy_bandwidth_cold.bytes_per_s - 1e12 / p.cpu.memcpy_bandwidth_cached.bytes_per_s;
+    for (const std::uint64_t size : {kMiB, 4 * kMiB}) {
+        double last_excess = 0.0;
+        for (const std::int64_t period_us : {1000, 4000, 16000}) {
+            config::StrategyOptions o;
+            o.periodic.size = core::Bytes{size};
+            o.periodic.period = core::Duration{period_us * 1'000'000};
+            o.periodic.count = 8;
+            o.periodic.via = "pageable";
+            const double with = run("periodic", "h2d", size, o, p).rows.at(0).time_ps;
+            const double without = run("periodic", "h2d", size, o, warm).rows.at(0).time_ps;
+            // The CPU's previous copy ended a little before the previous frame did (its last
+            // staging buffer's DMA and the wait, well under 100 us), and this one's starts after
+            // the call: the CPU's idle is the period less this frame's latency, and at most
+            // 100 us more.
+            const auto excess_for_idle = [&](double idle_ps) {
+                return -std::expm1(-idle_ps / tau) *
+                       (static_cast<double>(p.cpu.cold_copy_fixed.ps) + static_cast<double>(size) * extra_per_byte);
+            };
+            const double idle = static_cast<double>(period_us) * 1e6 - with;
+            EXPECT_GE(with - without, 0.999 * excess_for_idle(idle)) << size << " B every " << period_us << " us";
+            EXPECT_LE(with - without, 1.001 * excess_for_idle(idle + 100e6)) << size << " B every " << period_us << " us";
+            EXPECT_GT(with - without, last_excess) << "a longer idle cools more";
+            last_excess = with - without;
+        }
+    }
+    // Back to back, a copy finds what the one before it left warm.
+    EXPECT_DOUBLE_EQ(run("pageable", "h2d", 4 * kMiB, {}, p).rows.at(0).time_ps,
+                     run("pageable", "h2d", 4 * kMiB, {}, warm).rows.at(0).time_ps);
+    config::StrategyOptions pinned;
+    pinned.periodic.size = core::Bytes{4 * kMiB};
+    pinned.periodic.period = core::Duration{8'000'000'000};
+    pinned.periodic.count = 8;
+    EXPECT_DOUBLE_EQ(run("periodic", "h2d", 4 * kMiB, pinned, p).rows.at(0).time_ps,
+                     run("periodic", "h2d", 4 * kMiB, pinned, warm).rows.at(0).time_ps);
+}
+
 }  // namespace
 }  // namespace dmasim::sim

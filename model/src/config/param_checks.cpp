@@ -192,6 +192,9 @@ void check_cpu(const CpuParams& p, const std::string& prefix, const FailFn& fail
     const Check c(prefix, fail);
     c.bandwidth("memcpy_bandwidth", p.memcpy_bandwidth, kMaxBandwidth);
     c.bandwidth("memcpy_bandwidth_cached", p.memcpy_bandwidth_cached, kMaxBandwidth);
+    c.bandwidth("memcpy_bandwidth_cold", p.memcpy_bandwidth_cold, kMaxBandwidth);
+    c.duration("cache_cooling_time", p.cache_cooling_time, Duration{1000 * kMaxSoftwareLatency.ps});
+    c.duration("cold_copy_fixed", p.cold_copy_fixed, kMaxSoftwareLatency);
     c.bytes("llc_size", p.llc_size, 0, kTiB);
     // x86 and Arm base pages (4 KiB, 16 KiB, 64 KiB) up to the largest huge page (1 GiB).
     c.power_of_two("page_size", p.page_size, 4 * kKiB, kGiB);

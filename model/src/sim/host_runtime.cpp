@@ -102,6 +102,7 @@ void HostRuntime::driver() {
         behind_gate_.clear();
         gpu_active_ = 0;
         idle_since_ps_ = -1.0;
+        cpu_copy_end_ps_ = -1.0;
         awake_at_ps_ = 0.0;
         gate_closed_ = std::any_of(program_.ops.begin(), program_.ops.end(),
                                    [](const Op& op) { return op.kind == Op::Kind::kOpenGate; });
@@ -168,7 +169,7 @@ void HostRuntime::driver() {
                 case Op::Kind::kMappedKernel:
                     if (!op.queued_by_runtime || op.staged_peer) wait(to_sc(call_time(op)));
                     // The call copies the data into the command stream before it returns.
-                    if (inline_copy(op)) cpu_copy(op.bytes, false, true);
+                    if (inline_copy(op)) cpu_copy(op.bytes, false, true, cold_share());
                     enqueue(i);
                     if (op.blocking) {
                         while (!finished_[i]) wait(progress_event_);
@@ -516,22 +517,41 @@ void HostRuntime::op_finished(std::size_t i) {
     progress_event_.notify(zero_delay());
 }
 
-void HostRuntime::cpu_copy(std::uint64_t bytes, bool source_cached, bool destination_in_dram) {
+double HostRuntime::cold_share() {
+    const double tau = static_cast<double>(params_.cpu.cache_cooling_time.ps);
+    if (tau <= 0.0 || cpu_copy_end_ps_ < 0.0) return 0.0;
+    const double cold = -std::expm1(-(now_ps() - cpu_copy_end_ps_) / tau);
+    const double fixed_ps = cold * static_cast<double>(params_.cpu.cold_copy_fixed.ps);
+    if (fixed_ps > 0.0) wait(ps_delay(fixed_ps));
+    return cold;
+}
+
+void HostRuntime::cpu_copy(std::uint64_t bytes, bool source_cached, bool destination_in_dram, double cold) {
     // One thread copies at its own rate, and its DRAM traffic queues with the DMA's in the
-    // memory controller; whichever is slower sets the pace.
+    // memory controller; whichever is slower sets the pace. What went cold while the CPU did not
+    // copy (source lines, the staging buffers, their translations) comes back at the cold rate,
+    // never faster than the warm one.
     const double start = now_ps();
-    const double cpu_rate =
+    const double warm_rate =
         (source_cached ? params_.cpu.memcpy_bandwidth_cached : params_.cpu.memcpy_bandwidth).bytes_per_s;
+    const double cold_rate = std::min(warm_rate, params_.cpu.memcpy_bandwidth_cold.bytes_per_s);
+    const double ps_per_byte = ((1.0 - cold) / warm_rate + cold / cold_rate) * 1e12;
     std::uint64_t left = bytes;
     while (left > 0) {
         const std::uint64_t n = std::min(left, kCpuCopyGranule);
         left -= n;
-        const double cpu_ps = static_cast<double>(n) / cpu_rate * 1e12;
+        const double cpu_ps = static_cast<double>(n) * ps_per_byte;
         double dram_ps = 0.0;
-        if (!source_cached) dram_ps = static_cast<double>(host_memory.access(false, n).value());
+        if (!source_cached) {
+            dram_ps = static_cast<double>(host_memory.access(false, n).value());
+        } else if (cold > 0.0) {
+            const auto from_dram = static_cast<std::uint64_t>(std::llround(cold * static_cast<double>(n)));
+            if (from_dram > 0) dram_ps = static_cast<double>(host_memory.access(false, from_dram).value());
+        }
         if (destination_in_dram) dram_ps = std::max(dram_ps, static_cast<double>(host_memory.access(true, n).value()));
         wait(ps_delay(std::max(cpu_ps, dram_ps)));
     }
+    cpu_copy_end_ps_ = now_ps();
     if (Tracer* tr = Tracer::active()) {
         tr->span(tr->track("cpu", "memcpy"), "memcpy " + core::to_string(core::Bytes{bytes}), start, now_ps());
     }
@@ -653,6 +673,9 @@ void HostRuntime::staged_copy(std::size_t i) {
     auto chunk_bytes = [&](std::uint64_t k) { return std::min(chunk, op.bytes - k * chunk); };
     std::vector<std::uint32_t> job_of(chunks, 0);
     auto done = [&](std::uint64_t k) { return job_done_[job_of[k] - first_job_id_]; };
+    // Whatever cooled since the CPU's last copy, the whole copy's data did (the user buffer and
+    // every staging buffer were last touched then or before).
+    const double cold = cold_share();
     if (op.direction == CopyDirection::kHostToDevice) {
         // Fill a bounce buffer (the user data comes from DRAM unless cached), hand it to the
         // copy engine, move on to the next buffer; reuse a buffer once its DMA is done.
@@ -660,7 +683,7 @@ void HostRuntime::staged_copy(std::size_t i) {
             if (k >= buffers) {
                 while (!done(k - buffers)) wait(progress_event_);
             }
-            cpu_copy(chunk_bytes(k), op.working_set_cached, false);
+            cpu_copy(chunk_bytes(k), op.working_set_cached, false, cold);
             // A copy small enough goes into the command stream whole, as a pinned one does.
             job_of[k] = submit_copy(op.gpu, op.direction, chunk_bytes(k), kNoOp, 0, front_end_write(op.direction, op.bytes));
         }
@@ -674,7 +697,7 @@ void HostRuntime::staged_copy(std::size_t i) {
         for (std::uint64_t k = 0; k < chunks; ++k) {
             while (!done(k)) wait(progress_event_);
             wait(to_sc(params_.runtime.sync_latency));
-            cpu_copy(chunk_bytes(k), true, !op.working_set_cached);
+            cpu_copy(chunk_bytes(k), true, !op.working_set_cached, cold);
             if (k + buffers < chunks) {
                 job_of[k + buffers] = submit_copy(op.gpu, op.direction, chunk_bytes(k + buffers), kNoOp);
             }

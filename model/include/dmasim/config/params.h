@@ -194,6 +194,9 @@ struct RuntimeParams {
 struct CpuParams {
     Bandwidth memcpy_bandwidth{10e9};
     Bandwidth memcpy_bandwidth_cached{30e9};
+    Bandwidth memcpy_bandwidth_cold{7e9};
+    Duration cache_cooling_time{8'000'000'000};
+    Duration cold_copy_fixed{60'000'000};
     Bytes llc_size{64ULL << 20};
     Bytes page_size{4096};
     Duration register_fixed{20'000'000};
@@ -215,6 +218,9 @@ struct CpuParams {
     void visit(V&& v) {
         v(FieldInfo{"memcpy_bandwidth", "bytes/s", "one thread's memcpy when the data comes from DRAM; above 0, at most 100TB/s"}, memcpy_bandwidth);
         v(FieldInfo{"memcpy_bandwidth_cached", "bytes/s", "one thread's memcpy when the source fits in the last-level cache; above 0, at most 100TB/s"}, memcpy_bandwidth_cached);
+        v(FieldInfo{"memcpy_bandwidth_cold", "bytes/s", "one thread's memcpy when its source, the runtime's staging buffers and their page translations have all left the CPU's caches (a pageable frame after a long idle, cpu.cache_cooling_time): the 4 MiB and 1 MiB pageable frames every 16 ms run at 5-9 GB/s where back-to-back copies run at 12-14 (results/h100-sxm/isolating/pageable-frames); above 0, at most 100TB/s"}, memcpy_bandwidth_cold);
+        v(FieldInfo{"cache_cooling_time", "time", "how long the CPU's caches hold what a copy by the CPU touched once the CPU stops copying: a copy that starts t after the CPU's previous one ended finds a share 1 - exp(-t / cache_cooling_time) of it cold, copied at memcpy_bandwidth_cold and costing that share of cold_copy_fixed (pageable frames every 150 us to 16 ms, H100 and 2xH200; results/h100-sxm/isolating/pageable-frames); 0s = the caches never cool; 0s..1000s"}, cache_cooling_time);
+        v(FieldInfo{"cold_copy_fixed", "time", "what a copy by the CPU that starts fully cold costs beyond its bytes (the runtime's own staging path re-warming: the 1 MiB frames slow down by more than their bytes at the cold rate explain); results/h100-sxm/isolating/pageable-frames; 0s..1s"}, cold_copy_fixed);
         v(FieldInfo{"llc_size", "bytes", "last-level cache: a working set above this streams from DRAM; 0B..1TiB"}, llc_size);
         v(FieldInfo{"page_size", "bytes", "host page size (pinning works page by page): a power of two, 4KiB..1GiB"}, page_size);
         v(FieldInfo{"register_fixed", "time", "cudaHostRegister: cost independent of size; 0s..1s"}, register_fixed);

@@ -173,7 +173,11 @@ private:
     std::size_t unit(int gpu, int engine) const { return static_cast<std::size_t>(gpu * Gpu::kUnits + engine); }
     void start_next_on(std::size_t engine);
     bool streams_idle() const;
-    void cpu_copy(std::uint64_t bytes, bool source_cached, bool destination_in_dram);
+    // A copy by the CPU, of which a share `cold` (cold_share()) finds its data gone cold.
+    void cpu_copy(std::uint64_t bytes, bool source_cached, bool destination_in_dram, double cold);
+    // The share of what the next CPU copy touches that has left the caches since the CPU's last
+    // copy ended (cpu.cache_cooling_time); its fixed cost (cpu.cold_copy_fixed) is paid here.
+    double cold_share();
     void staged_copy(std::size_t op);
     void cpu_mapped(std::size_t op);
     void trace_program();  // the finished program's timeline, if a tracer is active
@@ -218,6 +222,9 @@ private:
     // and until when the GPU is waking for the first stream operation after idle.
     int gpu_active_ = 0;
     double idle_since_ps_ = -1.0;
+    // When the CPU's last copy ended (-1: none since the program started, which the harness's
+    // warm-up leaves warm): what it touched cools from then on (cpu.cache_cooling_time).
+    double cpu_copy_end_ps_ = -1.0;
     double awake_at_ps_ = 0.0;
     void gpu_work_started() { ++gpu_active_; }
     void gpu_work_ended();
