@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """How a pageable frame's copy slows with the idle time before it: the source of
-cpu.cache_cooling_time, cpu.memcpy_bandwidth_cold and cpu.cold_copy_fixed (docs/model.md, "The
-CPU's caches cool between copies").
+cpu.cache_cooling_time and cpu.memcpy_bandwidth_cold (docs/model.md, the row on the CPU's caches
+cooling between copies).
 
 Usage:
   scripts/cooling_fit.py LEASE_DIR [LEASE_DIR ...] [--idle-wake-us 51.3] [--idle-wake-time-ms 10]
@@ -10,15 +10,15 @@ Each LEASE_DIR holds the measured.csv of results/*/isolating/pageable-frames/pla
 frames of 1 and 4 MiB released every 150 us to 16 ms; `dmaprobe --frame-wait sleep`). For each
 lease it fits, per row's median frame T (us) of S MiB released every P us,
 
-  T = c0 + S * warm + f * (fixed + S * (cold - warm)) + wake(idle),
+  T = c0 + S * warm + f * S * (cold - warm) + wake(idle),
   f = 1 - exp(-idle / tau),  idle = P - T,
   wake(idle) = idle_wake * (1 - exp(-idle / idle_wake_time))   (runtime.idle_wake: the GPU's and
                                                                  the core's own wake, in the model)
 
 with warm and cold the copy's cost per MiB with every byte warm and every byte cold: linear least
-squares for c0, warm, fixed, cold at each tau of a grid, the tau of the least rms log error kept
-(fixed and the cold excess held at zero when they come out negative). It prints each lease's
-values and their median over the leases, the numbers the platform takes. Standard library only.
+squares for c0, warm and cold at each tau of a grid, the tau of the least rms log error kept. It
+prints each lease's values and their median over the leases, the numbers the model takes.
+Standard library only.
 """
 import argparse
 import csv
@@ -69,30 +69,18 @@ def fit(rows, wake_us, wake_time_us):
         for s, p, t in rows:
             idle = max(p - t, 0.0)
             f = -math.expm1(-idle / tau)
-            design.append([1.0, s * (1.0 - f), f, s * f])
+            design.append([1.0, s * (1.0 - f), s * f])
             target.append(t - wake_us * -math.expm1(-idle / wake_time_us))
-        # Columns: c0, warm, fixed, cold. Drop a column whose value comes out negative.
-        keep = [0, 1, 2, 3]
-        x = None
-        while True:
-            sol = solve([[r[i] for i in keep] for r in design], target)
-            if sol is None:
-                break
-            bad = [k for k, v in zip(keep, sol) if v < 0 and k == 2]
-            if not bad:
-                x = dict(zip(keep, sol))
-                break
-            keep.remove(bad[0])
-        if x is None:
+        x = solve(design, target)  # c0, warm, cold
+        if x is None or min(x[1:]) <= 0:
             continue
-        pred = [sum(x.get(i, 0.0) * r[i] for i in range(4)) + (t_meas - tgt)
+        pred = [sum(a * b for a, b in zip(x, r)) + (t_meas - tgt)
                 for r, tgt, (_, _, t_meas) in zip(design, target, rows)]
         if min(pred) <= 0:
             continue
         err = math.sqrt(statistics.fmean([math.log(p_ / t) ** 2 for p_, (_, _, t) in zip(pred, rows)]))
         if best is None or err < best["rms"]:
-            best = {"rms": err, "tau_ms": tau / 1000.0, "c0_us": x.get(0, 0.0), "warm_us_per_mib": x.get(1, 0.0),
-                    "fixed_us": x.get(2, 0.0), "cold_us_per_mib": x.get(3, 0.0)}
+            best = {"rms": err, "tau_ms": tau / 1000.0, "c0_us": x[0], "warm_us_per_mib": x[1], "cold_us_per_mib": x[2]}
     return best
 
 
@@ -104,17 +92,17 @@ def main():
     args = ap.parse_args()
     gbps = lambda us_per_mib: MIB / (us_per_mib * 1e-6) / 1e9 if us_per_mib > 0 else float("inf")
     fits = []
-    print("lease,tau_ms,warm_GBps,cold_GBps,fixed_us,c0_us,rms_log_error")
+    print("lease,tau_ms,warm_GBps,cold_GBps,c0_us,rms_log_error")
     for d in args.leases:
         b = fit(load(d), args.idle_wake_us, args.idle_wake_time_ms * 1000.0)
         if b is None:
             sys.exit(f"{d}: no fit")
         fits.append(b)
         print(f"{os.path.basename(os.path.normpath(d))},{b['tau_ms']:.2f},{gbps(b['warm_us_per_mib']):.2f},"
-              f"{gbps(b['cold_us_per_mib']):.2f},{b['fixed_us']:.1f},{b['c0_us']:.1f},{b['rms']:.4f}")
+              f"{gbps(b['cold_us_per_mib']):.2f},{b['c0_us']:.1f},{b['rms']:.4f}")
     med = lambda k: statistics.median(f[k] for f in fits)
     print(f"median,{med('tau_ms'):.2f},{gbps(med('warm_us_per_mib')):.2f},{gbps(med('cold_us_per_mib')):.2f},"
-          f"{med('fixed_us'):.1f},{med('c0_us'):.1f},{med('rms'):.4f}")
+          f"{med('c0_us'):.1f},{med('rms'):.4f}")
 
 
 if __name__ == "__main__":

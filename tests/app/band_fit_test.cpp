@@ -176,6 +176,43 @@ TEST(FrameJitterFit, RecoversTheTailOfFramesMadeWithKnownLateness) {
     EXPECT_THROW(fit_frame_jitter({FrameStream{"one", 8000.0, 500, {{1, 2, 3, 4, 5}}}}, 10000.0), std::invalid_argument);
 }
 
+TEST(FrameJitterFit, RecoversHowTheColdShareOfPageableFramesSpreads) {
+    // Pageable frames every 8 ms: the jitter of pinned frames (body 30 us, sigma 0.2; slow mode
+    // 0.12, 120 us, sigma 0.8) plus a cold excess of 300 us drawn as 300 (exp(0.35 z) - 1).
+    FrameJitterFit jitter;
+    jitter.body_us = 30.0;
+    jitter.body_sigma = 0.2;
+    jitter.slow_probability = 0.12;
+    jitter.slow_us = 120.0;
+    jitter.slow_sigma = 0.8;
+    const auto make = [](double cold_sigma) {
+        FrameStream s{"pageable-8ms", 8000.0, 500, {}};
+        core::Draws d(core::fnv1a("leases"));
+        const double chance = 0.12 * -std::expm1(-(8000.0 - 600.0) / 10000.0);
+        for (int lease = 0; lease < 12; ++lease) {
+            std::vector<double> l;
+            for (int i = 0; i < 500; ++i) {
+                const double e = d.normal(), u = d.uniform(), x = d.normal(), z = d.normal();
+                l.push_back(600.0 + 30.0 * std::expm1(0.2 * e) + (u < chance ? 120.0 * std::exp(0.8 * x) : 0.0) +
+                            300.0 * std::expm1(cold_sigma * z));
+            }
+            std::sort(l.begin(), l.end());
+            const auto q = [&](double f) { return core::percentile(l, f); };
+            s.leases.push_back({q(0.1), q(0.5), q(0.9), q(0.99), l.back()});
+        }
+        return s;
+    };
+    FrameJitterFit::Line line;
+    const double sigma = fit_cold_sigma(make(0.35), jitter, 10000.0, 300.0, line);
+    EXPECT_NEAR(sigma, 0.35, 0.05);
+    EXPECT_NEAR(line.model[2] / line.measured[2], 1.0, 0.15);
+    // A wider spread of the leases' frames is a wider sigma.
+    EXPECT_GT(fit_cold_sigma(make(0.7), jitter, 10000.0, 300.0, line), 0.55);
+    EXPECT_THROW(fit_cold_sigma(make(0.35), jitter, 10000.0, 0.0, line), std::invalid_argument);
+    EXPECT_THROW(fit_cold_sigma(FrameStream{"one", 8000.0, 500, {{1, 2, 3, 4, 5}}}, jitter, 10000.0, 300.0, line),
+                 std::invalid_argument);
+}
+
 TEST(BandFit, ATargetOutsideAHalfTo99PercentIsRefused) {
     EXPECT_THROW(fit_band({}, 0.3), std::invalid_argument);
     EXPECT_THROW(fit_band({}, 1.0), std::invalid_argument);

@@ -511,8 +511,8 @@ TEST(IsolatingCases, AFrameAfterIdleStartsLateByTheWakeOfItsIdleTime) {
 }
 
 // cpu.cache_cooling_time: a pageable frame copied t after the CPU's previous copy finds a share
-// f = 1 - exp(-t / cache_cooling_time) of its data cold, so it takes f * (cold_copy_fixed +
-// bytes * (1 / memcpy_bandwidth_cold - 1 / memcpy_bandwidth_cached)) longer: more the longer
+// f = 1 - exp(-t / cache_cooling_time) of its data cold, so it takes
+// f * bytes * (1 / memcpy_bandwidth_cold - 1 / memcpy_bandwidth_cached) longer: more the longer
 // the idle and in proportion to the frame's size (measured on the H100 and the 2xH200:
 // results/*/isolating/pageable-frames). Copies back to back, and pinned frames, which the CPU
 // does not copy, do not cool.
@@ -540,8 +540,7 @@ TEST(IsolatingCases, APageableFrameAfterIdleCopiesItsColdShareAtTheColdRate) {
             // the call: the CPU's idle is the period less this frame's latency, and at most
             // 100 us more.
             const auto excess_for_idle = [&](double idle_ps) {
-                return -std::expm1(-idle_ps / tau) *
-                       (static_cast<double>(p.cpu.cold_copy_fixed.ps) + static_cast<double>(size) * extra_per_byte);
+                return -std::expm1(-idle_ps / tau) * static_cast<double>(size) * extra_per_byte;
             };
             const double idle = static_cast<double>(period_us) * 1e6 - with;
             EXPECT_GE(with - without, 0.999 * excess_for_idle(idle)) << size << " B every " << period_us << " us";
@@ -559,6 +558,38 @@ TEST(IsolatingCases, APageableFrameAfterIdleCopiesItsColdShareAtTheColdRate) {
     pinned.periodic.count = 8;
     EXPECT_DOUBLE_EQ(run("periodic", "h2d", 4 * kMiB, pinned, p).rows.at(0).time_ps,
                      run("periodic", "h2d", 4 * kMiB, pinned, warm).rows.at(0).time_ps);
+}
+
+// frame_jitter.cold_sigma: each pageable frame's cold excess is drawn anew (exp(cold_sigma z)),
+// which widens the stream's tail by as much as that excess allows and leaves its median and
+// pinned frames (nothing cold to draw) where they were.
+TEST(IsolatingCases, APageableFramesColdShareIsDrawnFrameByFrame) {
+    config::ModelParams p;  // the default jitter: body and slow mode on
+    p.frame_jitter.runs = 21;
+    config::ModelParams drawn = p;
+    drawn.frame_jitter.cold_sigma = 0.4;
+    config::StrategyOptions o;
+    o.periodic.size = core::Bytes{4 * kMiB};
+    o.periodic.period = core::Duration{8'000'000'000};
+    o.periodic.count = 200;
+    o.periodic.via = "pageable";
+    const CaseResult fixed = run("periodic", "h2d", 4 * kMiB, o, p);
+    const CaseResult varied = run("periodic", "h2d", 4 * kMiB, o, drawn);
+    config::ModelParams warm = p.without_spread();
+    warm.cpu.cache_cooling_time = core::Duration{0};
+    const double cold_ps = row(run("periodic", "h2d", 4 * kMiB, o, p.without_spread()), "").time_ps -
+                           row(run("periodic", "h2d", 4 * kMiB, o, warm), "").time_ps;
+    ASSERT_GT(cold_ps, 50e6) << "a 4 MiB frame after 8 ms has a cold share to draw";
+    EXPECT_NEAR(row(varied, "").time_ps, row(fixed, "").time_ps, 0.03 * row(fixed, "").time_ps) << "the median stays";
+    // The 99th percentile frame's excess: about cold * (exp(0.4 * 2.33) - 1) more, well over the
+    // pinned jitter's tail alone.
+    const double more = row(varied, "p99").time_ps - row(fixed, "p99").time_ps;
+    EXPECT_GT(more, 0.6 * cold_ps * std::expm1(0.4 * 2.33) - 30e6);
+    EXPECT_LT(more, 1.2 * cold_ps * std::expm1(0.4 * 2.33));
+    config::StrategyOptions pinned = o;
+    pinned.periodic.via = "pinned";
+    EXPECT_DOUBLE_EQ(row(run("periodic", "h2d", 4 * kMiB, pinned, p), "p99").time_ps,
+                     row(run("periodic", "h2d", 4 * kMiB, pinned, drawn), "p99").time_ps);
 }
 
 }  // namespace

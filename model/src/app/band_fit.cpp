@@ -217,10 +217,12 @@ constexpr std::array<double, 4> kWeights{1.0, 1.0, 4.0, 0.25};  // p10, p90, p99
 struct StreamDraws {
     const FrameStream* stream = nullptr;
     std::vector<double> e, u, x;  // kFitLeases x frames
+    std::vector<double> z;        // the cold share's draws (pageable frames only)
 };
 
+// cold_us and cold_sigma: a pageable frame's excess over a warm copy, and how it is drawn.
 std::array<double, 4> model_excess(const StreamDraws& d, const std::array<double, 5>& x, double idle_time_us,
-                                   double p50_us) {
+                                   double p50_us, double cold_us = 0.0, double cold_sigma = 0.0) {
     const auto frames = static_cast<std::size_t>(d.stream->frames);
     const double idle = std::max(0.0, d.stream->period_us - p50_us);
     const double chance = x[2] * (idle_time_us > 0.0 ? -std::expm1(-idle / idle_time_us) : 1.0);
@@ -230,6 +232,7 @@ std::array<double, 4> model_excess(const StreamDraws& d, const std::array<double
         const std::size_t at = static_cast<std::size_t>(l) * frames;
         for (std::size_t i = 0; i < frames; ++i) {
             late[i] = x[0] * std::expm1(x[1] * d.e[at + i]) + (d.u[at + i] < chance ? x[3] * std::exp(x[4] * d.x[at + i]) : 0.0);
+            if (!d.z.empty()) late[i] += cold_us * std::expm1(cold_sigma * d.z[at + i]);
         }
         std::sort(late.begin(), late.end());
         const double p50 = core::percentile_sorted(late, 0.5);
@@ -328,6 +331,88 @@ FrameJitterFit fit_frame_jitter(const std::vector<FrameStream>& streams, double 
         out.lines.push_back({draws[s].stream->name, measured[s], model_excess(draws[s], x, idle_time_us, p50s[s])});
     }
     return out;
+}
+
+namespace {
+
+// The median over a stream's leases of each lease's p50 - p10, p90 - p50, p99 - p50 and max - p50,
+// and of its p50; false where one of them is not above zero.
+bool stream_excess(const FrameStream& s, std::array<double, 4>& m, double& p50_us) {
+    std::array<std::vector<double>, 4> ex;
+    std::vector<double> p50;
+    for (const auto& l : s.leases) {
+        p50.push_back(l[1]);
+        ex[0].push_back(l[1] - l[0]);
+        ex[1].push_back(l[2] - l[1]);
+        ex[2].push_back(l[3] - l[1]);
+        ex[3].push_back(l[4] - l[1]);
+    }
+    bool usable = !p50.empty();
+    for (std::size_t k = 0; k < 4 && usable; ++k) {
+        m[k] = core::percentile(ex[k], 0.5);
+        usable = m[k] > 0.0;
+    }
+    if (usable) p50_us = core::percentile(p50, 0.5);
+    return usable;
+}
+
+}  // namespace
+
+double fit_cold_sigma(const FrameStream& s, const FrameJitterFit& jitter, double idle_time_us, double cold_us,
+                      FrameJitterFit::Line& line) {
+    std::array<double, 4> measured{};
+    double p50_us = 0.0;
+    if (s.leases.size() < 2 || s.frames < 10 || !(s.period_us > 0.0) || !stream_excess(s, measured, p50_us)) {
+        throw std::invalid_argument("fit_cold_sigma: " + s.name + " is not measured on two leases or more");
+    }
+    if (!(cold_us > 0.0)) throw std::invalid_argument("fit_cold_sigma: " + s.name + " has no cold excess to draw");
+    StreamDraws d;
+    d.stream = &s;
+    core::Draws rng(core::fnv1a(s.name) ^ 20261126ULL);
+    core::Draws cold_rng(core::fnv1a(s.name) ^ 0xC01DC0DEULL);
+    const std::size_t n = static_cast<std::size_t>(kFitLeases) * static_cast<std::size_t>(s.frames);
+    d.e.resize(n);
+    d.u.resize(n);
+    d.x.resize(n);
+    d.z.resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        d.e[i] = rng.normal();
+        d.u[i] = rng.uniform();
+        d.x[i] = rng.normal();
+        d.z[i] = cold_rng.normal();
+    }
+    const std::array<double, 5> x{jitter.body_us, jitter.body_sigma, jitter.slow_probability, jitter.slow_us, jitter.slow_sigma};
+    const auto loss = [&](double sigma) {
+        const auto got = model_excess(d, x, idle_time_us, p50_us, cold_us, sigma);
+        double total = 0.0;
+        for (std::size_t k = 0; k < 4; ++k) total += kWeights[k] * std::pow(std::log(std::max(got[k], 1e-3) / measured[k]), 2);
+        return total;
+    };
+    // A grid on a log scale, then golden-section search around its best point.
+    constexpr int kGrid = 40;
+    const double lo = std::log(0.01), hi = std::log(3.0);
+    int best = 0;
+    double best_loss = loss(std::exp(lo));
+    for (int i = 1; i <= kGrid; ++i) {
+        const double v = loss(std::exp(lo + (hi - lo) * i / kGrid));
+        if (v < best_loss) {
+            best_loss = v;
+            best = i;
+        }
+    }
+    double a = lo + (hi - lo) * std::max(0, best - 1) / kGrid, b = lo + (hi - lo) * std::min(kGrid, best + 1) / kGrid;
+    const double g = (std::sqrt(5.0) - 1.0) / 2.0;
+    for (int it = 0; it < 40; ++it) {
+        const double c = b - g * (b - a), e = a + g * (b - a);
+        if (loss(std::exp(c)) < loss(std::exp(e))) {
+            b = e;
+        } else {
+            a = c;
+        }
+    }
+    const double sigma = std::exp((a + b) / 2.0);
+    line = {s.name, measured, model_excess(d, x, idle_time_us, p50_us, cold_us, sigma)};
+    return sigma;
 }
 
 }  // namespace dmasim::app

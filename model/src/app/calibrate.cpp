@@ -401,13 +401,15 @@ std::vector<LeasePlan> plan_leave_one_lease_out(const std::vector<FreeParam>& fr
     return plans;
 }
 
-// The streams of frames for frame_jitter: each periodic scenario of pinned frames without
-// processing, with every lease's p10, p50, p90, p99 and max frame latency (its first run).
-std::vector<FrameStream> frame_streams(const std::vector<config::Scenario>& loaded, const MeasuredSet& set) {
+// The streams of frames for frame_jitter: each periodic scenario of frames `via` (pinned or
+// pageable) without processing, with every lease's p10, p50, p90, p99 and max frame latency (its
+// first run).
+std::vector<FrameStream> frame_streams(const std::vector<config::Scenario>& loaded, const MeasuredSet& set,
+                                       const std::string& via) {
     std::vector<FrameStream> out;
     for (const auto& sc : loaded) {
         const config::FrameOptions& f = sc.options.periodic;
-        if (std::find(sc.strategies.begin(), sc.strategies.end(), "periodic") == sc.strategies.end() || f.via != "pinned" ||
+        if (std::find(sc.strategies.begin(), sc.strategies.end(), "periodic") == sc.strategies.end() || f.via != via ||
             f.kernel.ps != 0) {
             continue;
         }
@@ -428,6 +430,36 @@ std::vector<FrameStream> frame_streams(const std::vector<config::Scenario>& load
         if (!stream.leases.empty()) out.push_back(std::move(stream));
     }
     return out;
+}
+
+// A pageable stream's median frame with `sets` and no spread, and its excess over the same frame
+// with caches that never cool (cpu.cache_cooling_time 0): what frame_jitter.cold_sigma draws.
+// Zero where the stream is not simulated.
+double cold_excess_us(const std::vector<config::Scenario>& loaded, const std::vector<CrossLeaseRow>& across,
+                      const std::string& stream, const std::vector<config::SetOverride>& sets, int jobs) {
+    std::vector<core::ResultRow> measured;
+    for (const auto& c : across) {
+        if (c.row.scenario == stream && c.row.strategy == "periodic" && c.row.variant.empty()) measured.push_back(c.row);
+    }
+    if (measured.empty()) return 0.0;
+    double p50[2] = {0.0, 0.0};
+    for (int warm = 0; warm < 2; ++warm) {
+        std::vector<config::Scenario> scenarios = restrict_to_measured(loaded, measured);
+        for (auto& sc : scenarios) {
+            for (const auto& set : sets) config::apply_parameter(sc, set);
+            sc.params = sc.params.without_spread();
+            if (warm == 1) sc.params.cpu.cache_cooling_time = core::Duration{0};
+        }
+        const Workload w = make_workload(scenarios);
+        std::vector<std::size_t> selected(w.cases.size());
+        std::iota(selected.begin(), selected.end(), std::size_t{0});
+        RunSettings rs;
+        rs.jobs = jobs;
+        for (const auto& r : parsed_rows_of(run_cases(w, selected, rs), "the pageable frames")) {
+            if (r.scenario == stream && r.variant.empty() && r.status == "ok") p50[warm] = r.time_us;
+        }
+    }
+    return std::max(0.0, p50[0] - p50[1]);
 }
 
 // The band's rows: every measured row of a kind with a model_error sigma, of every size, simulated
@@ -528,12 +560,21 @@ int cmd_calibrate(const CalibrateOptions& o, int argc, char** argv, std::ostream
         }
     }
 
-    // The rows to fit: timed transfers and setup costs up to max_size; not periodic streams
-    // (their many frames make a step slow) and not harness-only rows.
+    // The rows to fit: timed transfers and setup costs up to max_size, and the median frame of
+    // each stream of pageable frames without processing (how pageable frames cool is in no
+    // other row; the frames after the first few reuse its result, so it is cheap); not other
+    // periodic rows (a stream with processing is long to simulate and says nothing of the free
+    // parameters; the tails are the band's, frame_jitter), and not harness-only rows.
+    const auto pageable_stream = [&](const std::string& name) {
+        return std::any_of(as_named.begin(), as_named.end(), [&](const config::Scenario& sc) {
+            return sc.name == name && sc.options.periodic.via == "pageable" && sc.options.periodic.kernel.ps == 0;
+        });
+    };
     std::vector<Row> rows;
     for (const auto& m : measured) {
         if (m.status != "ok" || m.source != "hw" || m.time_us <= 0 || m.size_bytes > o.max_size) continue;
-        if (m.strategy == "periodic" || m.variant == "kernel" || m.variant == "setup=freehost" || m.variant == "misses") {
+        if ((m.strategy == "periodic" && (!m.variant.empty() || !pageable_stream(m.scenario))) || m.variant == "kernel" ||
+            m.variant == "setup=freehost" || m.variant == "misses") {
             continue;
         }
         rows.push_back(Row{result_key(m), m, 0});
@@ -698,7 +739,7 @@ int cmd_calibrate(const CalibrateOptions& o, int argc, char** argv, std::ostream
             if (g.sigma >= 0.0) band_sets.push_back(config::SetOverride{"host_spread." + g.group, fmt::format("{:.4f}", g.sigma), ""});
         }
         // Frame jitter, from the streams of pinned frames without processing the leases measured.
-        const std::vector<FrameStream> streams = frame_streams(loaded, set);
+        const std::vector<FrameStream> streams = frame_streams(loaded, set, "pinned");
         if (std::any_of(streams.begin(), streams.end(), [](const FrameStream& f) { return f.leases.size() >= 2; })) {
             const double idle_time_us = static_cast<double>(config::ModelParams{}.runtime.idle_wake_time.ps) * 1e-6;
             jitter = fit_frame_jitter(streams, idle_time_us);
@@ -710,6 +751,21 @@ int cmd_calibrate(const CalibrateOptions& o, int argc, char** argv, std::ostream
                      {"slow_time", fmt::format("{}ps", std::llround(jitter->slow_us * 1e6))},
                      {"slow_sigma", fmt::format("{:.4f}", jitter->slow_sigma)}}) {
                 band_sets.push_back(config::SetOverride{"frame_jitter." + key, value, ""});
+            }
+            // How the cold share of pageable frames spreads, the rest of the jitter as fitted:
+            // the median over the pageable streams measured on two leases or more.
+            std::vector<double> sigmas;
+            for (const auto& s : frame_streams(loaded, set, "pageable")) {
+                if (s.leases.size() < 2) continue;
+                const double cold_us = cold_excess_us(loaded, across, s.name, band_sets, o.jobs);
+                if (!(cold_us > 0.0)) continue;
+                FrameJitterFit::Line line;
+                sigmas.push_back(fit_cold_sigma(s, *jitter, idle_time_us, cold_us, line));
+                jitter->lines.push_back(line);
+                jitter->cold.emplace_back(s.name, cold_us, sigmas.back());
+            }
+            if (!sigmas.empty()) {
+                band_sets.push_back(config::SetOverride{"frame_jitter.cold_sigma", fmt::format("{:.4f}", core::percentile(sigmas, 0.5)), ""});
             }
         }
         if (!o.quiet) err << "the band: every measured row on the machines of the kind, with the fitted values\n";
@@ -727,6 +783,21 @@ int cmd_calibrate(const CalibrateOptions& o, int argc, char** argv, std::ostream
     y << "# " << command_line_text(argc, argv) << "\n";
     y << "parameters:\n";
     for (const auto& s : fitted) y << "  " << s.path << ": " << s.value << "\n";
+    // What --set gave the model, not fitted: the fit was made with it, so whatever runs with
+    // this calibration must have it too (a value an isolating measurement gave, say).
+    for (const auto& text : o.sets) {
+        const config::SetOverride s = config::parse_set(text);
+        if (!s.scenario.empty() || loaded.empty() || std::any_of(fitted.begin(), fitted.end(), [&](const auto& f) { return f.path == s.path; })) {
+            continue;
+        }
+        config::Scenario probe = loaded.front();
+        try {
+            config::apply_parameter(probe, s);
+        } catch (const core::InputError&) {
+            continue;  // a scenario key (platform=...), not a model parameter
+        }
+        y << "  " << s.path << ": " << s.value << "  # given (--set), not fitted\n";
+    }
     for (std::size_t i = fitted.size(); i < band_sets.size(); ++i) y << "  " << band_sets[i].path << ": " << band_sets[i].value << "\n";
     for (const auto& k : band.kinds) {
         if (k.sigma >= 0.0) y << fmt::format("  model_error.{}: {:.4f}\n", k.kind, k.sigma);
@@ -795,8 +866,11 @@ int cmd_calibrate(const CalibrateOptions& o, int argc, char** argv, std::ostream
             y << " }\n";
         }
         if (jitter) {
-            y << fmt::format("  frame_jitter:  # excess over each lease's p50 (us): median over leases, and the model's; weighted rms log error {:.3f}\n",
+            y << fmt::format("  frame_jitter:  # excess over each lease's p50 (us): median over leases, and the model's; weighted rms log error {:.3f} (pinned streams)\n",
                              jitter->rms_log_error);
+            for (const auto& [name, cold_us, sigma] : jitter->cold) {
+                y << fmt::format("    # cold_sigma {:.4f} from {}: its frames {:.1f} us over a warm copy in the model\n", sigma, yaml_quote(name), cold_us);
+            }
             for (const auto& l : jitter->lines) {
                 y << fmt::format("    - {{ stream: {}, p50_minus_p10: [{:.1f}, {:.1f}], p90_minus_p50: [{:.1f}, {:.1f}], "
                                  "p99_minus_p50: [{:.1f}, {:.1f}], max_minus_p50: [{:.1f}, {:.1f}] }}\n",
@@ -865,6 +939,9 @@ int cmd_calibrate(const CalibrateOptions& o, int argc, char** argv, std::ostream
         if (jitter) {
             out << fmt::format("  frame_jitter: body {:.1f} us, sigma {:.3f}; slow mode {:.4f} after a long idle, {:.1f} us, sigma {:.3f}\n",
                                jitter->body_us, jitter->body_sigma, jitter->slow_probability, jitter->slow_us, jitter->slow_sigma);
+            for (const auto& [name, cold_us, sigma] : jitter->cold) {
+                out << fmt::format("  frame_jitter.cold_sigma {:.3f} from {} (its frames {:.1f} us over a warm copy)\n", sigma, name, cold_us);
+            }
             for (const auto& l : jitter->lines) {
                 out << fmt::format("    {:<24} p99 - p50: {:.1f} us measured (median over leases), {:.1f} us model\n", l.stream,
                                    l.measured[2], l.model[2]);

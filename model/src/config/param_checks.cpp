@@ -194,7 +194,6 @@ void check_cpu(const CpuParams& p, const std::string& prefix, const FailFn& fail
     c.bandwidth("memcpy_bandwidth_cached", p.memcpy_bandwidth_cached, kMaxBandwidth);
     c.bandwidth("memcpy_bandwidth_cold", p.memcpy_bandwidth_cold, kMaxBandwidth);
     c.duration("cache_cooling_time", p.cache_cooling_time, Duration{1000 * kMaxSoftwareLatency.ps});
-    c.duration("cold_copy_fixed", p.cold_copy_fixed, kMaxSoftwareLatency);
     c.bytes("llc_size", p.llc_size, 0, kTiB);
     // x86 and Arm base pages (4 KiB, 16 KiB, 64 KiB) up to the largest huge page (1 GiB).
     c.power_of_two("page_size", p.page_size, 4 * kKiB, kGiB);
@@ -297,6 +296,7 @@ void check_frame_jitter(const FrameJitterParams& p, const std::string& prefix, c
     within("slow_probability", p.slow_probability, 1.0);
     c.duration("slow_time", p.slow_time, kMaxSoftwareLatency);
     within("slow_sigma", p.slow_sigma, 3.0);
+    within("cold_sigma", p.cold_sigma, 3.0);
     c.count("seed", p.seed, 0, 1'000'000'000'000);
     c.count("runs", p.runs, 1, 10001);
 }

@@ -49,7 +49,6 @@ config::ModelParams host_draw(const config::ModelParams& nominal, double z) {
     p.cpu.memcpy_bandwidth.bytes_per_s /= copies;
     p.cpu.memcpy_bandwidth_cached.bytes_per_s /= copies;
     p.cpu.memcpy_bandwidth_cold.bytes_per_s /= copies;
-    p.cpu.cold_copy_fixed = scaled(p.cpu.cold_copy_fixed, copies);
     const double setup = std::exp(s.setup * z);
     for (core::Duration* d : {&p.cpu.register_fixed, &p.cpu.register_per_page, &p.cpu.unregister_fixed,
                               &p.cpu.unregister_per_page, &p.cpu.alloc_pinned_pool_fixed, &p.cpu.alloc_pinned_fixed,

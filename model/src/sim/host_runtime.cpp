@@ -517,13 +517,10 @@ void HostRuntime::op_finished(std::size_t i) {
     progress_event_.notify(zero_delay());
 }
 
-double HostRuntime::cold_share() {
+double HostRuntime::cold_share() const {
     const double tau = static_cast<double>(params_.cpu.cache_cooling_time.ps);
     if (tau <= 0.0 || cpu_copy_end_ps_ < 0.0) return 0.0;
-    const double cold = -std::expm1(-(now_ps() - cpu_copy_end_ps_) / tau);
-    const double fixed_ps = cold * static_cast<double>(params_.cpu.cold_copy_fixed.ps);
-    if (fixed_ps > 0.0) wait(ps_delay(fixed_ps));
-    return cold;
+    return -std::expm1(-(now_ps() - cpu_copy_end_ps_) / tau);
 }
 
 void HostRuntime::cpu_copy(std::uint64_t bytes, bool source_cached, bool destination_in_dram, double cold) {

@@ -33,12 +33,15 @@ Spread spread_of(std::vector<double> v) {
 // every frame, the slow mode with a chance that grows with the idle time before the release. A
 // frame released while the one before was still running (as jittered) is issued when that one
 // returns, with no sleep to wake from: it moves by what the jitter added to that one's end, so a
-// backlog carries its first frame's lateness and adds none of its own.
-void jitter_frames(const std::vector<double>& simulated, std::vector<double>& latency, const config::FrameJitterParams& j,
-                   double period_ps, double idle_time_ps, std::uint64_t seed) {
+// backlog carries its first frame's lateness and adds none of its own. `cold` is each frame's
+// excess over a warm copy (pageable frames; empty otherwise): it is drawn anew per frame
+// (cold_sigma), from draws of its own so that the other frames' draws stay as they are.
+void jitter_frames(const std::vector<double>& simulated, const std::vector<double>& cold, std::vector<double>& latency,
+                   const config::FrameJitterParams& j, double period_ps, double idle_time_ps, std::uint64_t seed) {
     latency = simulated;
     if (!j.active() || latency.empty()) return;
     core::Draws draws(seed);
+    core::Draws cold_draws(seed ^ 0xC01DC0DEULL);
     const auto b = static_cast<double>(j.body.ps);
     const auto slow = static_cast<double>(j.slow_time.ps);
     double before = simulated.front();        // the frame before the first counted one, as simulated
@@ -47,7 +50,8 @@ void jitter_frames(const std::vector<double>& simulated, std::vector<double>& la
         const double e = draws.normal(), u = draws.uniform(), x = draws.normal();
         const double idle = std::max(0.0, period_ps - before);
         const double chance = j.slow_probability * (idle_time_ps > 0.0 ? -std::expm1(-idle / idle_time_ps) : 1.0);
-        const double late = b * std::expm1(j.body_sigma * e) + (u < chance ? slow * std::exp(j.slow_sigma * x) : 0.0);
+        double late = b * std::expm1(j.body_sigma * e) + (u < chance ? slow * std::exp(j.slow_sigma * x) : 0.0);
+        if (!cold.empty()) late += cold[i] * std::expm1(j.cold_sigma * cold_draws.normal());
         if (before <= period_ps) {
             // At rest at its release: the frame starts as late (or as early) as its draw.
             latency[i] = simulated[i] + late;
@@ -138,51 +142,67 @@ void run_periodic(Engine& engine, Case& c) {
         }
         return l;
     };
-    std::optional<ProgramOutcome> reused;
-    std::vector<double> latency;
-    // Frame reuse: runs of 2, 3 and 4 frames (after the warm-up frames). When each later frame arrives before the next release (the model at rest in between)
-    // and frames 1 to 3 took the same time, every later frame is frame 3 again: its latency
-    // repeats and every count grows by the same step per frame (checked over the three runs).
-    constexpr std::int64_t kFirst = 2;
-    if (engine.fidelity() == sim::Fidelity::kFast && sim::Tracer::active() == nullptr && f.count > 3 * (kFirst + 1)) {
-        std::array<ProgramOutcome, 3> at;
-        std::vector<std::size_t> index;
-        for (std::int64_t k = 0; k < 3; ++k) {
-            index.clear();
-            at[static_cast<std::size_t>(k)] = engine.execute(params, frames(kFirst + k, index));
+    // The stream's frames as simulated with `p`: the outcome, and each counted frame's latency.
+    const auto simulate = [&](const config::ModelParams& p) {
+        std::optional<ProgramOutcome> reused;
+        std::vector<double> latency;
+        // Frame reuse: runs of 2, 3 and 4 frames (after the warm-up frames). When each later
+        // frame arrives before the next release (the model at rest in between) and frames 1 to 3
+        // took the same time, every later frame is frame 3 again: its latency repeats and every
+        // count grows by the same step per frame (checked over the three runs).
+        constexpr std::int64_t kFirst = 2;
+        if (engine.fidelity() == sim::Fidelity::kFast && sim::Tracer::active() == nullptr && f.count > 3 * (kFirst + 1)) {
+            std::array<ProgramOutcome, 3> at;
+            std::vector<std::size_t> index;
+            for (std::int64_t k = 0; k < 3; ++k) {
+                index.clear();
+                at[static_cast<std::size_t>(k)] = engine.execute(p, frames(kFirst + k, index));
+            }
+            const std::vector<double> seen = latencies(at[2], index);
+            bool steady = true;
+            for (std::size_t i = 0; i < seen.size(); ++i) {
+                if (!(seen[i] < static_cast<double>(f.period.ps))) steady = false;
+                if (i >= 2 && std::fabs(seen[i] - seen[i - 1]) > sim::kFastForwardTolerance.absolute_ps) steady = false;
+            }
+            sim::Levels levels;
+            levels.first = kFirst;
+            levels.step = 1;
+            levels.target = static_cast<std::uint64_t>(f.count);
+            sim::Extrapolation x = sim::extrapolate(at, levels, sim::kFastForwardTolerance);
+            if (steady && x.outcome) {
+                reused = std::move(x.outcome);
+                latency = seen;
+                latency.resize(static_cast<std::size_t>(f.count), seen.back());
+                reused->fast_forward = "fast-forwarded: frames " + std::to_string(seen.size() + 1) + " to " +
+                                       std::to_string(f.count) + " reuse frame " + std::to_string(seen.size()) +
+                                       "'s result (the model is at rest before each frame)";
+            }
         }
-        const std::vector<double> seen = latencies(at[2], index);
-        bool steady = true;
-        for (std::size_t i = 0; i < seen.size(); ++i) {
-            if (!(seen[i] < static_cast<double>(f.period.ps))) steady = false;
-            if (i >= 2 && std::fabs(seen[i] - seen[i - 1]) > sim::kFastForwardTolerance.absolute_ps) steady = false;
+        ProgramOutcome o;
+        if (reused) {
+            o = std::move(*reused);
+        } else {
+            std::vector<std::size_t> index;
+            o = engine.execute(p, frames(f.count, index));
+            latency = latencies(o, index);
         }
-        sim::Levels levels;
-        levels.first = kFirst;
-        levels.step = 1;
-        levels.target = static_cast<std::uint64_t>(f.count);
-        sim::Extrapolation x = sim::extrapolate(at, levels, sim::kFastForwardTolerance);
-        if (steady && x.outcome) {
-            reused = std::move(x.outcome);
-            latency = seen;
-            latency.resize(static_cast<std::size_t>(f.count), seen.back());
-            reused->fast_forward = "fast-forwarded: frames " + std::to_string(seen.size() + 1) + " to " +
-                                   std::to_string(f.count) + " reuse frame " + std::to_string(seen.size()) +
-                                   "'s result (the model is at rest before each frame)";
-        }
-    }
-    ProgramOutcome o;
-    if (reused) {
-        o = std::move(*reused);
-    } else {
-        std::vector<std::size_t> index;
-        o = engine.execute(params, frames(f.count, index));
-        latency = latencies(o, index);
-    }
+        return std::make_pair(std::move(o), std::move(latency));
+    };
+    auto [o, latency] = simulate(params);
     c.take_main(o);
     // The rate kept up is the GPU's and the link's: the host's lateness moves single frames, not
     // the spacing of a stream (with few frames one late last frame would move it a lot).
     const std::vector<double> simulated = latency;
+    // A pageable frame's excess over a warm copy (what cooled since the CPU's last copy), which
+    // frame_jitter.cold_sigma draws anew for every frame: the frames again with caches that
+    // never cool.
+    std::vector<double> cold;
+    if (f.via == "pageable" && params.frame_jitter.cold_sigma > 0.0 && params.cpu.cache_cooling_time.ps > 0) {
+        config::ModelParams warm = params;
+        warm.cpu.cache_cooling_time = core::Duration{0};
+        const std::vector<double> warm_latency = simulate(warm).second;
+        for (std::size_t i = 0; i < simulated.size(); ++i) cold.push_back(std::max(0.0, simulated[i] - warm_latency[i]));
+    }
     const double deadline = static_cast<double>((f.deadline.ps > 0 ? f.deadline : f.period).ps);
     const double period_ps = static_cast<double>(f.period.ps);
     // One run of the stream's frames, as dmaprobe reports it (backlog as dmaprobe defines it: the
@@ -216,7 +236,7 @@ void run_periodic(Engine& engine, Case& c) {
             core::fnv1a(spec.label + "|" + spec.strategy + "|" + f.via + "|" + std::to_string(spec.bytes) + "|" +
                         std::to_string(f.period.ps) + "|" + std::to_string(f.count));
         for (std::int64_t k = 0; k < params.frame_jitter.runs; ++k) {
-            jitter_frames(simulated, latency, params.frame_jitter, period_ps, static_cast<double>(params.runtime.idle_wake_time.ps),
+            jitter_frames(simulated, cold, latency, params.frame_jitter, period_ps, static_cast<double>(params.runtime.idle_wake_time.ps),
                           core::fnv1a(std::to_string(seed) + "/" + std::to_string(k)));
             runs.push_back(run_of(latency));
         }

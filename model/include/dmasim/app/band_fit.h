@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <string>
 #include <utility>
+#include <tuple>
 #include <vector>
 
 namespace dmasim::app {
@@ -102,6 +103,9 @@ struct FrameJitterFit {
         std::array<double, 4> measured{}, model{};
     };
     std::vector<Line> lines;
+    // Pageable streams (fit_cold_sigma, which the calibration runs after): each one's name, the
+    // model's excess of its frames over a warm copy (us) and the cold_sigma fitted to it.
+    std::vector<std::tuple<std::string, double, double>> cold;
 };
 // config::FrameJitterParams from the leases' frames: the model's lateness (body on every frame,
 // the slow mode with probability slow_probability (1 - exp(-idle / idle_time_us)), idle = period -
@@ -110,5 +114,13 @@ struct FrameJitterFit {
 // p90 1, the max 1/4 (one frame in 500 or 1000 only shapes the slow mode's tail); coordinate
 // descent on a log scale. Throws std::invalid_argument with no stream of two leases or more.
 FrameJitterFit fit_frame_jitter(const std::vector<FrameStream>& streams, double idle_time_us);
+
+// config::FrameJitterParams::cold_sigma from a stream of pageable frames, the rest of the jitter
+// as fitted: each frame's lateness as above plus cold_us (exp(cold_sigma z) - 1), cold_us the
+// model's excess of a frame over a warm copy; the same statistics, weights and leases as above,
+// a one-dimensional search on a log scale from 0.01 to 3. `line` gets the stream's statistics.
+// Throws std::invalid_argument for a stream of fewer than two leases or no excess to draw.
+double fit_cold_sigma(const FrameStream& stream, const FrameJitterFit& jitter, double idle_time_us, double cold_us,
+                      FrameJitterFit::Line& line);
 
 }  // namespace dmasim::app

@@ -194,9 +194,8 @@ struct RuntimeParams {
 struct CpuParams {
     Bandwidth memcpy_bandwidth{10e9};
     Bandwidth memcpy_bandwidth_cached{30e9};
-    Bandwidth memcpy_bandwidth_cold{7e9};
-    Duration cache_cooling_time{8'000'000'000};
-    Duration cold_copy_fixed{60'000'000};
+    Bandwidth memcpy_bandwidth_cold{8.42e9};
+    Duration cache_cooling_time{3'500'000'000};
     Bytes llc_size{64ULL << 20};
     Bytes page_size{4096};
     Duration register_fixed{20'000'000};
@@ -218,9 +217,8 @@ struct CpuParams {
     void visit(V&& v) {
         v(FieldInfo{"memcpy_bandwidth", "bytes/s", "one thread's memcpy when the data comes from DRAM; above 0, at most 100TB/s"}, memcpy_bandwidth);
         v(FieldInfo{"memcpy_bandwidth_cached", "bytes/s", "one thread's memcpy when the source fits in the last-level cache; above 0, at most 100TB/s"}, memcpy_bandwidth_cached);
-        v(FieldInfo{"memcpy_bandwidth_cold", "bytes/s", "one thread's memcpy when its source, the runtime's staging buffers and their page translations have all left the CPU's caches (a pageable frame after a long idle, cpu.cache_cooling_time): the 4 MiB and 1 MiB pageable frames every 16 ms run at 5-9 GB/s where back-to-back copies run at 12-14 (results/h100-sxm/isolating/pageable-frames); above 0, at most 100TB/s"}, memcpy_bandwidth_cold);
-        v(FieldInfo{"cache_cooling_time", "time", "how long the CPU's caches hold what a copy by the CPU touched once the CPU stops copying: a copy that starts t after the CPU's previous one ended finds a share 1 - exp(-t / cache_cooling_time) of it cold, copied at memcpy_bandwidth_cold and costing that share of cold_copy_fixed (pageable frames every 150 us to 16 ms, H100 and 2xH200; results/h100-sxm/isolating/pageable-frames); 0s = the caches never cool; 0s..1000s"}, cache_cooling_time);
-        v(FieldInfo{"cold_copy_fixed", "time", "what a copy by the CPU that starts fully cold costs beyond its bytes (the runtime's own staging path re-warming: the 1 MiB frames slow down by more than their bytes at the cold rate explain); results/h100-sxm/isolating/pageable-frames; 0s..1s"}, cold_copy_fixed);
+        v(FieldInfo{"memcpy_bandwidth_cold", "bytes/s", "one thread's memcpy of data that has left the CPU's caches while the CPU did not copy (its source, the runtime's staging buffers, their page translations; cache_cooling_time): H100 8.42 GB/s, the median over two leases of pageable frames of 1 and 4 MiB every 150 us to 16 ms (2xH200 5.60 GB/s, five leases, in its calibration); back-to-back copies run at 14-16 (results/h100-sxm/isolating/pageable-frames, scripts/cooling_fit.py); above 0, at most 100TB/s"}, memcpy_bandwidth_cold);
+        v(FieldInfo{"cache_cooling_time", "time", "how long the CPU's caches hold what its copies touched once it stops copying: a copy by the CPU that starts t after its previous one ended finds a share 1 - exp(-t / cache_cooling_time) of its data cold, copied at memcpy_bandwidth_cold. H100 3.5 ms (2xH200 7.7 ms), from the same fit; 0s = the caches never cool; 0s..1000s"}, cache_cooling_time);
         v(FieldInfo{"llc_size", "bytes", "last-level cache: a working set above this streams from DRAM; 0B..1TiB"}, llc_size);
         v(FieldInfo{"page_size", "bytes", "host page size (pinning works page by page): a power of two, 4KiB..1GiB"}, page_size);
         v(FieldInfo{"register_fixed", "time", "cudaHostRegister: cost independent of size; 0s..1s"}, register_fixed);
@@ -376,6 +374,7 @@ struct FrameJitterParams {
     double slow_probability = 0.1097;
     Duration slow_time{103'200'000};
     double slow_sigma = 0.842;
+    double cold_sigma = 0.0;
     std::int64_t seed = 1;
     std::int64_t runs = 101;
 
@@ -386,14 +385,16 @@ struct FrameJitterParams {
         v(FieldInfo{"slow_probability", "ratio", "the chance that a frame after a long idle (many times runtime.idle_wake_time) starts late by the slow mode; after an idle s it is this times 1 - exp(-s / idle_wake_time): H100 0.110, so 6.0 % of the frames every 8 ms and 1.9 % of those every 2 ms; 0..1"}, slow_probability);
         v(FieldInfo{"slow_time", "time", "the slow mode's median lateness (lognormal); H100 103.2 us; 0s..1s"}, slow_time);
         v(FieldInfo{"slow_sigma", "log sigma", "the slow mode's spread; H100 0.842 (p99 of 500 frames every 8 ms 209 us past their median, 179 measured; of 1000 every 2 ms 92, 100 measured); 0..3"}, slow_sigma);
+        v(FieldInfo{"cold_sigma", "log sigma", "frame to frame, how long what went cold in a pageable frame's CPU copy takes to come back (cpu.cache_cooling_time): the frame's excess over a warm copy is the simulated one times exp(cold_sigma z), z ~ N(0, 1), a frame of its own each, the median as simulated (what else the host runs meanwhile evicts more or less of it, and contends for DRAM more or less); fitted by dmasim calibrate to the pageable stream's tails; 0..3"}, cold_sigma);
         v(FieldInfo{"seed", "count", "the frames' draws: each case draws from this seed and its own label, so a run repeats exactly; 0..1e12"}, seed);
         v(FieldInfo{"runs", "count", "runs of the stream, each with draws of its own; each row is the median over them of its statistic, as compare takes the median over leases (one run's p99 of 1000 frames moves by tens of us with a few slow frames more or less); 1..10001"}, runs);
     }
-    bool active() const { return body.ps > 0 || slow_probability > 0.0; }
+    bool active() const { return body.ps > 0 || slow_probability > 0.0 || cold_sigma > 0.0; }
     FrameJitterParams without_spread() const {
         FrameJitterParams j = *this;
         j.body = Duration{0};
         j.slow_probability = 0.0;
+        j.cold_sigma = 0.0;
         return j;
     }
 };

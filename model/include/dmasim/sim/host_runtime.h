@@ -176,8 +176,8 @@ private:
     // A copy by the CPU, of which a share `cold` (cold_share()) finds its data gone cold.
     void cpu_copy(std::uint64_t bytes, bool source_cached, bool destination_in_dram, double cold);
     // The share of what the next CPU copy touches that has left the caches since the CPU's last
-    // copy ended (cpu.cache_cooling_time); its fixed cost (cpu.cold_copy_fixed) is paid here.
-    double cold_share();
+    // copy ended (cpu.cache_cooling_time).
+    double cold_share() const;
     void staged_copy(std::size_t op);
     void cpu_mapped(std::size_t op);
     void trace_program();  // the finished program's timeline, if a tracer is active
