@@ -36,6 +36,9 @@ struct FreeParam {
     double lower;  // picoseconds for times, bytes/s for bandwidths
     double upper;
     bool bandwidth;
+    // Fitted after the main fit, to the median frame of the streams of pageable frames
+    // (fit_cold_rate), not by the optimiser.
+    bool after_fit = false;
 };
 
 const std::vector<FreeParam>& free_params() {
@@ -49,7 +52,7 @@ const std::vector<FreeParam>& free_params() {
         {"host_memory.latency", 50e3, 1e6, false},
         {"cpu.memcpy_bandwidth", 2e9, 60e9, true},
         {"cpu.memcpy_bandwidth_cached", 5e9, 100e9, true},
-        {"cpu.memcpy_bandwidth_cold", 1e9, 60e9, true},
+        {"cpu.memcpy_bandwidth_cold", 1e9, 60e9, true, true},
         {"cpu.register_fixed", 1e6, 1e9, false},
         {"cpu.register_per_page", 5e3, 5e6, false},
         {"cpu.unregister_fixed", 1e6, 1e9, false},
@@ -432,34 +435,103 @@ std::vector<FrameStream> frame_streams(const std::vector<config::Scenario>& load
     return out;
 }
 
-// A pageable stream's median frame with `sets` and no spread, and its excess over the same frame
-// with caches that never cool (cpu.cache_cooling_time 0): what frame_jitter.cold_sigma draws.
-// Zero where the stream is not simulated.
+// A stream's measured median frame (the cross-lease median), if its leases measured it.
+const core::ResultRow* stream_row(const std::vector<CrossLeaseRow>& across, const std::string& stream) {
+    for (const auto& c : across) {
+        if (c.ok() && c.row.scenario == stream && c.row.strategy == "periodic" && c.row.variant.empty() && c.row.status == "ok") {
+            return &c.row;
+        }
+    }
+    return nullptr;
+}
+
+// The model's median frame of a stream with `sets` and no spread (us); `warm`: with caches that
+// never cool (cpu.cache_cooling_time 0). Zero where the stream is not simulated.
+double stream_p50_us(const std::vector<config::Scenario>& loaded, const core::ResultRow& measured,
+                     const std::vector<config::SetOverride>& sets, bool warm, int jobs) {
+    std::vector<config::Scenario> scenarios = restrict_to_measured(loaded, {measured});
+    for (auto& sc : scenarios) {
+        for (const auto& set : sets) config::apply_parameter(sc, set);
+        sc.params = sc.params.without_spread();
+        if (warm) sc.params.cpu.cache_cooling_time = core::Duration{0};
+    }
+    const Workload w = make_workload(scenarios);
+    std::vector<std::size_t> selected(w.cases.size());
+    std::iota(selected.begin(), selected.end(), std::size_t{0});
+    RunSettings rs;
+    rs.jobs = jobs;
+    for (const auto& r : parsed_rows_of(run_cases(w, selected, rs), "a stream of frames")) {
+        if (r.scenario == measured.scenario && r.variant.empty() && r.status == "ok") return r.time_us;
+    }
+    return 0.0;
+}
+
+// The streams of pageable frames without processing among the scenarios.
+std::vector<std::string> pageable_streams(const std::vector<config::Scenario>& loaded) {
+    std::vector<std::string> out;
+    for (const auto& sc : loaded) {
+        const config::FrameOptions& f = sc.options.periodic;
+        if (std::find(sc.strategies.begin(), sc.strategies.end(), "periodic") != sc.strategies.end() && f.via == "pageable" &&
+            f.kernel.ps == 0) {
+            out.push_back(sc.name);
+        }
+    }
+    return out;
+}
+
+// cpu.memcpy_bandwidth_cold, after the main fit: the rate at which the model's median frame of
+// each stream of pageable frames is the leases' (bisection on a log scale between the bounds;
+// the time falls as the rate grows), the median over the streams. Such a stream's median frame
+// is the one row that says how fast the CPU copies what went cold, so it is fitted here, to the
+// leases given, rather than by the row split, which may hold it out. None where no stream of
+// pageable frames was measured.
+struct ColdRateFit {
+    double rate = 0.0;  // B/s
+    struct Line {
+        std::string stream;
+        double measured_us, model_us;
+    };
+    std::vector<Line> lines;
+};
+std::optional<ColdRateFit> fit_cold_rate(const std::vector<config::Scenario>& loaded, const std::vector<CrossLeaseRow>& across,
+                                         const std::vector<config::SetOverride>& fitted, const FreeParam& bounds, int jobs) {
+    std::vector<double> rates;
+    std::vector<const core::ResultRow*> measured;
+    for (const auto& name : pageable_streams(loaded)) {
+        const core::ResultRow* m = stream_row(across, name);
+        if (m == nullptr || !(m->time_us > 0.0)) continue;
+        const auto p50_at = [&](double rate) {
+            std::vector<config::SetOverride> sets = fitted;
+            sets.push_back({bounds.key, format_value(bounds, rate), ""});
+            return stream_p50_us(loaded, *m, sets, false, jobs);
+        };
+        double lo = std::log(bounds.lower), hi = std::log(bounds.upper);
+        if (!(p50_at(bounds.lower) > 0.0)) continue;
+        for (int it = 0; it < 24; ++it) {
+            const double mid = (lo + hi) / 2.0;
+            (p50_at(std::exp(mid)) > m->time_us ? lo : hi) = mid;
+        }
+        rates.push_back(std::exp((lo + hi) / 2.0));
+        measured.push_back(m);
+    }
+    if (rates.empty()) return std::nullopt;
+    ColdRateFit out;
+    out.rate = core::percentile(rates, 0.5);
+    for (const auto* m : measured) {
+        std::vector<config::SetOverride> sets = fitted;
+        sets.push_back({bounds.key, format_value(bounds, out.rate), ""});
+        out.lines.push_back({m->scenario, m->time_us, stream_p50_us(loaded, *m, sets, false, jobs)});
+    }
+    return out;
+}
+
+// A pageable stream's excess of its median frame over the same frame with caches that never cool:
+// what frame_jitter.cold_sigma draws. Zero where the stream is not simulated.
 double cold_excess_us(const std::vector<config::Scenario>& loaded, const std::vector<CrossLeaseRow>& across,
                       const std::string& stream, const std::vector<config::SetOverride>& sets, int jobs) {
-    std::vector<core::ResultRow> measured;
-    for (const auto& c : across) {
-        if (c.row.scenario == stream && c.row.strategy == "periodic" && c.row.variant.empty()) measured.push_back(c.row);
-    }
-    if (measured.empty()) return 0.0;
-    double p50[2] = {0.0, 0.0};
-    for (int warm = 0; warm < 2; ++warm) {
-        std::vector<config::Scenario> scenarios = restrict_to_measured(loaded, measured);
-        for (auto& sc : scenarios) {
-            for (const auto& set : sets) config::apply_parameter(sc, set);
-            sc.params = sc.params.without_spread();
-            if (warm == 1) sc.params.cpu.cache_cooling_time = core::Duration{0};
-        }
-        const Workload w = make_workload(scenarios);
-        std::vector<std::size_t> selected(w.cases.size());
-        std::iota(selected.begin(), selected.end(), std::size_t{0});
-        RunSettings rs;
-        rs.jobs = jobs;
-        for (const auto& r : parsed_rows_of(run_cases(w, selected, rs), "the pageable frames")) {
-            if (r.scenario == stream && r.variant.empty() && r.status == "ok") p50[warm] = r.time_us;
-        }
-    }
-    return std::max(0.0, p50[0] - p50[1]);
+    const core::ResultRow* m = stream_row(across, stream);
+    if (m == nullptr) return 0.0;
+    return std::max(0.0, stream_p50_us(loaded, *m, sets, false, jobs) - stream_p50_us(loaded, *m, sets, true, jobs));
 }
 
 // The band's rows: every measured row of a kind with a model_error sigma, of every size, simulated
@@ -550,31 +622,25 @@ int cmd_calibrate(const CalibrateOptions& o, int argc, char** argv, std::ostream
         raw_text += ss.str();
     }
 
-    std::vector<FreeParam> free;
+    std::vector<FreeParam> free;   // the optimiser's
+    std::vector<FreeParam> after;  // fitted after it
     for (const auto& p : free_params()) {
-        if (o.free.empty() || std::find(o.free.begin(), o.free.end(), p.key) != o.free.end()) free.push_back(p);
+        if (o.free.empty() || std::find(o.free.begin(), o.free.end(), p.key) != o.free.end()) (p.after_fit ? after : free).push_back(p);
     }
     for (const auto& k : o.free) {
-        if (std::none_of(free.begin(), free.end(), [&](const FreeParam& p) { return k == p.key; })) {
+        if (std::none_of(free.begin(), free.end(), [&](const FreeParam& p) { return k == p.key; }) &&
+            std::none_of(after.begin(), after.end(), [&](const FreeParam& p) { return k == p.key; })) {
             throw core::InputError("--free", k, "not a free parameter; see docs/calibration.md");
         }
     }
 
-    // The rows to fit: timed transfers and setup costs up to max_size, and the median frame of
-    // each stream of pageable frames without processing (how pageable frames cool is in no
-    // other row; the frames after the first few reuse its result, so it is cheap); not other
-    // periodic rows (a stream with processing is long to simulate and says nothing of the free
-    // parameters; the tails are the band's, frame_jitter), and not harness-only rows.
-    const auto pageable_stream = [&](const std::string& name) {
-        return std::any_of(as_named.begin(), as_named.end(), [&](const config::Scenario& sc) {
-            return sc.name == name && sc.options.periodic.via == "pageable" && sc.options.periodic.kernel.ps == 0;
-        });
-    };
+    // The rows to fit: timed transfers and setup costs up to max_size; not periodic streams
+    // (the median frame of pageable ones sets cpu.memcpy_bandwidth_cold after the fit:
+    // fit_cold_rate; the tails are the band's, frame_jitter) and not harness-only rows.
     std::vector<Row> rows;
     for (const auto& m : measured) {
         if (m.status != "ok" || m.source != "hw" || m.time_us <= 0 || m.size_bytes > o.max_size) continue;
-        if ((m.strategy == "periodic" && (!m.variant.empty() || !pageable_stream(m.scenario))) || m.variant == "kernel" ||
-            m.variant == "setup=freehost" || m.variant == "misses") {
+        if (m.strategy == "periodic" || m.variant == "kernel" || m.variant == "setup=freehost" || m.variant == "misses") {
             continue;
         }
         rows.push_back(Row{result_key(m), m, 0});
@@ -675,7 +741,13 @@ int cmd_calibrate(const CalibrateOptions& o, int argc, char** argv, std::ostream
     }
 
     const Fit& main = outcomes[0].fit;
-    const std::vector<config::SetOverride> fitted = sets_of(free, main.x);
+    std::vector<config::SetOverride> fitted = sets_of(free, main.x);
+    std::optional<ColdRateFit> cold_rate;
+    for (const auto& p : after) {
+        if (!o.quiet) err << "the cold copy rate: the pageable frames' median frame\n";
+        cold_rate = fit_cold_rate(loaded, across, fitted, p, o.jobs);
+        if (cold_rate) fitted.push_back({p.key, format_value(p, cold_rate->rate), ""});
+    }
     const auto& predicted = outcomes[0].predicted;
     std::vector<double> train_err, held_err, held_err_big, held_err_small;
     std::ostringstream residuals;
@@ -807,6 +879,10 @@ int cmd_calibrate(const CalibrateOptions& o, int argc, char** argv, std::ostream
         y << "  " << p.key << ": [" << format_value(p, p.lower) << ", " << format_value(p, p.upper) << "]  # default "
           << format_value(p, current_value(p)) << "\n";
     }
+    for (const auto& p : after) {
+        y << "  " << p.key << ": [" << format_value(p, p.lower) << ", " << format_value(p, p.upper) << "]  # default "
+          << format_value(p, current_value(p)) << "; fitted after the others, to the pageable frames' median frame\n";
+    }
     y << "data:\n  measured: " << csv_path << "\n" << fmt::format("  fnv1a64: \"{:016x}\"\n", fnv1a64(raw_text));
     y << "  values: \"median over leases of each lease's median over its runs\"\n  leases:\n";
     for (const auto& l : set.leases) {
@@ -821,6 +897,12 @@ int cmd_calibrate(const CalibrateOptions& o, int argc, char** argv, std::ostream
     y << fmt::format("  max_size_bytes: {}\n", o.max_size);
     y << fmt::format("  rows: {}\n  split: \"held out: FNV-1a(row key) % {} == 0 ({} rows)\"\n", rows.size(), kSplit, ho.n);
     y << "summary:\n" << fmt::format("  evaluations: {}\n  objective_rms_log_error: {:.5f}\n", main.evaluations, std::sqrt(main.objective));
+    if (cold_rate) {
+        y << "  cold_rate:  # cpu.memcpy_bandwidth_cold, after the fit: each stream of pageable frames' median frame, measured (median over leases) and the model's\n";
+        for (const auto& l : cold_rate->lines) {
+            y << fmt::format("    - {{ stream: {}, measured_us: {:.4f}, predicted_us: {:.4f} }}\n", yaml_quote(l.stream), l.measured_us, l.model_us);
+        }
+    }
     y << fmt::format("  train: {{ rows: {}, median_abs_error_pct: {:.2f}, worst_abs_error_pct: {:.2f} }}\n", tr.n, tr.median, tr.worst);
     y << fmt::format("  held_out: {{ rows: {}, median_abs_error_pct: {:.2f}, worst_abs_error_pct: {:.2f} }}\n", ho.n, ho.median, ho.worst);
     y << fmt::format("  held_out_ge_64KiB: {{ rows: {}, median_abs_error_pct: {:.2f}, worst_abs_error_pct: {:.2f} }}\n", hb.n, hb.median, hb.worst);
@@ -911,6 +993,13 @@ int cmd_calibrate(const CalibrateOptions& o, int argc, char** argv, std::ostream
     for (std::size_t i = 0; i < free.size(); ++i) {
         out << fmt::format("{:<36} {:>16} {:>16}\n", free[i].key, format_value(free[i], current_value(free[i])),
                            fitted[i].value);
+    }
+    if (cold_rate) {
+        out << fmt::format("{:<36} {:>16} {:>16}\n", after.front().key, format_value(after.front(), current_value(after.front())),
+                           format_value(after.front(), cold_rate->rate));
+        for (const auto& l : cold_rate->lines) {
+            out << fmt::format("  {}: median frame {:.1f} us measured (median over leases), {:.1f} us model\n", l.stream, l.measured_us, l.model_us);
+        }
     }
     out << fmt::format("\ntrain    {:3d} rows: median |error| {:.1f}%, worst {:.1f}%\n", tr.n, tr.median, tr.worst);
     out << fmt::format("held out {:3d} rows: median |error| {:.1f}%, worst {:.1f}% (>=64KiB: {:.1f}% / {:.1f}%, <64KiB: {:.1f}% / {:.1f}%)\n",
