@@ -394,6 +394,17 @@ config::StrategyOptions frames(std::int64_t count, std::int64_t kernel_ms) {
     return o;
 }
 
+// A stream of `count` frames of `size` bytes every `period_us`, moved `via` pinned or pageable memory.
+config::StrategyOptions frame_stream(std::uint64_t size, std::int64_t period_us, std::int64_t count,
+                                     const std::string& via = "pinned") {
+    config::StrategyOptions o;
+    o.periodic.size = core::Bytes{size};
+    o.periodic.period = core::Duration{period_us * 1'000'000};
+    o.periodic.count = count;
+    o.periodic.via = via;
+    return o;
+}
+
 double growth_us(const RowResult& backlog) {
     const auto at = backlog.note.find("growth_us=");
     return std::stod(backlog.note.substr(at + 10));
@@ -491,10 +502,7 @@ TEST(IsolatingCases, AFrameAfterIdleStartsLateByTheWakeOfItsIdleTime) {
     for (const std::uint64_t size : {kMiB, 16 * kMiB}) {
         double latency_without = 0.0;
         for (const std::int64_t period_us : {1000, 4000, 16000}) {
-            config::StrategyOptions o;
-            o.periodic.size = core::Bytes{size};
-            o.periodic.period = core::Duration{period_us * 1'000'000};
-            o.periodic.count = 12;
+            const config::StrategyOptions o = frame_stream(size, period_us, 12);
             const double with = run("periodic", "h2d", size, o, p).rows.at(0).time_ps;
             const double without = run("periodic", "h2d", size, o, cold).rows.at(0).time_ps;
             if (latency_without == 0.0) latency_without = without;
@@ -528,11 +536,7 @@ TEST(IsolatingCases, APageableFrameAfterIdleCopiesItsColdShareAtTheColdRate) {
     for (const std::uint64_t size : {kMiB, 4 * kMiB}) {
         double last_excess = 0.0;
         for (const std::int64_t period_us : {1000, 4000, 16000}) {
-            config::StrategyOptions o;
-            o.periodic.size = core::Bytes{size};
-            o.periodic.period = core::Duration{period_us * 1'000'000};
-            o.periodic.count = 8;
-            o.periodic.via = "pageable";
+            const config::StrategyOptions o = frame_stream(size, period_us, 8, "pageable");
             const double with = run("periodic", "h2d", size, o, p).rows.at(0).time_ps;
             const double without = run("periodic", "h2d", size, o, warm).rows.at(0).time_ps;
             // The CPU's previous copy ended a little before the previous frame did (its last
@@ -552,10 +556,7 @@ TEST(IsolatingCases, APageableFrameAfterIdleCopiesItsColdShareAtTheColdRate) {
     // Back to back, a copy finds what the one before it left warm.
     EXPECT_DOUBLE_EQ(run("pageable", "h2d", 4 * kMiB, {}, p).rows.at(0).time_ps,
                      run("pageable", "h2d", 4 * kMiB, {}, warm).rows.at(0).time_ps);
-    config::StrategyOptions pinned;
-    pinned.periodic.size = core::Bytes{4 * kMiB};
-    pinned.periodic.period = core::Duration{8'000'000'000};
-    pinned.periodic.count = 8;
+    const config::StrategyOptions pinned = frame_stream(4 * kMiB, 8000, 8);
     EXPECT_DOUBLE_EQ(run("periodic", "h2d", 4 * kMiB, pinned, p).rows.at(0).time_ps,
                      run("periodic", "h2d", 4 * kMiB, pinned, warm).rows.at(0).time_ps);
 }
@@ -568,11 +569,7 @@ TEST(IsolatingCases, APageableFramesColdShareIsDrawnFrameByFrame) {
     p.frame_jitter.runs = 21;
     config::ModelParams drawn = p;
     drawn.frame_jitter.cold_sigma = 0.4;
-    config::StrategyOptions o;
-    o.periodic.size = core::Bytes{4 * kMiB};
-    o.periodic.period = core::Duration{8'000'000'000};
-    o.periodic.count = 200;
-    o.periodic.via = "pageable";
+    const config::StrategyOptions o = frame_stream(4 * kMiB, 8000, 200, "pageable");
     const CaseResult fixed = run("periodic", "h2d", 4 * kMiB, o, p);
     const CaseResult varied = run("periodic", "h2d", 4 * kMiB, o, drawn);
     config::ModelParams warm = p.without_spread();
@@ -586,8 +583,7 @@ TEST(IsolatingCases, APageableFramesColdShareIsDrawnFrameByFrame) {
     const double more = row(varied, "p99").time_ps - row(fixed, "p99").time_ps;
     EXPECT_GT(more, 0.6 * cold_ps * std::expm1(0.4 * 2.33) - 30e6);
     EXPECT_LT(more, 1.2 * cold_ps * std::expm1(0.4 * 2.33));
-    config::StrategyOptions pinned = o;
-    pinned.periodic.via = "pinned";
+    const config::StrategyOptions pinned = frame_stream(4 * kMiB, 8000, 200);
     EXPECT_DOUBLE_EQ(row(run("periodic", "h2d", 4 * kMiB, pinned, p), "p99").time_ps,
                      row(run("periodic", "h2d", 4 * kMiB, pinned, drawn), "p99").time_ps);
 }

@@ -246,6 +246,50 @@ std::array<double, 4> model_excess(const StreamDraws& d, const std::array<double
     return out;
 }
 
+// The median over a stream's leases of each lease's p50 - p10, p90 - p50, p99 - p50 and max - p50,
+// and of its p50; false where one of them is not above zero.
+bool stream_excess(const FrameStream& s, std::array<double, 4>& m, double& p50_us) {
+    std::array<std::vector<double>, 4> ex;
+    std::vector<double> p50;
+    for (const auto& l : s.leases) {
+        p50.push_back(l[1]);
+        ex[0].push_back(l[1] - l[0]);
+        ex[1].push_back(l[2] - l[1]);
+        ex[2].push_back(l[3] - l[1]);
+        ex[3].push_back(l[4] - l[1]);
+    }
+    bool usable = !p50.empty();
+    for (std::size_t k = 0; k < 4 && usable; ++k) {
+        m[k] = core::percentile(ex[k], 0.5);
+        usable = m[k] > 0.0;
+    }
+    if (usable) p50_us = core::percentile(p50, 0.5);
+    return usable;
+}
+
+// A stream's draws for kFitLeases simulated leases of its frame count; `cold`: the cold share's
+// too, from draws of their own, as periodic frames draw them.
+StreamDraws make_draws(const FrameStream& s, bool cold) {
+    StreamDraws d;
+    d.stream = &s;
+    core::Draws rng(core::fnv1a(s.name) ^ 20261126ULL);
+    const std::size_t n = static_cast<std::size_t>(kFitLeases) * static_cast<std::size_t>(s.frames);
+    d.e.resize(n);
+    d.u.resize(n);
+    d.x.resize(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        d.e[i] = rng.normal();
+        d.u[i] = rng.uniform();
+        d.x[i] = rng.normal();
+    }
+    if (cold) {
+        core::Draws cold_rng(core::fnv1a(s.name) ^ 0xC01DC0DEULL);
+        d.z.resize(n);
+        for (auto& z : d.z) z = cold_rng.normal();
+    }
+    return d;
+}
+
 }  // namespace
 
 FrameJitterFit fit_frame_jitter(const std::vector<FrameStream>& streams, double idle_time_us) {
@@ -255,37 +299,12 @@ FrameJitterFit fit_frame_jitter(const std::vector<FrameStream>& streams, double 
     for (const auto& s : streams) {
         if (s.leases.size() < 2 || s.frames < 10 || !(s.period_us > 0.0)) continue;
         std::array<double, 4> m{};
-        // Each lease's excess over its own p50, then the median over leases.
-        std::array<std::vector<double>, 4> ex;
-        std::vector<double> p50;
-        for (const auto& l : s.leases) {
-            p50.push_back(l[1]);
-            ex[0].push_back(l[1] - l[0]);
-            ex[1].push_back(l[2] - l[1]);
-            ex[2].push_back(l[3] - l[1]);
-            ex[3].push_back(l[4] - l[1]);
-        }
-        bool usable = true;
-        for (std::size_t k = 0; k < 4; ++k) {
-            m[k] = core::percentile(ex[k], 0.5);
-            usable = usable && m[k] > 0.0;
-        }
-        if (!usable) continue;
-        StreamDraws d;
-        d.stream = &s;
-        core::Draws rng(core::fnv1a(s.name) ^ 20261126ULL);
-        const std::size_t n = static_cast<std::size_t>(kFitLeases) * static_cast<std::size_t>(s.frames);
-        d.e.resize(n);
-        d.u.resize(n);
-        d.x.resize(n);
-        for (std::size_t i = 0; i < n; ++i) {
-            d.e[i] = rng.normal();
-            d.u[i] = rng.uniform();
-            d.x[i] = rng.normal();
-        }
+        double p50 = 0.0;
+        if (!stream_excess(s, m, p50)) continue;
+        StreamDraws d = make_draws(s, false);
         draws.push_back(std::move(d));
         measured.push_back(m);
-        p50s.push_back(core::percentile(p50, 0.5));
+        p50s.push_back(p50);
     }
     if (draws.empty()) throw std::invalid_argument("fit_frame_jitter: no stream of frames measured on two leases or more");
     const auto loss = [&](const std::array<double, 5>& x) {
@@ -333,30 +352,6 @@ FrameJitterFit fit_frame_jitter(const std::vector<FrameStream>& streams, double 
     return out;
 }
 
-namespace {
-
-// The median over a stream's leases of each lease's p50 - p10, p90 - p50, p99 - p50 and max - p50,
-// and of its p50; false where one of them is not above zero.
-bool stream_excess(const FrameStream& s, std::array<double, 4>& m, double& p50_us) {
-    std::array<std::vector<double>, 4> ex;
-    std::vector<double> p50;
-    for (const auto& l : s.leases) {
-        p50.push_back(l[1]);
-        ex[0].push_back(l[1] - l[0]);
-        ex[1].push_back(l[2] - l[1]);
-        ex[2].push_back(l[3] - l[1]);
-        ex[3].push_back(l[4] - l[1]);
-    }
-    bool usable = !p50.empty();
-    for (std::size_t k = 0; k < 4 && usable; ++k) {
-        m[k] = core::percentile(ex[k], 0.5);
-        usable = m[k] > 0.0;
-    }
-    if (usable) p50_us = core::percentile(p50, 0.5);
-    return usable;
-}
-
-}  // namespace
 
 double fit_cold_sigma(const FrameStream& s, const FrameJitterFit& jitter, double idle_time_us, double cold_us,
                       FrameJitterFit::Line& line) {
@@ -366,21 +361,7 @@ double fit_cold_sigma(const FrameStream& s, const FrameJitterFit& jitter, double
         throw std::invalid_argument("fit_cold_sigma: " + s.name + " is not measured on two leases or more");
     }
     if (!(cold_us > 0.0)) throw std::invalid_argument("fit_cold_sigma: " + s.name + " has no cold excess to draw");
-    StreamDraws d;
-    d.stream = &s;
-    core::Draws rng(core::fnv1a(s.name) ^ 20261126ULL);
-    core::Draws cold_rng(core::fnv1a(s.name) ^ 0xC01DC0DEULL);
-    const std::size_t n = static_cast<std::size_t>(kFitLeases) * static_cast<std::size_t>(s.frames);
-    d.e.resize(n);
-    d.u.resize(n);
-    d.x.resize(n);
-    d.z.resize(n);
-    for (std::size_t i = 0; i < n; ++i) {
-        d.e[i] = rng.normal();
-        d.u[i] = rng.uniform();
-        d.x[i] = rng.normal();
-        d.z[i] = cold_rng.normal();
-    }
+    const StreamDraws d = make_draws(s, true);
     const std::array<double, 5> x{jitter.body_us, jitter.body_sigma, jitter.slow_probability, jitter.slow_us, jitter.slow_sigma};
     const auto loss = [&](double sigma) {
         const auto got = model_excess(d, x, idle_time_us, p50_us, cold_us, sigma);
