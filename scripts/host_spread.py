@@ -5,6 +5,7 @@
 Usage:
   scripts/host_spread.py fit SPREAD_CSV [--leases ID,ID,...]
   scripts/host_spread.py coverage SPREAD_CSV RESULTS_CSV [--leases ID,ID,...]
+  scripts/host_spread.py tails SPREAD_CSV [--leases ID,ID,...]
 
 fit: for each lease and row, the log of the lease's median over the cross-lease median; the
 robust sigma of a kind of row is (p90 - p10) / 2.563 of those logs (2.563 = the p10-p90 width
@@ -18,6 +19,10 @@ It also prints how each lease's median deviation of those kinds correlates betwe
 coverage: for every row of RESULTS_CSV (`dmasim run`, its p10/p90 the band of machines) that the
 leases measured, the fraction of the leases' medians inside the band, per kind and in all, and
 the band's width against the measured spread ((p90 - p10) / median of the lease medians).
+tails: each lease's p99 of every periodic stream ("periodic p99" rows), and for each stream the
+split of the leases at the widest gap between consecutive log p99s: whether machines fall into a
+quiet and a noisy kind, and whether the same leases are noisy in every stream.
+
 --leases keeps only those leases (prefix of the folder name or its boot id), for a fit on some
 and a check on others. Standard library only.
 """
@@ -168,6 +173,44 @@ def cmd_coverage(args):
           f" {100 * statistics.median(widths):10.2f}% {100 * statistics.median(measured):16.2f}%")
 
 
+def widest_gap(values):
+    """(low side, high side, ratio) at the widest gap between consecutive sorted values."""
+    v = sorted(values)
+    best = max(range(len(v) - 1), key=lambda i: math.log(v[i + 1] / v[i]))
+    return v[: best + 1], v[best + 1:], v[best + 1] / v[best]
+
+
+def cmd_tails(args):
+    rows = read_csv(args.spread, {"category", *KEY})
+    leases = lease_columns(rows, args.leases)
+    streams = {}
+    for r in rows:
+        if r["category"] != "periodic p99" or r.get("status", "ok") != "ok":
+            continue
+        vals = {l: number(r[l]) for l in leases}
+        vals = {l: v for l, v in vals.items() if v is not None}
+        if len(vals) >= 2:
+            streams[r["scenario"]] = vals
+    if not streams:
+        sys.exit(f"host_spread.py: {args.spread}: no periodic p99 row measured on two leases or more")
+    names = sorted(streams)
+    print(f"{args.spread}: {len(leases)} leases, p99 of each periodic stream (us)")
+    print("lease," + ",".join(names))
+    for l in leases:
+        print(l + "," + ",".join(f"{streams[n][l]:.1f}" if l in streams[n] else "" for n in names))
+    noisy = {}
+    for n in names:
+        low, high, ratio = widest_gap(streams[n].values())
+        noisy[n] = {l for l, v in streams[n].items() if v >= high[0]}
+        print(f"  {n}: widest gap x{ratio:.2f} between {low[-1]:.1f} and {high[0]:.1f} us: "
+              f"{len(low)} leases at {low[0]:.1f}-{low[-1]:.1f}, {len(high)} at {high[0]:.1f}-{high[-1]:.1f}")
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            both = set(streams[a]) & set(streams[b])
+            same = sum(1 for l in both if (l in noisy[a]) == (l in noisy[b]))
+            print(f"  {a} and {b}: the same side for {same} of {len(both)} leases")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -178,8 +221,11 @@ def main():
     c.add_argument("spread")
     c.add_argument("results")
     c.add_argument("--leases", type=lambda s: [x for x in s.split(",") if x], default=[])
+    t = sub.add_parser("tails", help="each lease's p99 of the periodic streams, and how they split")
+    t.add_argument("spread")
+    t.add_argument("--leases", type=lambda s: [x for x in s.split(",") if x], default=[])
     args = ap.parse_args()
-    cmd_fit(args) if args.cmd == "fit" else cmd_coverage(args)
+    {"fit": cmd_fit, "coverage": cmd_coverage, "tails": cmd_tails}[args.cmd](args)
 
 
 if __name__ == "__main__":

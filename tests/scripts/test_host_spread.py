@@ -87,6 +87,29 @@ class HostSpread(unittest.TestCase):
         self.assertIn("100.0%", lines["zero_copy"])
         self.assertIn(" 80.0%", lines["all"])
 
+    def test_tails_split_the_leases_at_the_widest_gap_and_compare_the_streams(self):
+        # Two streams: leases 0-5 quiet, 6-9 noisy in both, but for lease 2, noisy in the pageable
+        # stream only.
+        tails = os.path.join(self.tmp, "tails.csv")
+        rows = []
+        for name, quiet, noisy in (("radar-8ms", 120.0, 600.0), ("radar-8ms-pageable", 900.0, 3200.0)):
+            r = {"scenario": name, "strategy": "periodic", "direction": "h2d", "size_bytes": "4194304",
+                 "variant": "p99", "category": "periodic p99", "status": "ok"}
+            for i, lease in enumerate(LEASES):
+                loud = i >= 6 or (name == "radar-8ms-pageable" and i == 2)
+                r[lease] = f"{(noisy if loud else quiet) * (1 + 0.01 * i):.3f}"
+            rows.append(r)
+        write(tails, KEY + ["category", "status"] + LEASES, rows)
+        out = self.run_script("tails", tails)
+        self.assertIn("radar-8ms: widest gap", out)
+        self.assertIn("6 leases at 120.0-126.0, 4 at 636.0-654.0", out)
+        self.assertIn("5 leases at", out.split("radar-8ms-pageable: widest gap")[1])
+        self.assertIn("the same side for 9 of 10 leases", out)
+        # A file without periodic p99 rows says so.
+        p = subprocess.run([sys.executable, SCRIPT, "tails", self.spread], capture_output=True, text=True)
+        self.assertNotEqual(p.returncode, 0)
+        self.assertIn("no periodic p99 row", p.stderr)
+
     def test_a_file_that_is_not_a_spread_csv_is_refused(self):
         bad = os.path.join(self.tmp, "bad.csv")
         with open(bad, "w") as f:
