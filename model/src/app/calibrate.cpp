@@ -404,6 +404,13 @@ std::vector<LeasePlan> plan_leave_one_lease_out(const std::vector<FreeParam>& fr
     return plans;
 }
 
+// Whether a scenario is a stream of frames `via` pinned or pageable memory without processing.
+bool frames_via(const config::Scenario& sc, const std::string& via) {
+    const config::FrameOptions& f = sc.options.periodic;
+    return std::find(sc.strategies.begin(), sc.strategies.end(), "periodic") != sc.strategies.end() && f.via == via &&
+           f.kernel.ps == 0;
+}
+
 // The streams of frames for frame_jitter: each periodic scenario of frames `via` (pinned or
 // pageable) without processing, with every lease's p10, p50, p90, p99 and max frame latency (its
 // first run).
@@ -412,10 +419,7 @@ std::vector<FrameStream> frame_streams(const std::vector<config::Scenario>& load
     std::vector<FrameStream> out;
     for (const auto& sc : loaded) {
         const config::FrameOptions& f = sc.options.periodic;
-        if (std::find(sc.strategies.begin(), sc.strategies.end(), "periodic") == sc.strategies.end() || f.via != via ||
-            f.kernel.ps != 0) {
-            continue;
-        }
+        if (!frames_via(sc, via)) continue;
         FrameStream stream{sc.name, static_cast<double>(f.period.ps) * 1e-6, f.count, {}};
         for (const auto& lease : set.leases) {
             if (lease.runs.empty()) continue;
@@ -466,19 +470,6 @@ double stream_p50_us(const std::vector<config::Scenario>& loaded, const core::Re
     return 0.0;
 }
 
-// The streams of pageable frames without processing among the scenarios.
-std::vector<std::string> pageable_streams(const std::vector<config::Scenario>& loaded) {
-    std::vector<std::string> out;
-    for (const auto& sc : loaded) {
-        const config::FrameOptions& f = sc.options.periodic;
-        if (std::find(sc.strategies.begin(), sc.strategies.end(), "periodic") != sc.strategies.end() && f.via == "pageable" &&
-            f.kernel.ps == 0) {
-            out.push_back(sc.name);
-        }
-    }
-    return out;
-}
-
 // cpu.memcpy_bandwidth_cold, after the main fit: the rate at which the model's median frame of
 // each stream of pageable frames is the leases' (bisection on a log scale between the bounds;
 // the time falls as the rate grows), the median over the streams. Such a stream's median frame
@@ -497,8 +488,9 @@ std::optional<ColdRateFit> fit_cold_rate(const std::vector<config::Scenario>& lo
                                          const std::vector<config::SetOverride>& fitted, const FreeParam& bounds, int jobs) {
     std::vector<double> rates;
     std::vector<const core::ResultRow*> measured;
-    for (const auto& name : pageable_streams(loaded)) {
-        const core::ResultRow* m = stream_row(across, name);
+    for (const auto& sc : loaded) {
+        if (!frames_via(sc, "pageable")) continue;
+        const core::ResultRow* m = stream_row(across, sc.name);
         if (m == nullptr || !(m->time_us > 0.0)) continue;
         const auto p50_at = [&](double rate) {
             std::vector<config::SetOverride> sets = fitted;
