@@ -4,14 +4,17 @@
 # itself. One call on a freshly started machine is one lease: the folder is named after the
 # date and the machine's boot id, so leases of one kind of machine never collide.
 #   scripts/measure-on-gpu.sh OUTDIR [COMMIT]
-# Writes OUTDIR/<lease>/{measured.csv,metadata.json,measured.json,machine.txt,smoke.csv,run.log}
-# (six files, two folders down: what the device tool brings back). Copy the folder to
+# Writes OUTDIR/<lease>/{measured.csv,metadata.json,measured.json,machine.txt,smoke.csv,run.log,
+# host-stalls.csv} (seven files, two folders down: what the device tool brings back). Copy the folder to
 # results/<machine>/measured/<lease>/ and commit it.
 # Host sources are flushed from the CPU's caches after the CPU writes them (--flush-host-data):
 # a GPU read of lines that sit dirty in a CPU cache is slower by an amount that changes from one
 # repetition to the next (results/h100-sxm/isolating/host-cache-and-store-size), and the
 # committed measurements are of sources in DRAM. HOST_DATA=once measures them as left in the
 # caches (how results/h100-sxm/measured-written-once was taken).
+# Before the cases, dmaprobe spins HOST_STALLS seconds (default 30; 0: off) on one core and
+# records the gaps the host took it away for (host-stalls.csv, metadata.json "host_stalls"):
+# the machine's own stall process, beside the periodic streams whose tails it makes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:?usage: scripts/measure-on-gpu.sh OUTDIR [COMMIT]}
@@ -21,6 +24,7 @@ case "${HOST_DATA:-flushed}" in
   once) host_data=() ;;
   *) echo "HOST_DATA must be flushed or once, not '$HOST_DATA'" >&2; exit 2 ;;
 esac
+stalls=${HOST_STALLS:-30}
 build=${BUILD:-/tmp/dmaprobe-build}
 boot=$(tr -d '-' </proc/sys/kernel/random/boot_id | cut -c1-8)
 lease="$(date -u +%Y-%m-%d)-${boot}"
@@ -39,5 +43,5 @@ cmake -S gpu_validation -B "$build" -DCMAKE_BUILD_TYPE=Release -DDMASIM_GIT_COMM
 } >"$dir/machine.txt" 2>&1
 "$build/dmaprobe" --plan gpu_validation/plans/smoke.txt --out "$dir/smoke" --quiet
 cp "$dir/smoke/measured.csv" "$dir/smoke.csv" && rm -rf "$dir/smoke"
-"$build/dmaprobe" --plan results/plan.txt --out "$dir" --json "$dir/measured.json" --commit "$commit" "${host_data[@]}" 2>&1 | tee "$dir/run.log"
+"$build/dmaprobe" --plan results/plan.txt --out "$dir" --json "$dir/measured.json" --commit "$commit" --host-stalls "$stalls" "${host_data[@]}" 2>&1 | tee "$dir/run.log"
 echo "lease $lease: $(grep -c ',ok,' "$dir/measured.csv") rows ok, $(grep -c ',skipped,' "$dir/measured.csv") skipped"

@@ -13,6 +13,7 @@
 #include "dmasim/core/plan.h"
 #include "dmasim/core/results.h"
 #include "affinity.h"
+#include "host_stalls.h"
 #include "metadata.h"
 #include "nvbjson.h"
 #include "options.h"
@@ -88,6 +89,19 @@ int main(int argc, char** argv) {
             }
         }
 
+        if (opt.host_stalls_s > 0) {
+            // Before any case, so that no copy or kernel of ours is among what it catches.
+            if (!opt.quiet) std::cerr << "dmaprobe: probing host stalls for " << opt.host_stalls_s << " s" << std::endl;
+            md.host_stalls = measure_host_stalls(opt.host_stalls_s);
+            if (!opt.quiet) {
+                const StallSummary st = summarize_stalls(*md.host_stalls);
+                std::cerr << "dmaprobe: host stalls over " << kStallThresholdUs << " us: " << st.count << " ("
+                          << st.per_second << "/s), p50 " << st.p50_us << " us, p99 " << st.p99_us << " us, max "
+                          << st.max_us << " us; steal "
+                          << (md.host_stalls->steal_ms ? std::to_string(*md.host_stalls->steal_ms) + " ms" : std::string("unknown"))
+                          << std::endl;
+            }
+        }
         const RunSummary run = run_plan(decisions, *backend, opt, std::cerr);
 
         md.commit = opt.commit ? *opt.commit : std::string(DMAPROBE_COMMIT);
@@ -108,6 +122,7 @@ int main(int argc, char** argv) {
         dmasim::core::write_results_csv(csv, run.rows);
         std::vector<OutputFile> files = {{opt.out + "/measured.csv", csv.str()},
                                          {opt.out + "/metadata.json", metadata_json(md, opt)}};
+        if (md.host_stalls) files.push_back({opt.out + "/host-stalls.csv", stalls_csv(*md.host_stalls)});
         if (opt.json) files.push_back({*opt.json, nvbandwidth_json(run.rows, run.row_case, decisions, md)});
         committing = true;
         const auto written = write_all_or_nothing(files);

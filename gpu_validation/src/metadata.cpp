@@ -171,6 +171,7 @@ std::string metadata_json(const Metadata& m, const Options& opt) {
     w.value("flush_host_data", opt.flush_host_data);
     w.value("order", to_string(opt.order));
     w.value("frame_wait", to_string(opt.frame_wait));
+    w.value("host_stalls_s", opt.host_stalls_s);
     w.value("seed", m.seed);
     w.value("seed_from", m.seed_given ? "--seed" : "drawn at start");
     w.value("pin_cpus", opt.pin_cpus);
@@ -213,6 +214,26 @@ std::string metadata_json(const Metadata& m, const Options& opt) {
     system_fields(w, m.system);
     w.end_object();
     affinity_object(w, m.cpu_affinity);
+    if (m.host_stalls) {
+        const StallReport& r = *m.host_stalls;
+        const StallSummary st = summarize_stalls(r);
+        w.begin_object("host_stalls");
+        w.value("method", "one core spinning on steady_clock before the cases; a stall is a gap between two reads over threshold_us");
+        w.value("file", "host-stalls.csv");
+        w.value("seconds", r.seconds);
+        w.value("threshold_us", r.threshold_us);
+        w.value("reads", r.reads);
+        w.value("count", st.count);
+        w.value("per_second", st.per_second);
+        w.value("stalled_ms", st.stalled_ms);
+        w.value("p50_us", st.p50_us);
+        w.value("p90_us", st.p90_us);
+        w.value("p99_us", st.p99_us);
+        w.value("max_us", st.max_us);
+        w.value("listed", static_cast<std::uint64_t>(r.stalls.size()));
+        if (r.steal_ms) w.value("steal_ms", *r.steal_ms); else w.value("steal_ms", "unknown");
+        w.end_object();
+    }
 
     w.value("gpu_count", m.gpu_count);
     w.value("device", m.device);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "affinity.h"
+#include "host_stalls.h"
 #include "options.h"
 #include "sysinfo.h"
 
@@ -73,6 +74,7 @@ struct Metadata {
     std::uint64_t seed = 0;              // the shuffle's seed as used (RunSummary::seed)
     bool seed_given = false;             // from --seed (else drawn at start)
     std::vector<std::size_t> run_order;  // plan indices (0-based) of measured cases, as run
+    std::optional<StallReport> host_stalls;  // --host-stalls (its stalls go to host-stalls.csv)
 };
 
 // 13000 → "13.0", 12040 → "12.4"; "unknown" for 0.

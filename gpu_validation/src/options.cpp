@@ -43,7 +43,7 @@ bool takes_value(const std::string& name) {
     static const char* names[] = {"--plan",        "--out",    "--device", "--peer-device",
                                   "--only",        "--max-size", "--repetitions", "--warmup",
                                   "--budget-ms",   "--commit", "--order",       "--seed",
-                                  "--json",        "--frame-wait"};
+                                  "--json",        "--frame-wait", "--host-stalls"};
     for (const char* n : names) {
         if (name == n) return true;
     }
@@ -135,6 +135,8 @@ Options parse_options(const std::vector<std::string>& args) {
             } else {
                 throw UsageError("--frame-wait: '" + *value + "' is neither sleep nor spin");
             }
+        } else if (name == "--host-stalls") {
+            o.host_stalls_s = static_cast<int>(parse_integer(name, *value, 0, 600));
         } else if (name == "--seed") {
             o.seed = parse_u64(name, *value);
         } else if (name == "--no-pin") {
@@ -214,6 +216,11 @@ Options:
                       release. sleep: the thread sleeps until 200 us before it, then
                       spins on the clock (a producer that blocks between frames). spin:
                       it spins the whole period, so the CPU core never idles.
+  --host-stalls S     before the cases, spin S seconds (0-600; default 0, off) on one
+                      core reading the clock and record every gap over 10 us: the
+                      times the core was taken away (another guest on it, interrupts).
+                      Writes DIR/host-stalls.csv (at_s,us) and a summary with the
+                      machine's steal time in metadata.json ("host_stalls").
   --seed N            seed of the shuffle (default: drawn from the clock and
                       std::random_device). Always recorded in metadata.json; the same
                       seed and plan give the same order.

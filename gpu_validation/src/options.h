@@ -46,6 +46,7 @@ struct Options {
     std::optional<std::string> commit;       // --commit HASH (overrides the built-in commit)
     CaseOrder order = CaseOrder::shuffle;    // --order shuffle|plan
     FrameWait frame_wait = FrameWait::sleep; // --frame-wait sleep|spin
+    int host_stalls_s = 0;                   // --host-stalls SECONDS (0: no stall probe)
     std::optional<std::uint64_t> seed;       // --seed N (default: drawn at start, recorded)
     bool pin_cpus = true;                    // off with --no-pin
     std::optional<std::string> json;         // --json FILE (nvbandwidth-style results)

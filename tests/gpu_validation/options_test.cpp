@@ -65,6 +65,8 @@ TEST(DmaprobeOptions, OrderSeedPinningAndJson) {
     EXPECT_EQ(parse({"--plan", "p", "--out", "d", "--frame-wait", "spin"}).frame_wait, FrameWait::spin);
     EXPECT_EQ(parse({"--plan", "p", "--out", "d", "--frame-wait=sleep"}).frame_wait, FrameWait::sleep);
     EXPECT_STREQ(to_string(FrameWait::spin), "spin");
+    EXPECT_EQ(parse({"--plan", "p", "--out", "d"}).host_stalls_s, 0);
+    EXPECT_EQ(parse({"--plan", "p", "--out", "d", "--host-stalls", "20"}).host_stalls_s, 20);
 }
 
 TEST(DmaprobeOptions, ListNeedsNoOut) {
@@ -108,6 +110,8 @@ TEST(DmaprobeOptions, ClearErrors) {
     expect_usage_error({"--plan", "p", "--out", "d", "--json", ""}, "--json: empty file name");
     expect_usage_error({"--plan", "p", "--out", "d", "--no-pin=1"}, "--no-pin takes no value");
     expect_usage_error({"--plan", "p", "--out", "d", "--frame-wait", "nap"}, "--frame-wait: 'nap' is neither sleep nor spin");
+    expect_usage_error({"--plan", "p", "--out", "d", "--host-stalls", "601"}, "--host-stalls");
+    expect_usage_error({"--plan", "p", "--out", "d", "--host-stalls", "1.5"}, "--host-stalls");
     expect_usage_error({"--plan", "p", "--out", "d", "--device", "1", "--peer-device", "1"},
                        "--peer-device must differ from --device");
 }
@@ -116,7 +120,7 @@ TEST(DmaprobeOptions, HelpMentionsEveryOption) {
     const std::string help = usage_text();
     for (const char* opt : {"--plan", "--out", "--list", "--device", "--peer-device", "--only", "--max-size",
                             "--repetitions", "--warmup", "--budget-ms", "--commit", "--quiet", "--help", "--fresh-host-data", "--flush-host-data",
-                            "--version", "--order", "--seed", "--no-pin", "--json", "--frame-wait"}) {
+                            "--version", "--order", "--seed", "--no-pin", "--json", "--frame-wait", "--host-stalls"}) {
         EXPECT_NE(help.find(opt), std::string::npos) << opt;
     }
 }

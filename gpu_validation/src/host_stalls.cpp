@@ -1,0 +1,85 @@
+#include "host_stalls.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
+
+#include "dmasim/core/results.h"
+
+namespace dmaprobe {
+
+std::optional<std::uint64_t> steal_ticks(const std::string& proc_stat) {
+    std::istringstream in(proc_stat);
+    std::string line;
+    while (std::getline(in, line)) {
+        if (line.rfind("cpu ", 0) != 0) continue;
+        std::istringstream fields(line.substr(4));
+        std::uint64_t v = 0;
+        // user nice system idle iowait irq softirq steal
+        for (int i = 0; i < 8; ++i) {
+            if (!(fields >> v)) return std::nullopt;
+        }
+        return v;
+    }
+    return std::nullopt;
+}
+
+namespace {
+
+std::optional<std::uint64_t> read_steal() {
+    std::ifstream f("/proc/stat");
+    if (!f) return std::nullopt;
+    std::ostringstream s;
+    s << f.rdbuf();
+    return steal_ticks(s.str());
+}
+
+}  // namespace
+
+StallReport measure_host_stalls(double seconds) {
+    const auto before = read_steal();
+    StallReport r = probe_stalls(seconds, kStallThresholdUs, [] {
+        return static_cast<std::int64_t>(
+            std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count());
+    });
+    const auto after = read_steal();
+    const long hz = sysconf(_SC_CLK_TCK);
+    if (before && after && hz > 0 && *after >= *before) {
+        r.steal_ms = static_cast<double>(*after - *before) * 1e3 / static_cast<double>(hz);
+    }
+    return r;
+}
+
+StallSummary summarize_stalls(const StallReport& r) {
+    StallSummary s;
+    s.count = r.stalls.size() + r.dropped;
+    s.per_second = r.seconds > 0 ? static_cast<double>(s.count) / r.seconds : 0.0;
+    if (r.stalls.empty()) return s;
+    std::vector<double> us;
+    us.reserve(r.stalls.size());
+    for (const Stall& x : r.stalls) {
+        us.push_back(x.us);
+        s.stalled_ms += x.us * 1e-3;
+    }
+    std::sort(us.begin(), us.end());
+    s.p50_us = dmasim::core::percentile_sorted(us, 0.50);
+    s.p90_us = dmasim::core::percentile_sorted(us, 0.90);
+    s.p99_us = dmasim::core::percentile_sorted(us, 0.99);
+    s.max_us = us.back();
+    return s;
+}
+
+std::string stalls_csv(const StallReport& r) {
+    std::string out = "at_s,us\n";
+    char buf[64];
+    for (const Stall& x : r.stalls) {
+        std::snprintf(buf, sizeof buf, "%.6f,%.3f\n", x.at_s, x.us);
+        out += buf;
+    }
+    return out;
+}
+
+}  // namespace dmaprobe
