@@ -12,9 +12,10 @@
 # repetition to the next (results/h100-sxm/isolating/host-cache-and-store-size), and the
 # committed measurements are of sources in DRAM. HOST_DATA=once measures them as left in the
 # caches (how results/h100-sxm/measured-written-once was taken).
-# Before the cases, dmaprobe spins HOST_STALLS seconds (default 30; 0: off) on one core and
-# records the gaps the host took it away for (host-stalls.csv, metadata.json "host_stalls"):
-# the machine's own stall process, beside the periodic streams whose tails it makes.
+# Before the cases, dmaprobe spins HOST_STALLS seconds (default 20; 0: off) on one core and
+# records the gaps the host took it away for, then as long again waits for a release every 8 ms
+# and records how late each is reached (host-stalls.csv, metadata.json "host_stalls"): the
+# machine's own stalls, beside the periodic streams whose tails they make.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:?usage: scripts/measure-on-gpu.sh OUTDIR [COMMIT]}
@@ -24,7 +25,7 @@ case "${HOST_DATA:-flushed}" in
   once) host_data=() ;;
   *) echo "HOST_DATA must be flushed or once, not '$HOST_DATA'" >&2; exit 2 ;;
 esac
-stalls=${HOST_STALLS:-30}
+stalls=${HOST_STALLS:-20}
 build=${BUILD:-/tmp/dmaprobe-build}
 boot=$(tr -d '-' </proc/sys/kernel/random/boot_id | cut -c1-8)
 lease="$(date -u +%Y-%m-%d)-${boot}"

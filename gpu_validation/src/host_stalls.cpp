@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <fstream>
 #include <sstream>
+#include <thread>
 #include <unistd.h>
 
 #include "dmasim/core/results.h"
@@ -40,16 +41,32 @@ std::optional<std::uint64_t> read_steal() {
 }  // namespace
 
 StallReport measure_host_stalls(double seconds) {
+    using Clock = std::chrono::steady_clock;
     const auto before = read_steal();
     StallReport r = probe_stalls(seconds, kStallThresholdUs, [] {
         return static_cast<std::int64_t>(
-            std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count());
+            std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count());
     });
     const auto after = read_steal();
     const long hz = sysconf(_SC_CLK_TCK);
     if (before && after && hz > 0 && *after >= *before) {
         r.steal_ms = static_cast<double>(*after - *before) * 1e3 / static_cast<double>(hz);
     }
+    // The waking half, as dmaprobe's wait_until waits for a frame's release.
+    r.wake_period_us = kWakePeriodUs;
+    const auto period = std::chrono::nanoseconds(static_cast<std::int64_t>(kWakePeriodUs * 1e3));
+    const auto lead = std::chrono::microseconds(200);
+    const auto wakes = static_cast<std::int64_t>(seconds * 1e6 / kWakePeriodUs);
+    const auto t0 = Clock::now() + period;
+    r.wake_late_us.reserve(static_cast<std::size_t>(std::max<std::int64_t>(wakes, 0)));
+    for (std::int64_t k = 0; k < wakes; ++k) {
+        const auto release = t0 + period * k;
+        if (Clock::now() < release - lead) std::this_thread::sleep_until(release - lead);
+        auto now = Clock::now();
+        while (now < release) now = Clock::now();
+        r.wake_late_us.push_back(std::chrono::duration<double, std::micro>(now - release).count());
+    }
+    r.wake_seconds = static_cast<double>(wakes) * kWakePeriodUs * 1e-6;
     return r;
 }
 
@@ -57,6 +74,15 @@ StallSummary summarize_stalls(const StallReport& r) {
     StallSummary s;
     s.count = r.stalls.size() + r.dropped;
     s.per_second = r.seconds > 0 ? static_cast<double>(s.count) / r.seconds : 0.0;
+    if (!r.wake_late_us.empty()) {
+        std::vector<double> late = r.wake_late_us;
+        std::sort(late.begin(), late.end());
+        s.wakes = late.size();
+        s.wake_p50_us = dmasim::core::percentile_sorted(late, 0.50);
+        s.wake_p90_us = dmasim::core::percentile_sorted(late, 0.90);
+        s.wake_p99_us = dmasim::core::percentile_sorted(late, 0.99);
+        s.wake_max_us = late.back();
+    }
     if (r.stalls.empty()) return s;
     std::vector<double> us;
     us.reserve(r.stalls.size());
@@ -73,10 +99,14 @@ StallSummary summarize_stalls(const StallReport& r) {
 }
 
 std::string stalls_csv(const StallReport& r) {
-    std::string out = "at_s,us\n";
+    std::string out = "kind,at_s,us\n";
     char buf[64];
     for (const Stall& x : r.stalls) {
-        std::snprintf(buf, sizeof buf, "%.6f,%.3f\n", x.at_s, x.us);
+        std::snprintf(buf, sizeof buf, "spin,%.6f,%.3f\n", x.at_s, x.us);
+        out += buf;
+    }
+    for (std::size_t k = 0; k < r.wake_late_us.size(); ++k) {
+        std::snprintf(buf, sizeof buf, "wake,%.6f,%.3f\n", static_cast<double>(k + 1) * r.wake_period_us * 1e-6, r.wake_late_us[k]);
         out += buf;
     }
     return out;

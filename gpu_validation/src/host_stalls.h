@@ -1,8 +1,11 @@
-// The host's stalls: a core that spins reading the clock sees every time it was taken away
-// (the hypervisor running another guest on it, an interrupt, a page fault) as a gap between
-// two reads. Measured on its own, before any case, it isolates what the periodic streams'
-// rare late frames are made of on a machine (docs/harness.md, "Host stalls"). Plain C++: the
-// detector is unit-tested with a scripted clock.
+// The host's stalls, in two ways, before any case, to isolate what the periodic streams' rare
+// late frames are made of on a machine (docs/harness.md, --host-stalls):
+// - spinning: a core that spins reading the clock sees every time it was taken away (the
+//   hypervisor running another guest on it, an interrupt) as a gap between two reads;
+// - waking: a thread that sleeps until 200 us before each release of a stream and spins to it,
+//   as dmaprobe's periodic cases do, is late at the release by however long its core took to
+//   come back from the sleep (a virtual CPU that halts gives its physical core away).
+// Plain C++: the detector is unit-tested with a scripted clock.
 #pragma once
 
 #include <cstdint>
@@ -25,6 +28,10 @@ struct StallReport {
     std::vector<Stall> stalls;   // in time order, at most kMaxStalls (then `dropped` counts)
     std::uint64_t dropped = 0;   // stalls past kMaxStalls (counted in the statistics' count only)
     std::optional<double> steal_ms;  // /proc/stat steal time over the probe, all CPUs (absent: unreadable)
+    // The waking half: each release's lateness (us; 0 when reached on time), every period_us.
+    double wake_period_us = 0;
+    double wake_seconds = 0;
+    std::vector<double> wake_late_us;
 };
 
 // A spinning core on a machine that misbehaves can gap every few microseconds; the list stays
@@ -65,7 +72,11 @@ StallReport probe_stalls(double seconds, double threshold_us, Clock now_ns) {
 // nullopt when the text has no such line or it is short (kernels before 2.6.11).
 std::optional<std::uint64_t> steal_ticks(const std::string& proc_stat);
 
-// Runs the probe on the calling thread with the steady clock and /proc/stat's steal time.
+// The release period of the waking half: the radar stream's.
+inline constexpr double kWakePeriodUs = 8000.0;
+
+// Runs the probe on the calling thread with the steady clock: `seconds` spinning (with
+// /proc/stat's steal time over it), then `seconds` waking every kWakePeriodUs.
 StallReport measure_host_stalls(double seconds);
 
 // Summary statistics of a report, for metadata.json.
@@ -74,10 +85,13 @@ struct StallSummary {
     double per_second = 0;
     double stalled_ms = 0;  // sum of the recorded stalls
     double p50_us = 0, p90_us = 0, p99_us = 0, max_us = 0;  // over the recorded stalls; 0 when none
+    std::uint64_t wakes = 0;
+    double wake_p50_us = 0, wake_p90_us = 0, wake_p99_us = 0, wake_max_us = 0;  // lateness at the release
 };
 StallSummary summarize_stalls(const StallReport& r);
 
-// host-stalls.csv: at_s,us, one line a stall.
+// host-stalls.csv: kind,at_s,us: one line a stall ("spin", its start and length) and one a
+// release of the waking half ("wake", the release and its lateness).
 std::string stalls_csv(const StallReport& r);
 
 }  // namespace dmaprobe

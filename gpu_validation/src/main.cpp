@@ -91,7 +91,7 @@ int main(int argc, char** argv) {
 
         if (opt.host_stalls_s > 0) {
             // Before any case, so that no copy or kernel of ours is among what it catches.
-            if (!opt.quiet) std::cerr << "dmaprobe: probing host stalls for " << opt.host_stalls_s << " s" << std::endl;
+            if (!opt.quiet) std::cerr << "dmaprobe: probing host stalls for 2 x " << opt.host_stalls_s << " s" << std::endl;
             md.host_stalls = measure_host_stalls(opt.host_stalls_s);
             if (!opt.quiet) {
                 const StallSummary st = summarize_stalls(*md.host_stalls);
@@ -99,7 +99,8 @@ int main(int argc, char** argv) {
                           << st.per_second << "/s), p50 " << st.p50_us << " us, p99 " << st.p99_us << " us, max "
                           << st.max_us << " us; steal "
                           << (md.host_stalls->steal_ms ? std::to_string(*md.host_stalls->steal_ms) + " ms" : std::string("unknown"))
-                          << std::endl;
+                          << "; " << st.wakes << " wakes every " << kWakePeriodUs << " us late by p50 " << st.wake_p50_us
+                          << " us, p99 " << st.wake_p99_us << " us, max " << st.wake_max_us << " us" << std::endl;
             }
         }
         const RunSummary run = run_plan(decisions, *backend, opt, std::cerr);

@@ -218,7 +218,7 @@ std::string metadata_json(const Metadata& m, const Options& opt) {
         const StallReport& r = *m.host_stalls;
         const StallSummary st = summarize_stalls(r);
         w.begin_object("host_stalls");
-        w.value("method", "one core spinning on steady_clock before the cases; a stall is a gap between two reads over threshold_us");
+        w.value("method", "before the cases: one core spinning on steady_clock for `seconds` (a stall is a gap between two reads over threshold_us), then a thread that sleeps until 200 us before each release every wake_period_us and spins to it for wake_seconds (wake_*: its lateness at the releases)");
         w.value("file", "host-stalls.csv");
         w.value("seconds", r.seconds);
         w.value("threshold_us", r.threshold_us);
@@ -232,6 +232,13 @@ std::string metadata_json(const Metadata& m, const Options& opt) {
         w.value("max_us", st.max_us);
         w.value("listed", static_cast<std::uint64_t>(r.stalls.size()));
         if (r.steal_ms) w.value("steal_ms", *r.steal_ms); else w.value("steal_ms", "unknown");
+        w.value("wake_period_us", r.wake_period_us);
+        w.value("wake_seconds", r.wake_seconds);
+        w.value("wakes", st.wakes);
+        w.value("wake_p50_us", st.wake_p50_us);
+        w.value("wake_p90_us", st.wake_p90_us);
+        w.value("wake_p99_us", st.wake_p99_us);
+        w.value("wake_max_us", st.wake_max_us);
         w.end_object();
     }
 

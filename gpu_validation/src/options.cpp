@@ -217,9 +217,11 @@ Options:
                       spins on the clock (a producer that blocks between frames). spin:
                       it spins the whole period, so the CPU core never idles.
   --host-stalls S     before the cases, spin S seconds (0-600; default 0, off) on one
-                      core reading the clock and record every gap over 10 us: the
-                      times the core was taken away (another guest on it, interrupts).
-                      Writes DIR/host-stalls.csv (at_s,us) and a summary with the
+                      core reading the clock and record every gap over 10 us (the
+                      times the core was taken away: another guest on it, interrupts),
+                      then for S seconds sleep until 200 us before a release every
+                      8 ms and spin to it, recording how late each release is reached.
+                      Writes DIR/host-stalls.csv (kind,at_s,us) and a summary with the
                       machine's steal time in metadata.json ("host_stalls").
   --seed N            seed of the shuffle (default: drawn from the clock and
                       std::random_device). Always recorded in metadata.json; the same
