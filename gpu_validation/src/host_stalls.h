@@ -4,7 +4,9 @@
 //   hypervisor running another guest on it, an interrupt) as a gap between two reads;
 // - waking: a thread that sleeps until 200 us before each release of a stream and spins to it,
 //   as dmaprobe's periodic cases do, is late at the release by however long its core took to
-//   come back from the sleep (a virtual CPU that halts gives its physical core away).
+//   come back from the sleep (a virtual CPU that halts gives its physical core away); at each
+//   release it then copies 4 MiB with memcpy, as a pageable frame's CPU copy does, and times it
+//   (a copy that touches memory meets what a register-only spin does not).
 // Plain C++: the detector is unit-tested with a scripted clock.
 #pragma once
 
@@ -32,6 +34,8 @@ struct StallReport {
     double wake_period_us = 0;
     double wake_seconds = 0;
     std::vector<double> wake_late_us;
+    std::vector<double> wake_copy_us;  // the memcpy after each release (us)
+    std::uint64_t copy_bytes = 0;
 };
 
 // A spinning core on a machine that misbehaves can gap every few microseconds; the list stays
@@ -74,6 +78,8 @@ std::optional<std::uint64_t> steal_ticks(const std::string& proc_stat);
 
 // The release period of the waking half: the radar stream's.
 inline constexpr double kWakePeriodUs = 8000.0;
+// What the waking half copies at each release: the radar stream's frame.
+inline constexpr std::size_t kWakeCopyBytes = 4u << 20;
 
 // Runs the probe on the calling thread with the steady clock: `seconds` spinning (with
 // /proc/stat's steal time over it), then `seconds` waking every kWakePeriodUs.
@@ -87,11 +93,12 @@ struct StallSummary {
     double p50_us = 0, p90_us = 0, p99_us = 0, max_us = 0;  // over the recorded stalls; 0 when none
     std::uint64_t wakes = 0;
     double wake_p50_us = 0, wake_p90_us = 0, wake_p99_us = 0, wake_max_us = 0;  // lateness at the release
+    double copy_p50_us = 0, copy_p90_us = 0, copy_p99_us = 0, copy_max_us = 0;  // the memcpy after it
 };
 StallSummary summarize_stalls(const StallReport& r);
 
-// host-stalls.csv: kind,at_s,us: one line a stall ("spin", its start and length) and one a
-// release of the waking half ("wake", the release and its lateness).
+// host-stalls.csv: kind,at_s,us,copy_us: one line a stall ("spin", its start and length) and one
+// a release of the waking half ("wake", the release, its lateness and the copy's time).
 std::string stalls_csv(const StallReport& r);
 
 }  // namespace dmaprobe

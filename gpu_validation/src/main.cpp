@@ -100,7 +100,8 @@ int main(int argc, char** argv) {
                           << st.max_us << " us; steal "
                           << (md.host_stalls->steal_ms ? std::to_string(*md.host_stalls->steal_ms) + " ms" : std::string("unknown"))
                           << "; " << st.wakes << " wakes every " << kWakePeriodUs << " us late by p50 " << st.wake_p50_us
-                          << " us, p99 " << st.wake_p99_us << " us, max " << st.wake_max_us << " us" << std::endl;
+                          << " us, p99 " << st.wake_p99_us << " us, max " << st.wake_max_us << " us; their 4 MiB memcpy p50 "
+                          << st.copy_p50_us << " us, p99 " << st.copy_p99_us << " us, max " << st.copy_max_us << " us" << std::endl;
             }
         }
         const RunSummary run = run_plan(decisions, *backend, opt, std::cerr);

@@ -218,7 +218,7 @@ std::string metadata_json(const Metadata& m, const Options& opt) {
         const StallReport& r = *m.host_stalls;
         const StallSummary st = summarize_stalls(r);
         w.begin_object("host_stalls");
-        w.value("method", "before the cases: one core spinning on steady_clock for `seconds` (a stall is a gap between two reads over threshold_us), then a thread that sleeps until 200 us before each release every wake_period_us and spins to it for wake_seconds (wake_*: its lateness at the releases)");
+        w.value("method", "before the cases: one core spinning on steady_clock for `seconds` (a stall is a gap between two reads over threshold_us), then a thread that sleeps until 200 us before each release every wake_period_us and spins to it for wake_seconds (wake_*: its lateness at the releases), copying copy_bytes with memcpy at each release (copy_*: its time)");
         w.value("file", "host-stalls.csv");
         w.value("seconds", r.seconds);
         w.value("threshold_us", r.threshold_us);
@@ -239,6 +239,11 @@ std::string metadata_json(const Metadata& m, const Options& opt) {
         w.value("wake_p90_us", st.wake_p90_us);
         w.value("wake_p99_us", st.wake_p99_us);
         w.value("wake_max_us", st.wake_max_us);
+        w.value("copy_bytes", r.copy_bytes);
+        w.value("copy_p50_us", st.copy_p50_us);
+        w.value("copy_p90_us", st.copy_p90_us);
+        w.value("copy_p99_us", st.copy_p99_us);
+        w.value("copy_max_us", st.copy_max_us);
         w.end_object();
     }
 

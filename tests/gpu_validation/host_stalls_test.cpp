@@ -40,7 +40,7 @@ TEST(DmaprobeHostStalls, RecordsGapsOverTheThresholdWithTheirStartAndLength) {
     EXPECT_NEAR(s.max_us, 400.05, 1e-9);
     EXPECT_NEAR(s.stalled_ms, (25.05 + 400.05) * 1e-3, 1e-12);
     EXPECT_NEAR(s.per_second, 2.0 / r.seconds, 1e-9);
-    EXPECT_EQ(stalls_csv(r).substr(0, 13), "kind,at_s,us\n");
+    EXPECT_EQ(stalls_csv(r).substr(0, 21), "kind,at_s,us,copy_us\n");
     EXPECT_NE(stalls_csv(r).find("spin,"), std::string::npos);
 }
 
@@ -56,8 +56,12 @@ TEST(DmaprobeHostStalls, AQuietClockHasNoStalls) {
 TEST(DmaprobeHostStalls, SummarisesTheWakesLatenessAndListsEachWake) {
     StallReport r;
     r.wake_period_us = 8000.0;
-    for (int k = 0; k < 99; ++k) r.wake_late_us.push_back(k < 90 ? 0.0 : 50.0);
+    for (int k = 0; k < 99; ++k) {
+        r.wake_late_us.push_back(k < 90 ? 0.0 : 50.0);
+        r.wake_copy_us.push_back(300.0);
+    }
     r.wake_late_us.push_back(2000.0);
+    r.wake_copy_us.push_back(2500.0);
     const StallSummary s = summarize_stalls(r);
     EXPECT_EQ(s.wakes, 100u);
     EXPECT_EQ(s.wake_p50_us, 0.0);
@@ -65,8 +69,10 @@ TEST(DmaprobeHostStalls, SummarisesTheWakesLatenessAndListsEachWake) {
     EXPECT_GT(s.wake_p99_us, 50.0);
     EXPECT_LT(s.wake_p99_us, 2000.0);
     EXPECT_EQ(s.count, 0u);
+    EXPECT_EQ(s.copy_p50_us, 300.0);
+    EXPECT_EQ(s.copy_max_us, 2500.0);
     const std::string csv = stalls_csv(r);
-    EXPECT_NE(csv.find("wake,0.800000,2000.000\n"), std::string::npos) << csv.substr(csv.size() - 60);
+    EXPECT_NE(csv.find("wake,0.800000,2000.000,2500.000\n"), std::string::npos) << csv.substr(csv.size() - 60);
 }
 
 TEST(DmaprobeHostStalls, ReadsStealFromTheEighthFieldOfTheCpuLine) {
