@@ -301,6 +301,26 @@ void check_frame_jitter(const FrameJitterParams& p, const std::string& prefix, c
     c.count("runs", p.runs, 1, 10001);
 }
 
+void check_noisy_host(const NoisyHostParams& p, const std::string& prefix, const FailFn& fail) {
+    const Check c(prefix, fail);
+    const auto within = [&](const char* key, double v, double hi) {
+        if (!(v >= 0.0 && v <= hi)) c.bad(key, "must be 0.." + format_field(hi) + ", not " + format_field(v));
+    };
+    within("noisy_share", p.noisy_share, 1.0);
+    within("wake_probability", p.wake_probability, 1.0);
+    c.duration("wake_time", p.wake_time, kMaxSoftwareLatency);
+    within("wake_sigma", p.wake_sigma, 3.0);
+    // At least 10 us between stalls on average keeps a run's draws bounded (a 4 s stream of
+    // pageable frames, 101 runs: some 20 million) and is already a host that does little else.
+    constexpr Duration kMaxInterval{1'000'000'000'000'000};  // 1000 s
+    c.duration("busy_interval", p.busy_interval, kMaxInterval);
+    if (p.busy_interval.ps > 0 && p.busy_interval.ps < 10'000'000) {
+        c.bad("busy_interval", "must be 0 (none) or at least 10us, not " + to_string(p.busy_interval));
+    }
+    c.duration("busy_time", p.busy_time, kMaxSoftwareLatency);
+    within("busy_sigma", p.busy_sigma, 3.0);
+}
+
 void check_model_params(const ModelParams& p, const FailFn& fail) {
     check_link(p.link, "link.", fail);
     check_root_complex(p.root_complex, "root_complex.", fail);
@@ -321,6 +341,7 @@ void check_model_params(const ModelParams& p, const FailFn& fail) {
     check_host_spread(p.host_spread, "host_spread.", fail);
     check_model_error(p.model_error, "model_error.", fail);
     check_frame_jitter(p.frame_jitter, "frame_jitter.", fail);
+    check_noisy_host(p.noisy_host, "noisy_host.", fail);
 }
 
 }  // namespace dmasim::config

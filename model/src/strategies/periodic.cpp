@@ -23,11 +23,51 @@ namespace {
 struct Spread {
     double p50, p10, p90, min, max;
 };
+std::string fmt_ratio(double v) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.3g", v);
+    return buf;
+}
+
 Spread spread_of(std::vector<double> v) {
     std::sort(v.begin(), v.end());
     return {core::percentile_sorted(v, 0.5), core::percentile_sorted(v, 0.1), core::percentile_sorted(v, 0.9), v.front(),
             v.back()};
 }
+
+// One run's machine (config::NoisyHostParams): noisy or not, and on a noisy one each frame's wake
+// and copy stalls, from draws of their own so that the frames' other draws stay as they are
+// whatever these do.
+class NoisyHost {
+public:
+    NoisyHost(const config::NoisyHostParams& h, std::uint64_t seed) : h_(h), draws_(seed) {
+        noisy_ = h.active() && draws_.uniform() < h.noisy_share;
+    }
+    bool noisy() const { return noisy_; }
+
+    // What a frame released after a sleep adds on a noisy machine: the wake mode, by chance.
+    double wake() {
+        if (!noisy_) return 0.0;
+        const double u = draws_.uniform(), z = draws_.normal();
+        return u < h_.wake_probability ? static_cast<double>(h_.wake_time.ps) * std::exp(h_.wake_sigma * z) : 0.0;
+    }
+    // What stalls add to a CPU copy that takes `busy` ps: Poisson arrivals in the copying time,
+    // each stopping the copy for its length (the copy's own time is what the arrivals are in).
+    double busy(double busy_ps) {
+        if (!noisy_ || h_.busy_interval.ps <= 0 || h_.busy_time.ps <= 0 || !(busy_ps > 0.0)) return 0.0;
+        const auto mean = static_cast<double>(h_.busy_interval.ps);
+        double added = 0.0;
+        for (double t = -mean * std::log(1.0 - draws_.uniform()); t < busy_ps; t += -mean * std::log(1.0 - draws_.uniform())) {
+            added += static_cast<double>(h_.busy_time.ps) * std::exp(h_.busy_sigma * draws_.normal());
+        }
+        return added;
+    }
+
+private:
+    const config::NoisyHostParams& h_;
+    core::Draws draws_;
+    bool noisy_ = false;
+};
 
 // Each frame starts later than its release by its draw (config::FrameJitterParams): the body on
 // every frame, the slow mode with a chance that grows with the idle time before the release. A
@@ -35,11 +75,14 @@ Spread spread_of(std::vector<double> v) {
 // returns, with no sleep to wake from: it moves by what the jitter added to that one's end, so a
 // backlog carries its first frame's lateness and adds none of its own. `cold` is each frame's
 // excess over a warm copy (pageable frames; empty otherwise): it is drawn anew per frame
-// (cold_sigma), from draws of its own so that the other frames' draws stay as they are.
+// (cold_sigma), from draws of its own so that the other frames' draws stay as they are. The run is
+// one machine, `host`: on a noisy one a frame at rest may wake late, and a frame the CPU copies
+// (`cpu_busy`: pageable, whose latency is nearly all the CPU's copy) meets its copy stalls.
 void jitter_frames(const std::vector<double>& simulated, const std::vector<double>& cold, std::vector<double>& latency,
-                   const config::FrameJitterParams& j, double period_ps, double idle_time_ps, std::uint64_t seed) {
+                   const config::FrameJitterParams& j, double period_ps, double idle_time_ps, std::uint64_t seed,
+                   NoisyHost& host, bool cpu_busy) {
     latency = simulated;
-    if (!j.active() || latency.empty()) return;
+    if ((!j.active() && !host.noisy()) || latency.empty()) return;
     core::Draws draws(seed);
     core::Draws cold_draws(seed ^ 0xC01DC0DEULL);
     const auto b = static_cast<double>(j.body.ps);
@@ -52,15 +95,17 @@ void jitter_frames(const std::vector<double>& simulated, const std::vector<doubl
         const double chance = j.slow_probability * (idle_time_ps > 0.0 ? -std::expm1(-idle / idle_time_ps) : 1.0);
         double late = b * std::expm1(j.body_sigma * e) + (u < chance ? slow * std::exp(j.slow_sigma * x) : 0.0);
         if (!cold.empty()) late += cold[i] * std::expm1(j.cold_sigma * cold_draws.normal());
+        const double stalled = cpu_busy ? host.busy(simulated[i]) : 0.0;
         if (before <= period_ps) {
             // At rest at its release: the frame starts as late (or as early) as its draw.
-            latency[i] = simulated[i] + late;
+            latency[i] = simulated[i] + late + host.wake() + stalled;
         } else {
             // Released into the one before: the thread is still waiting for that one and issues
             // this frame as it returns, without sleeping (dmaprobe's wait_until returns at once),
             // so the frame moves by what the jitter added to that one's end, not by a lateness of
             // its own.
-            latency[i] = simulated[i] + std::max(0.0, (before - period_ps) - std::max(0.0, before_simulated - period_ps));
+            const double issued = std::max(0.0, (before - period_ps) - std::max(0.0, before_simulated - period_ps));
+            latency[i] = simulated[i] + issued + stalled;
         }
         before = latency[i];
         before_simulated = simulated[i];
@@ -234,7 +279,8 @@ void run_periodic(Engine& engine, Case& c) {
     // leases of each lease's: one run's p99 of 1000 frames is the 10th latest frame, which a few
     // slow frames more or less move by tens of microseconds.
     std::vector<Run> runs;
-    if (!params.frame_jitter.active()) {
+    std::int64_t noisy_runs = 0;
+    if (!params.frame_jitter.active() && !params.noisy_host.active()) {
         runs.push_back(run_of(simulated));
     } else {
         const std::uint64_t seed =
@@ -242,8 +288,11 @@ void run_periodic(Engine& engine, Case& c) {
             core::fnv1a(spec.label + "|" + spec.strategy + "|" + f.via + "|" + std::to_string(spec.bytes) + "|" +
                         std::to_string(f.period.ps) + "|" + std::to_string(f.count));
         for (std::int64_t k = 0; k < params.frame_jitter.runs; ++k) {
+            const std::uint64_t run_seed = core::fnv1a(std::to_string(seed) + "/" + std::to_string(k));
+            NoisyHost host(params.noisy_host, run_seed ^ 0x57A11ULL);
+            noisy_runs += host.noisy() ? 1 : 0;
             jitter_frames(simulated, cold, latency, params.frame_jitter, period_ps, static_cast<double>(params.runtime.idle_wake_time.ps),
-                          core::fnv1a(std::to_string(seed) + "/" + std::to_string(k)));
+                          run_seed, host, f.via == "pageable");
             runs.push_back(run_of(latency));
         }
     }
@@ -261,7 +310,10 @@ void run_periodic(Engine& engine, Case& c) {
         row.min_ps = median([&](const Run& r) { return (r.*part).min; });
         row.max_ps = median([&](const Run& r) { return (r.*part).max; });
     };
-    const std::string over = runs.size() > 1 ? "; the median over " + std::to_string(runs.size()) + " runs of the stream" : "";
+    std::string over = runs.size() > 1 ? "; the median over " + std::to_string(runs.size()) + " runs of the stream" : "";
+    if (params.noisy_host.active()) {
+        over += " (" + std::to_string(noisy_runs) + " on noisy machines, noisy_host.noisy_share " + fmt_ratio(params.noisy_host.noisy_share) + ")";
+    }
     RowResult main = sim_row("", median([](const Run& r) { return r.all.p50; }), 1,
                              std::to_string(f.count) + " frames via " + f.via + ", per-frame latency from release" + over, o);
     set_frames(main, &Run::all);

@@ -399,6 +399,43 @@ struct FrameJitterParams {
     }
 };
 
+// Noisy machines: machines of one kind come in two sorts. On most, a thread that sleeps until a
+// release wakes on time and a 4 MiB memcpy takes what it takes; on the others ("noisy": another
+// guest on the same host, as the lent machines are virtual) a wake is now and then late by
+// hundreds of us and a CPU copy now and then stalls for milliseconds, and their periodic frames
+// have tails ten times longer (results/h100-sxm/isolating/host-stalls: dmaprobe --host-stalls).
+// Each run of a periodic stream is one machine, noisy with chance noisy_share. On a noisy one a
+// frame released after a sleep is late by the wake mode with chance wake_probability, and a
+// frame's CPU copy (pageable) meets stalls as a Poisson process in the time the CPU copies
+// (busy_interval apart on average), each stopping it for a lognormal time. A quiet machine's
+// own lateness is frame_jitter's, which a noisy one has too.
+struct NoisyHostParams {
+    double noisy_share = 0.0;
+    double wake_probability = 0.0;
+    Duration wake_time{0};
+    double wake_sigma = 0.0;
+    Duration busy_interval{0};
+    Duration busy_time{0};
+    double busy_sigma = 0.0;
+
+    template <class V>
+    void visit(V&& v) {
+        v(FieldInfo{"noisy_share", "ratio", "the share of machines of the kind that are noisy (0: none; 1: the machine in hand is a noisy one, as dmaprobe --host-stalls tells); 0..1"}, noisy_share);
+        v(FieldInfo{"wake_probability", "ratio", "on a noisy machine, the chance that a frame released after a sleep starts late by the wake mode; 0..1"}, wake_probability);
+        v(FieldInfo{"wake_time", "time", "the wake mode's median lateness (lognormal); 0s..1s"}, wake_time);
+        v(FieldInfo{"wake_sigma", "log sigma", "the wake mode's spread; 0..3"}, wake_sigma);
+        v(FieldInfo{"busy_interval", "time", "on a noisy machine, the mean time the CPU copies between two stalls of its copy (exponential; 0: none); 0s..1000s, at least 10us where used"}, busy_interval);
+        v(FieldInfo{"busy_time", "time", "a copy stall's median length (lognormal); 0s..1s"}, busy_time);
+        v(FieldInfo{"busy_sigma", "log sigma", "the copy stalls' spread of lengths; 0..3"}, busy_sigma);
+    }
+    bool active() const { return noisy_share > 0.0 && ((wake_probability > 0.0 && wake_time.ps > 0) || (busy_interval.ps > 0 && busy_time.ps > 0)); }
+    NoisyHostParams without_spread() const {
+        NoisyHostParams h = *this;
+        h.noisy_share = 0.0;
+        return h;
+    }
+};
+
 // How far the model's own number lies from the median of a machine of the kind, beyond the
 // machines' spread (HostSpreadParams): the calibration's residual, by kind of row, as a log sigma
 // that widens the band (sim/host_band.h) without moving its middle. The model's error is not one
@@ -478,6 +515,7 @@ struct ModelParams {
     HostSpreadParams host_spread;
     ModelErrorParams model_error;
     FrameJitterParams frame_jitter;
+    NoisyHostParams noisy_host;
 
     // Calls v.section(name, doc, struct) for each section.
     template <class V>
@@ -495,6 +533,7 @@ struct ModelParams {
         v.section("host_spread", "how the host's costs differ between machines of one kind", host_spread);
         v.section("model_error", "how far the model's number lies from a machine's median, by kind of row", model_error);
         v.section("frame_jitter", "how much later than its release a periodic frame starts, frame by frame", frame_jitter);
+        v.section("noisy_host", "machines whose host now and then wakes late and stalls its CPU copies", noisy_host);
     }
     // One machine, the nominal one, taken at its word: every band a point (--deterministic, the
     // calibration's steps, traces).
@@ -503,6 +542,7 @@ struct ModelParams {
         p.host_spread = host_spread.without_spread();
         p.model_error = ModelErrorParams{};
         p.frame_jitter = frame_jitter.without_spread();
+        p.noisy_host = noisy_host.without_spread();
         return p;
     }
 };
