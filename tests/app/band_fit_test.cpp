@@ -147,7 +147,7 @@ TEST(HostSpreadFit, EachGroupTakesTheSigmaOfItsKindsOfRow) {
 TEST(FrameJitterFit, RecoversTheTailOfFramesMadeWithKnownLateness) {
     // body 30 us, sigma 0.2; slow mode 0.12 after a long idle, 120 us, sigma 0.8; idle time 10 ms.
     const auto make = [](const std::string& name, double period_us, std::int64_t frames) {
-        FrameStream s{name, period_us, frames, {}};
+        FrameStream s{name, period_us, frames, {}, {}};
         core::Draws d(core::fnv1a(name));
         const double chance = 0.12 * -std::expm1(-(period_us - 100.0) / 10000.0);
         for (int lease = 0; lease < 12; ++lease) {
@@ -173,7 +173,7 @@ TEST(FrameJitterFit, RecoversTheTailOfFramesMadeWithKnownLateness) {
     // The longer idle's tail is the longer one, in the model as in the leases.
     EXPECT_GT(f.lines[0].model[2], 1.3 * f.lines[1].model[2]);
     EXPECT_LT(f.rms_log_error, 0.15);
-    EXPECT_THROW(fit_frame_jitter({FrameStream{"one", 8000.0, 500, {{1, 2, 3, 4, 5}}}}, 10000.0), std::invalid_argument);
+    EXPECT_THROW(fit_frame_jitter({FrameStream{"one", 8000.0, 500, {{1, 2, 3, 4, 5}}, {}}}, 10000.0), std::invalid_argument);
 }
 
 TEST(FrameJitterFit, RecoversHowTheColdShareOfPageableFramesSpreads) {
@@ -186,7 +186,7 @@ TEST(FrameJitterFit, RecoversHowTheColdShareOfPageableFramesSpreads) {
     jitter.slow_us = 120.0;
     jitter.slow_sigma = 0.8;
     const auto make = [](double cold_sigma) {
-        FrameStream s{"pageable-8ms", 8000.0, 500, {}};
+        FrameStream s{"pageable-8ms", 8000.0, 500, {}, {}};
         core::Draws d(core::fnv1a("leases"));
         const double chance = 0.12 * -std::expm1(-(8000.0 - 600.0) / 10000.0);
         for (int lease = 0; lease < 12; ++lease) {
@@ -209,7 +209,81 @@ TEST(FrameJitterFit, RecoversHowTheColdShareOfPageableFramesSpreads) {
     // A wider spread of the leases' frames is a wider sigma.
     EXPECT_GT(fit_cold_sigma(make(0.7), jitter, 10000.0, 300.0, line), 0.55);
     EXPECT_THROW(fit_cold_sigma(make(0.35), jitter, 10000.0, 0.0, line), std::invalid_argument);
-    EXPECT_THROW(fit_cold_sigma(FrameStream{"one", 8000.0, 500, {{1, 2, 3, 4, 5}}}, jitter, 10000.0, 300.0, line),
+    EXPECT_THROW(fit_cold_sigma(FrameStream{"one", 8000.0, 500, {{1, 2, 3, 4, 5}}, {}}, jitter, 10000.0, 300.0, line),
+                 std::invalid_argument);
+}
+
+// Pageable streams whose p99 / p50 is about 1.4 on some leases and about 4.5 on others: those
+// are the noisy ones, whatever order the leases come in; one kind of machine only is no split.
+TEST(NoisyHostFit, SortsLeasesByTheirPageableFramesTails) {
+    FrameStream s{"pageable-8ms", 8000.0, 500, {}, {}};
+    const std::vector<double> ratio{1.35, 4.4, 1.5, 1.42, 5.2, 1.3, 3.9, 1.6};
+    for (std::size_t i = 0; i < ratio.size(); ++i) {
+        s.leases.push_back({550.0, 640.0, 760.0, 640.0 * ratio[i], 640.0 * ratio[i] * 1.2});
+        s.lease.push_back(i);
+    }
+    const std::vector<bool> noisy = noisy_leases({s}, ratio.size() + 1);  // the last lease measured no stream
+    ASSERT_EQ(noisy.size(), ratio.size() + 1);
+    for (std::size_t i = 0; i < ratio.size(); ++i) EXPECT_EQ(noisy[i], ratio[i] > 2.0) << i;
+    EXPECT_FALSE(noisy.back());
+    EXPECT_EQ(leases_of_kind(s, noisy, true).leases.size(), 3u);
+    EXPECT_EQ(leases_of_kind(s, noisy, false).lease, (std::vector<std::size_t>{0, 2, 3, 5, 7}));
+    // Tails that differ by less than kNoisyGap between neighbours: every lease quiet.
+    FrameStream even{"pageable-8ms", 8000.0, 500, {}, {}};
+    for (std::size_t i = 0; i < 8; ++i) {
+        const double r = 1.3 + 0.1 * static_cast<double>(i);
+        even.leases.push_back({550.0, 640.0, 760.0, 640.0 * r, 900.0 * r});
+        even.lease.push_back(i);
+    }
+    const std::vector<bool> none = noisy_leases({even}, 8);
+    EXPECT_EQ(std::count(none.begin(), none.end(), true), 0);
+}
+
+// Noisy leases made with a known wake mode and copy stalls on top of a known quiet jitter: the fit
+// gives back the tails they have, and the copy stalls come out as the pageable stream's tail.
+TEST(NoisyHostFit, RecoversTheTailsOfNoisyMachinesFrames) {
+    FrameJitterFit quiet;
+    quiet.body_us = 30.0;
+    quiet.body_sigma = 0.2;
+    quiet.slow_probability = 0.05;
+    quiet.slow_us = 60.0;
+    quiet.slow_sigma = 0.5;
+    // wake mode 3 % at 250 us (sigma 0.5); copy stalls every 30 ms of copying, 2 ms (sigma 0.3).
+    const auto make = [&](const std::string& name, double p50, bool copies) {
+        FrameStream s{name, 8000.0, 500, {}, {}};
+        core::Draws d(core::fnv1a(name + "/made"));
+        const double chance = 0.05 * -std::expm1(-(8000.0 - p50) / 10000.0);
+        for (int lease = 0; lease < 6; ++lease) {
+            std::vector<double> l;
+            for (int i = 0; i < 500; ++i) {
+                double t = p50 + 30.0 * std::expm1(0.2 * d.normal());
+                if (d.uniform() < chance) t += 60.0 * std::exp(0.5 * d.normal());
+                if (d.uniform() < 0.03) t += 250.0 * std::exp(0.5 * d.normal());
+                if (copies) {
+                    for (double at = -30000.0 * std::log(1.0 - d.uniform()); at < p50; at += -30000.0 * std::log(1.0 - d.uniform())) {
+                        t += 2000.0 * std::exp(0.3 * d.normal());
+                    }
+                }
+                l.push_back(t);
+            }
+            std::sort(l.begin(), l.end());
+            const auto q = [&](double f) { return core::percentile(l, f); };
+            s.leases.push_back({q(0.1), q(0.5), q(0.9), q(0.99), l.back()});
+            s.lease.push_back(static_cast<std::size_t>(lease));
+        }
+        return s;
+    };
+    const NoisyHostFit f = fit_noisy_host({make("pinned-8ms", 110.0, false)}, {make("pageable-8ms", 640.0, true)}, {}, quiet, 10000.0);
+    ASSERT_EQ(f.lines.size(), 2u);
+    for (const auto& l : f.lines) {
+        EXPECT_NEAR(l.model[2] / l.measured[2], 1.0, 0.2) << l.stream << " p99";
+        EXPECT_NEAR(l.model[1] / l.measured[1], 1.0, 0.25) << l.stream << " p90";
+    }
+    // The pageable stream's p99 is the copy stalls' (ms), the pinned one's the wake mode's (us).
+    EXPECT_GT(f.lines[1].model[2], 4.0 * f.lines[0].model[2]);
+    EXPECT_GT(f.busy_us, 1000.0);
+    EXPECT_LT(f.busy_us, 4000.0);
+    EXPECT_THROW(fit_noisy_host({FrameStream{"one", 8000.0, 500, {{1, 2, 3, 4, 5}}, {0}}}, {}, {}, quiet, 10000.0),
                  std::invalid_argument);
 }
 

@@ -588,5 +588,50 @@ TEST(IsolatingCases, APageableFramesColdShareIsDrawnFrameByFrame) {
                      row(run("periodic", "h2d", 4 * kMiB, pinned, drawn), "p99").time_ps);
 }
 
+// noisy_host: each run of a stream is one machine, noisy with chance noisy_share. On a noisy one
+// a frame at rest wakes late by the wake mode, and a pageable frame's CPU copy meets stalls that
+// arrive in its copying time; the quiet machines' frames are as frame_jitter alone makes them.
+TEST(IsolatingCases, ANoisyMachinesFramesWakeLateAndItsCopiesStall) {
+    config::ModelParams quiet;
+    quiet.frame_jitter.runs = 41;
+    config::ModelParams noisy = quiet;
+    noisy.noisy_host.noisy_share = 1.0;
+    noisy.noisy_host.wake_probability = 0.05;
+    noisy.noisy_host.wake_time = core::Duration{400'000'000};  // 400 us
+    noisy.noisy_host.wake_sigma = 0.1;
+    noisy.noisy_host.busy_interval = core::Duration{20'000'000'000};  // 20 ms of copying
+    noisy.noisy_host.busy_time = core::Duration{2'000'000'000};       // 2 ms
+    noisy.noisy_host.busy_sigma = 0.1;
+    const config::StrategyOptions pinned = frame_stream(4 * kMiB, 8000, 400);
+    const config::StrategyOptions pageable = frame_stream(4 * kMiB, 8000, 400, "pageable");
+    // Pinned: 5 % of frames 400 us late puts the p99 frame some 400 us past the median (the quiet
+    // machine's p99 is its slow mode's, nearer the median); the median stays.
+    const double pinned_p50 = row(run("periodic", "h2d", 4 * kMiB, pinned, quiet), "").time_ps;
+    const double pinned_p99 = row(run("periodic", "h2d", 4 * kMiB, pinned, noisy), "p99").time_ps;
+    EXPECT_GT(pinned_p99 - pinned_p50, 350e6);
+    EXPECT_LT(pinned_p99 - pinned_p50, 600e6);
+    EXPECT_LT(row(run("periodic", "h2d", 4 * kMiB, pinned, quiet), "p99").time_ps - pinned_p50, 300e6);
+    EXPECT_NEAR(row(run("periodic", "h2d", 4 * kMiB, pinned, noisy), "").time_ps, pinned_p50, 5e6);
+    // Pageable: a frame copies for some 600 us, so about 3 % of frames meet a 2 ms stall too: the
+    // p99 frame is some 2 ms past the median, where the wake mode alone moves it under 600 us.
+    config::ModelParams wake_only = noisy;
+    wake_only.noisy_host.busy_interval = core::Duration{0};
+    const double pageable_p50 = row(run("periodic", "h2d", 4 * kMiB, pageable, quiet), "").time_ps;
+    EXPECT_GT(row(run("periodic", "h2d", 4 * kMiB, pageable, noisy), "p99").time_ps - pageable_p50, 1800e6);
+    EXPECT_LT(row(run("periodic", "h2d", 4 * kMiB, pageable, noisy), "p99").time_ps - pageable_p50, 2800e6);
+    EXPECT_LT(row(run("periodic", "h2d", 4 * kMiB, pageable, wake_only), "p99").time_ps - pageable_p50, 600e6);
+    // Half the machines noisy: the p99 over the runs spans both kinds, the quiet one's at its p10.
+    config::ModelParams mixed = noisy;
+    mixed.noisy_host.noisy_share = 0.5;
+    const double quiet_p99 = row(run("periodic", "h2d", 4 * kMiB, pageable, quiet), "p99").time_ps;
+    const RowResult spread = row(run("periodic", "h2d", 4 * kMiB, pageable, mixed), "p99");
+    EXPECT_LT(spread.p10_ps, quiet_p99 + 100e6);
+    EXPECT_GT(spread.p90_ps, pageable_p50 + 1800e6);
+    EXPECT_NE(spread.note.find("on noisy machines"), std::string::npos) << spread.note;
+    // --deterministic: no machine is noisy.
+    EXPECT_DOUBLE_EQ(row(run("periodic", "h2d", 4 * kMiB, pageable, noisy.without_spread()), "p99").time_ps,
+                     row(run("periodic", "h2d", 4 * kMiB, pageable, quiet.without_spread()), "p99").time_ps);
+}
+
 }  // namespace
 }  // namespace dmasim::sim

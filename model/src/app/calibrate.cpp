@@ -420,8 +420,9 @@ std::vector<FrameStream> frame_streams(const std::vector<config::Scenario>& load
     for (const auto& sc : loaded) {
         const config::FrameOptions& f = sc.options.periodic;
         if (!frames_via(sc, via)) continue;
-        FrameStream stream{sc.name, static_cast<double>(f.period.ps) * 1e-6, f.count, {}};
-        for (const auto& lease : set.leases) {
+        FrameStream stream{sc.name, static_cast<double>(f.period.ps) * 1e-6, f.count, {}, {}};
+        for (std::size_t index = 0; index < set.leases.size(); ++index) {
+            const auto& lease = set.leases[index];
             if (lease.runs.empty()) continue;
             const core::ResultRow* main = nullptr;
             const core::ResultRow* p99 = nullptr;
@@ -432,6 +433,7 @@ std::vector<FrameStream> frame_streams(const std::vector<config::Scenario>& load
             }
             if (main != nullptr && p99 != nullptr) {
                 stream.leases.push_back({main->p10_us, main->time_us, main->p90_us, p99->time_us, main->max_us});
+                stream.lease.push_back(index);
             }
         }
         if (!stream.leases.empty()) out.push_back(std::move(stream));
@@ -789,6 +791,8 @@ int cmd_calibrate(const CalibrateOptions& o, int argc, char** argv, std::ostream
     std::size_t band_row_count = 0;
     std::vector<HostSpreadGroup> spread;
     std::optional<FrameJitterFit> jitter;
+    std::vector<bool> noisy;
+    std::optional<NoisyHostFit> noisy_fit;
     std::vector<config::SetOverride> band_sets = fitted;
     if (o.band && mpi::rank() == 0) {
         std::vector<SpreadRow> spread_rows;
@@ -802,8 +806,18 @@ int cmd_calibrate(const CalibrateOptions& o, int argc, char** argv, std::ostream
         for (const auto& g : spread) {
             if (g.sigma >= 0.0) band_sets.push_back(config::SetOverride{"host_spread." + g.group, fmt::format("{:.4f}", g.sigma), ""});
         }
-        // Frame jitter, from the streams of pinned frames without processing the leases measured.
-        const std::vector<FrameStream> streams = frame_streams(loaded, set, "pinned");
+        // Quiet and noisy machines (config::NoisyHostParams), by their pageable frames' tails: the
+        // quiet ones' frames give frame_jitter, the noisy ones' what a noisy host adds to it.
+        const std::vector<FrameStream> pageable_all = frame_streams(loaded, set, "pageable");
+        noisy = noisy_leases(pageable_all, set.leases.size());
+        const auto of_kind = [&](const std::vector<FrameStream>& all, bool which) {
+            std::vector<FrameStream> out;
+            for (const auto& s : all) out.push_back(leases_of_kind(s, noisy, which));
+            return out;
+        };
+        const std::vector<FrameStream> pinned_all = frame_streams(loaded, set, "pinned");
+        // Frame jitter, from the quiet leases' streams of pinned frames without processing.
+        const std::vector<FrameStream> streams = of_kind(pinned_all, false);
         if (std::any_of(streams.begin(), streams.end(), [](const FrameStream& f) { return f.leases.size() >= 2; })) {
             const double idle_time_us = static_cast<double>(config::ModelParams{}.runtime.idle_wake_time.ps) * 1e-6;
             jitter = fit_frame_jitter(streams, idle_time_us);
@@ -819,7 +833,7 @@ int cmd_calibrate(const CalibrateOptions& o, int argc, char** argv, std::ostream
             // How the cold share of pageable frames spreads, the rest of the jitter as fitted:
             // the median over the pageable streams measured on two leases or more.
             std::vector<double> sigmas;
-            for (const auto& s : frame_streams(loaded, set, "pageable")) {
+            for (const auto& s : of_kind(pageable_all, false)) {
                 if (s.leases.size() < 2) continue;
                 const double cold_us = cold_excess_us(loaded, across, s.name, band_sets, o.jobs);
                 if (!(cold_us > 0.0)) continue;
@@ -830,6 +844,28 @@ int cmd_calibrate(const CalibrateOptions& o, int argc, char** argv, std::ostream
             }
             if (!sigmas.empty()) {
                 band_sets.push_back(config::SetOverride{"frame_jitter.cold_sigma", fmt::format("{:.4f}", core::percentile(sigmas, 0.5)), ""});
+            }
+            // What a noisy host adds, from the noisy leases' streams, pinned and pageable.
+            const auto noisy_count = static_cast<std::size_t>(std::count(noisy.begin(), noisy.end(), true));
+            if (noisy_count >= 2) {
+                const std::vector<FrameStream> noisy_pageable = of_kind(pageable_all, true);
+                std::vector<std::tuple<std::string, double, double>> cold;
+                for (const auto& s : noisy_pageable) {
+                    const double cold_us = cold_excess_us(loaded, across, s.name, band_sets, o.jobs);
+                    if (cold_us > 0.0) cold.emplace_back(s.name, cold_us, sigmas.empty() ? 0.0 : core::percentile(sigmas, 0.5));
+                }
+                noisy_fit = fit_noisy_host(of_kind(pinned_all, true), noisy_pageable, cold, *jitter, idle_time_us);
+                const double share = static_cast<double>(noisy_count) / static_cast<double>(set.leases.size());
+                for (const auto& [key, value] : std::vector<std::pair<std::string, std::string>>{
+                         {"noisy_share", fmt::format("{:.4f}", share)},
+                         {"wake_probability", fmt::format("{:.5f}", noisy_fit->wake_probability)},
+                         {"wake_time", fmt::format("{}ps", std::llround(noisy_fit->wake_us * 1e6))},
+                         {"wake_sigma", fmt::format("{:.4f}", noisy_fit->wake_sigma)},
+                         {"busy_interval", fmt::format("{}ps", std::llround(noisy_fit->busy_interval_us * 1e6))},
+                         {"busy_time", fmt::format("{}ps", std::llround(noisy_fit->busy_us * 1e6))},
+                         {"busy_sigma", fmt::format("{:.4f}", noisy_fit->busy_sigma)}}) {
+                    band_sets.push_back(config::SetOverride{"noisy_host." + key, value, ""});
+                }
             }
         }
         if (!o.quiet) err << "the band: every measured row on the machines of the kind, with the fitted values\n";
@@ -953,6 +989,23 @@ int cmd_calibrate(const CalibrateOptions& o, int argc, char** argv, std::ostream
             }
         } else {
             y << "  frame_jitter: { skipped: \"no stream of pinned frames measured on two leases or more\" }\n";
+        }
+        // Which leases were noisy, and what the noisy host's fit gives their streams.
+        std::string noisy_names;
+        for (std::size_t i = 0; i < noisy.size() && i < set.leases.size(); ++i) {
+            if (noisy[i]) noisy_names += (noisy_names.empty() ? "" : ", ") + yaml_quote(set.leases[i].name);
+        }
+        y << fmt::format("  noisy_host:  # leases whose pageable frames' p99 / p50 stands apart (docs/model.md, \"Noisy machines\"); the quiet ones fit frame_jitter\n");
+        y << fmt::format("    noisy_leases: [{}]\n", noisy_names);
+        if (noisy_fit) {
+            y << fmt::format("    streams:  # their excess over each lease's p50 (us), median over them and the model's; weighted rms log error {:.3f}\n",
+                             noisy_fit->rms_log_error);
+            for (const auto& l : noisy_fit->lines) {
+                y << fmt::format("      - {{ stream: {}, p50_minus_p10: [{:.1f}, {:.1f}], p90_minus_p50: [{:.1f}, {:.1f}], "
+                                 "p99_minus_p50: [{:.1f}, {:.1f}], max_minus_p50: [{:.1f}, {:.1f}] }}\n",
+                                 yaml_quote(l.stream), l.measured[0], l.model[0], l.measured[1], l.model[1], l.measured[2],
+                                 l.model[2], l.measured[3], l.model[3]);
+            }
         }
         y << "  kinds:\n";
         const auto line = [&](const std::string& name, std::size_t train_rows, std::size_t held_rows, const std::string& sigma,

@@ -45,11 +45,14 @@ public:
     }
     bool noisy() const { return noisy_; }
 
-    // What a frame released after a sleep adds on a noisy machine: the wake mode, by chance.
-    double wake() {
+    // What a frame released after a sleep adds on a noisy machine: the wake mode, with a chance
+    // that grows with the idle before it as the quiet slow mode's does (`idle_share`: 1 -
+    // exp(-idle / runtime.idle_wake_time)): the longer a virtual CPU halts, the likelier its
+    // core is elsewhere when it is wanted.
+    double wake(double idle_share) {
         if (!noisy_) return 0.0;
         const double u = draws_.uniform(), z = draws_.normal();
-        return u < h_.wake_probability ? static_cast<double>(h_.wake_time.ps) * std::exp(h_.wake_sigma * z) : 0.0;
+        return u < h_.wake_probability * idle_share ? static_cast<double>(h_.wake_time.ps) * std::exp(h_.wake_sigma * z) : 0.0;
     }
     // What stalls add to a CPU copy that takes `busy` ps: Poisson arrivals in the copying time,
     // each stopping the copy for its length (the copy's own time is what the arrivals are in).
@@ -92,13 +95,14 @@ void jitter_frames(const std::vector<double>& simulated, const std::vector<doubl
     for (std::size_t i = 0; i < latency.size(); ++i) {
         const double e = draws.normal(), u = draws.uniform(), x = draws.normal();
         const double idle = std::max(0.0, period_ps - before);
-        const double chance = j.slow_probability * (idle_time_ps > 0.0 ? -std::expm1(-idle / idle_time_ps) : 1.0);
+        const double idle_share = idle_time_ps > 0.0 ? -std::expm1(-idle / idle_time_ps) : 1.0;
+        const double chance = j.slow_probability * idle_share;
         double late = b * std::expm1(j.body_sigma * e) + (u < chance ? slow * std::exp(j.slow_sigma * x) : 0.0);
         if (!cold.empty()) late += cold[i] * std::expm1(j.cold_sigma * cold_draws.normal());
         const double stalled = cpu_busy ? host.busy(simulated[i]) : 0.0;
         if (before <= period_ps) {
             // At rest at its release: the frame starts as late (or as early) as its draw.
-            latency[i] = simulated[i] + late + host.wake() + stalled;
+            latency[i] = simulated[i] + late + host.wake(idle_share) + stalled;
         } else {
             // Released into the one before: the thread is still waiting for that one and issues
             // this frame as it returns, without sleeping (dmaprobe's wait_until returns at once),

@@ -93,6 +93,7 @@ struct FrameStream {
     double period_us = 0.0;
     std::int64_t frames = 0;
     std::vector<std::array<double, 5>> leases;
+    std::vector<std::size_t> lease;  // each entry's lease (its index in the measured set), where known
 };
 struct FrameJitterFit {
     double body_us = 0.0, body_sigma = 0.0, slow_probability = 0.0, slow_us = 0.0, slow_sigma = 0.0;
@@ -122,5 +123,35 @@ FrameJitterFit fit_frame_jitter(const std::vector<FrameStream>& streams, double 
 // Throws std::invalid_argument for a stream of fewer than two leases or no excess to draw.
 double fit_cold_sigma(const FrameStream& stream, const FrameJitterFit& jitter, double idle_time_us, double cold_us,
                       FrameJitterFit::Line& line);
+
+// Which leases are noisy (config::NoisyHostParams), from their streams of pageable frames, where a
+// noisy host shows most (the CPU copies through the whole frame, and its copy stalls): a lease's
+// score is the mean over those streams of log(p99 / p50). Sorted, the scores split at the widest
+// gap between neighbours when that gap is at least log(kNoisyGap), the leases above it noisy;
+// else, and for fewer than four leases, none is. A lease that measured no such stream is quiet.
+// `leases`: how many leases the set has (FrameStream::lease indexes them).
+inline constexpr double kNoisyGap = 1.5;
+std::vector<bool> noisy_leases(const std::vector<FrameStream>& pageable, std::size_t leases);
+
+// The stream with only the leases whose `noisy` entry is `which`.
+FrameStream leases_of_kind(const FrameStream& s, const std::vector<bool>& noisy, bool which);
+
+// config::NoisyHostParams (all but noisy_share) from the noisy leases' streams: on top of the quiet
+// machines' jitter as fitted, and each pageable stream's cold excess as fitted (`cold`: stream,
+// cold_us, cold_sigma), a frame wakes late by the wake mode with probability wake_probability
+// times (1 - exp(-idle / idle_time_us)), as the slow mode (lognormal, wake_us and wake_sigma), and a pageable frame's copy, taking the stream's median
+// frame, meets Poisson(median / busy_interval_us) stalls of lognormal length (busy_us,
+// busy_sigma). The same statistics, weights and simulated leases as fit_frame_jitter;
+// coordinate descent on a log scale. Throws std::invalid_argument with no stream of two noisy
+// leases or more.
+struct NoisyHostFit {
+    double wake_probability = 0.0, wake_us = 0.0, wake_sigma = 0.0;
+    double busy_interval_us = 0.0, busy_us = 0.0, busy_sigma = 0.0;
+    double rms_log_error = 0.0;
+    std::vector<FrameJitterFit::Line> lines;
+};
+NoisyHostFit fit_noisy_host(const std::vector<FrameStream>& pinned, const std::vector<FrameStream>& pageable,
+                            const std::vector<std::tuple<std::string, double, double>>& cold, const FrameJitterFit& quiet,
+                            double idle_time_us);
 
 }  // namespace dmasim::app

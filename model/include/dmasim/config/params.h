@@ -405,7 +405,7 @@ struct FrameJitterParams {
 // hundreds of us and a CPU copy now and then stalls for milliseconds, and their periodic frames
 // have tails ten times longer (results/h100-sxm/isolating/host-stalls: dmaprobe --host-stalls).
 // Each run of a periodic stream is one machine, noisy with chance noisy_share. On a noisy one a
-// frame released after a sleep is late by the wake mode with chance wake_probability, and a
+// frame released after a sleep is late by the wake mode with a chance that grows with the sleep, and a
 // frame's CPU copy (pageable) meets stalls as a Poisson process in the time the CPU copies
 // (busy_interval apart on average), each stopping it for a lognormal time. A quiet machine's
 // own lateness is frame_jitter's, which a noisy one has too.
@@ -421,7 +421,7 @@ struct NoisyHostParams {
     template <class V>
     void visit(V&& v) {
         v(FieldInfo{"noisy_share", "ratio", "the share of machines of the kind that are noisy (0: none; 1: the machine in hand is a noisy one, as dmaprobe --host-stalls tells); 0..1"}, noisy_share);
-        v(FieldInfo{"wake_probability", "ratio", "on a noisy machine, the chance that a frame released after a sleep starts late by the wake mode; 0..1"}, wake_probability);
+        v(FieldInfo{"wake_probability", "ratio", "on a noisy machine, the chance that a frame released after a long sleep (many times runtime.idle_wake_time) starts late by the wake mode; after an idle s it is this times 1 - exp(-s / idle_wake_time), as frame_jitter.slow_probability; 0..1"}, wake_probability);
         v(FieldInfo{"wake_time", "time", "the wake mode's median lateness (lognormal); 0s..1s"}, wake_time);
         v(FieldInfo{"wake_sigma", "log sigma", "the wake mode's spread; 0..3"}, wake_sigma);
         v(FieldInfo{"busy_interval", "time", "on a noisy machine, the mean time the CPU copies between two stalls of its copy (exponential; 0: none); 0s..1000s, at least 10us where used"}, busy_interval);
