@@ -847,6 +847,9 @@ int cmd_calibrate(const CalibrateOptions& o, int argc, char** argv, std::ostream
             }
             // What a noisy host adds, from the noisy leases' streams, pinned and pageable.
             const auto noisy_count = static_cast<std::size_t>(std::count(noisy.begin(), noisy.end(), true));
+            // With fewer than two noisy leases the kind has none the fit can speak for: say so,
+            // rather than leave whatever the defaults or another calibration say.
+            if (noisy_count < 2) band_sets.push_back(config::SetOverride{"noisy_host.noisy_share", "0", ""});
             if (noisy_count >= 2) {
                 const std::vector<FrameStream> noisy_pageable = of_kind(pageable_all, true);
                 std::vector<std::tuple<std::string, double, double>> cold;
