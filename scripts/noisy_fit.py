@@ -3,23 +3,24 @@
 (docs/model.md, "Noisy machines").
 
 Usage:
-  scripts/noisy_fit.py probe LEASE_DIR [LEASE_DIR ...] [--wake-over-us 50] [--copy-over 1.5]
+  scripts/noisy_fit.py probe LEASE_DIR [LEASE_DIR ...] [--wake-over-us 50] [--stall-over-us 1500]
   scripts/noisy_fit.py check --quiet QUIET.csv --noisy NOISY.csv --mixed MIXED.csv LEASE_DIR [...]
 
 Each LEASE_DIR holds a lease's metadata.json (its "host_stalls" summary), host-stalls.csv and
 measured.csv (scripts/measure-on-gpu.sh writes all three). Leases without a probe are skipped.
 
-A lease is noisy when its wake probe is: more than 1 % of the releases every 8 ms reached more
-than --wake-over-us late (a quiet machine's wake p99 is a few tens of us). For each lease it
-prints the probe (spinning gaps a second, steal time, wake p99, copy p50/p99) beside its frame
-streams' p99, then from the noisy leases that have each probe:
+A lease is noisy when its copies stall: more than 0.5 % of the 4 MiB memcpys after each release
+took more than --stall-over-us longer than the lease's median copy (a quiet machine has none or
+one in 2500). A lease whose probe had no copies yet (the first two probe versions) is judged by
+its wakes instead: more than 1 % of the releases reached more than --wake-over-us late. For each
+lease it prints the probe (spinning gaps a second, steal time, late wakes, wake p99, copy
+p50/p99, stalled copies) beside its frame streams' p99, then from the noisy leases:
 
   wake_probability  share of releases later than --wake-over-us (median over noisy leases),
   wake_time/sigma   median and log sigma of those latenesses (pooled over the noisy leases),
-  busy_interval     the copying time between stalls: a 4 MiB copy of median time t is stalled
-                    (took more than --copy-over times its lease's median) with chance f, so
-                    interval = -t / ln(1 - f) (median over noisy leases),
-  busy_time/sigma   median and log sigma of those copies' excess over their lease's median,
+  busy_interval     the copying time between stalls: a copy of median time t stalls with
+                    chance f, so interval = -t / ln(1 - f) (median over noisy leases),
+  busy_time/sigma   median and log sigma of the stalled copies' excess over the median,
 
 and noisy_share: the noisy leases' share of the leases given.
 
@@ -155,12 +156,12 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("leases", nargs="+")
     ap.add_argument("--wake-over-us", type=float, default=50.0)
-    ap.add_argument("--copy-over", type=float, default=1.5)
+    ap.add_argument("--stall-over-us", type=float, default=1500.0)
     a = ap.parse_args()
     leases = [x for x in (load(d) for d in a.leases) if x]
     if not leases:
         sys.exit("no lease with a host-stall probe among those given")
-    print("lease,noisy,spin_per_s,steal_ms,wake_late_share_pct,wake_p99_us,copy_p50_us,copy_p99_us,"
+    print("lease,noisy,spin_per_s,steal_ms,wake_late_share_pct,wake_p99_us,copy_p50_us,copy_p99_us,stalled_copy_pct,"
           "radar-8ms_p99_us,radar-2gbps_p99_us,radar-8ms-pageable_p99_us")
     wake_shares, wake_late, intervals, excess = [], [], [], []
     noisy_count = judged = 0
@@ -168,28 +169,28 @@ def main():
         s = l["summary"]
         late = [w for w in l["wakes"] if w > a.wake_over_us]
         share = len(late) / len(l["wakes"]) if l["wakes"] else float("nan")
-        noisy = bool(l["wakes"]) and share > 0.01
+        copy_p50 = quantile(l["copies"], 0.5)
+        slow = [c - copy_p50 for c in l["copies"] if c > copy_p50 + a.stall_over_us]
+        stalled = len(slow) / len(l["copies"]) if l["copies"] else float("nan")
+        noisy = stalled > 0.005 if l["copies"] else (bool(l["wakes"]) and share > 0.01)
         if l["wakes"]:
             judged += 1
             noisy_count += noisy
-        copy_p50 = quantile(l["copies"], 0.5)
         if noisy:
             wake_shares.append(share)
             wake_late += late
             if l["copies"]:
-                slow = [c - copy_p50 for c in l["copies"] if c > a.copy_over * copy_p50]
-                f = len(slow) / len(l["copies"])
-                if 0 < f < 1:
-                    intervals.append(-copy_p50 / math.log(1 - f))
+                if 0 < stalled < 1:
+                    intervals.append(-copy_p50 / math.log(1 - stalled))
                 excess += slow
         fr = l["frames"]
         p99 = lambda n: f"{fr[n]['p99']:.1f}" if n in fr and "p99" in fr[n] else ""
         print(f"{l['name']},{'yes' if noisy else ('no' if l['wakes'] else '?')},{s.get('per_second', 0):.0f},"
               f"{s.get('steal_ms', '')},{100 * share:.2f},{s.get('wake_p99_us', float('nan')):.1f},"
-              f"{copy_p50:.1f},{quantile(l['copies'], 0.99):.1f},{p99('radar-8ms')},{p99('radar-2gbps')},"
+              f"{copy_p50:.1f},{quantile(l['copies'], 0.99):.1f},{100 * stalled:.2f},{p99('radar-8ms')},{p99('radar-2gbps')},"
               f"{p99('radar-8ms-pageable')}")
-    print(f"# noisy by the wake probe (over {a.wake_over_us:g} us on more than 1 % of releases): "
-          f"{noisy_count} of {judged} leases with one")
+    print(f"# noisy by the probe (copies stalled over {a.stall_over_us:g} us more than 0.5 % of the time, else "
+          f"wakes over {a.wake_over_us:g} us late more than 1 %): {noisy_count} of {judged} leases with one")
     if judged:
         print(f"noisy_host.noisy_share: {noisy_count / judged:.3f}")
     if wake_shares:
