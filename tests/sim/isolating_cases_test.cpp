@@ -633,5 +633,27 @@ TEST(IsolatingCases, ANoisyMachinesFramesWakeLateAndItsCopiesStall) {
                      row(run("periodic", "h2d", 4 * kMiB, pageable, quiet.without_spread()), "p99").time_ps);
 }
 
+// dma.queued_launch_latency: a copy queued behind another on a busy engine has its work fetched
+// already, so it starts that long after the other's semaphore; only a copy an idle engine starts
+// pays dma.launch_latency (the 2xH200's 512 KiB pieces back to back take 12.11 us each where its
+// blocking copies need a launch of 3.5 us: results/h200x2-nvlink/isolating/cross-device-wait).
+TEST(IsolatingCases, ACopyQueuedBehindAnotherSkipsTheWorkFetch) {
+    config::ModelParams p = config::ModelParams{}.without_spread();
+    config::StrategyOptions o;
+    o.async_overlap.streams = 16;
+    o.async_overlap.issue = "breadth_first";  // every H2D queued on one engine, then every D2H on the other
+    const auto row_ps = [&](const config::ModelParams& q) { return run("async_overlap", "both", kMiB, o, q).rows.at(0).time_ps; };
+    const double base = row_ps(p);
+    config::ModelParams idle = p;
+    idle.dma.launch_latency = core::Duration{p.dma.launch_latency.ps + 4'000'000};
+    config::ModelParams queued = p;
+    queued.dma.queued_launch_latency = core::Duration{p.dma.queued_launch_latency.ps + 4'000'000};
+    // 4 us more for an idle engine's start: the first copy of each direction, once on the path.
+    EXPECT_GT(row_ps(idle) - base, 3.5e6);
+    EXPECT_LT(row_ps(idle) - base, 8.5e6);
+    // 4 us more for every queued copy: fifteen of them a direction, on the critical path.
+    EXPECT_GT(row_ps(queued) - base, 14 * 4e6);
+}
+
 }  // namespace
 }  // namespace dmasim::sim

@@ -211,12 +211,13 @@ config::StrategyOptions radar(std::int64_t period_ns, std::int64_t count) {
 TEST(Periodic, TheHostStartsFramesLateAndMoreOftenAfterALongerIdle) {
     const config::ModelParams none = config::ModelParams{}.without_spread();
     config::ModelParams p = none;
-    p.frame_jitter = config::FrameJitterParams{};  // the H100's
+    p.frame_jitter = config::FrameJitterParams{};  // the H100's quiet machines'
     const CaseResult still = run(none, "periodic", "h2d", 4 * kMiB, radar(8'000'000, 500));
     const CaseResult jittered = run(p, "periodic", "h2d", 4 * kMiB, radar(8'000'000, 500));
     EXPECT_EQ(row(still, "p99").time_ps, row(still, "").time_ps);
     EXPECT_NEAR(row(jittered, "").time_ps, row(still, "").time_ps, 3e6);  // the median: a few us
-    EXPECT_GT(row(jittered, "p99").time_ps, row(jittered, "").time_ps + 100e6);
+    // Their p99 lies 49 us past the median on the calibration's quiet leases.
+    EXPECT_GT(row(jittered, "p99").time_ps, row(jittered, "").time_ps + 30e6);
     EXPECT_GT(row(jittered, "").p90_ps, row(jittered, "").time_ps);
     EXPECT_LT(row(jittered, "").p10_ps, row(jittered, "").time_ps);
     // The same seed gives the same frames; another gives others.
@@ -252,7 +253,13 @@ TEST(Periodic, TheHostStartsFramesLateAndMoreOftenAfterALongerIdle) {
 // the median over leases: another seed moves it far less than it moves one run's.
 TEST(Periodic, TheP99IsTheMedianOverRunsOfTheStream) {
     config::ModelParams p = config::ModelParams{}.without_spread();
-    p.frame_jitter = config::FrameJitterParams{};
+    // A tail the p99 lies in: a slow mode on some 2 % of the frames every 2 ms (what the H100's
+    // leases gave before its noisy machines were told apart).
+    p.frame_jitter.body = core::Duration{33'300'000};
+    p.frame_jitter.body_sigma = 0.180;
+    p.frame_jitter.slow_probability = 0.110;
+    p.frame_jitter.slow_time = core::Duration{103'200'000};
+    p.frame_jitter.slow_sigma = 0.842;
     const auto p99 = [&](std::int64_t seed, std::int64_t runs) {
         config::ModelParams q = p;
         q.frame_jitter.seed = seed;

@@ -76,7 +76,8 @@ void DmaEngine::start(const CopyJob& job) {
         fed_early_ = 0;
         if (available_ > 0) available_since_.push(Available{available_, now_ps()});
     }
-    launch_event_.notify(to_sc(params_.launch_latency) + ps_delay(static_cast<double>(job.acquire_ps)));
+    launch_event_.notify(to_sc(job.queued ? params_.queued_launch_latency : params_.launch_latency) +
+                         ps_delay(static_cast<double>(job.acquire_ps)));
 }
 
 void DmaEngine::launch() {

@@ -49,6 +49,7 @@ void Gpu::configure(const config::ModelParams& params) {
     // SM traffic starts with the kernel, not with a copy engine's work fetch.
     config::DmaParams sm = params.dma;
     sm.launch_latency = params.runtime.kernel_launch_latency;
+    sm.queued_launch_latency = params.runtime.kernel_launch_latency;
     sm.max_read_requests = params.gpu.sysmem_max_outstanding_reads;
     engines[kSmReadUnit]->configure(sm, params.link);
     engines[kSmWriteUnit]->configure(sm, params.link);

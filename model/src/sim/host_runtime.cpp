@@ -461,6 +461,7 @@ void HostRuntime::submit_job(std::size_t engine, CopyJob job, std::size_t op) {
     if (op != kNoOp && after_other_gpu_[op] && engines_[engine].busy) {
         job.acquire_ps = static_cast<std::uint64_t>(params_.runtime.cross_device_acquire.ps);
     }
+    job.queued = engines_[engine].busy;
     job_op_.push_back(op);
     job_engine_.push_back(engine);
     job_done_.push_back(false);

@@ -73,7 +73,8 @@ double estimate_ps(const Program& prog, const config::ModelParams& p, const topo
     // Every call as dear as the dearest kind (a plain, a peer or a staged peer call, or a staged piece).
     const double fixed_ps = static_cast<double>(rt.call_overhead.ps + rt.peer_call.ps + rt.peer_staged_call.ps +
                                                 rt.peer_staged_piece_call.ps + rt.sync_latency.ps + rt.stream_wait_latency.ps +
-                                                rt.poll_period.ps + rt.kernel_launch_latency.ps + p.dma.launch_latency.ps) +
+                                                rt.poll_period.ps + rt.kernel_launch_latency.ps +
+                                                std::max(p.dma.launch_latency.ps, p.dma.queued_launch_latency.ps)) +
                             2.0 * rtt_ps;
     auto ceil_div = [](double a, double b) { return std::ceil(a / std::max(b, 1.0)); };
     // Reads and writes of `bytes` by a DMA engine: rate, and a round trip per window of requests.

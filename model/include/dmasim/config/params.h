@@ -122,6 +122,7 @@ struct DmaParams {
     std::int64_t engines = 2;
     std::int64_t max_read_requests = 256;
     Duration launch_latency{1'000'000};
+    Duration queued_launch_latency{1'000'000};
     Bytes semaphore_size{16};
     Bytes read_ahead{1 << 20};
 
@@ -129,7 +130,8 @@ struct DmaParams {
     void visit(V&& v) {
         v(FieldInfo{"engines", "count", "copy engines (asyncEngineCount); duplex needs 2; 1..16"}, engines);
         v(FieldInfo{"max_read_requests", "count", "outstanding read requests (tags) per engine; 1..16384"}, max_read_requests);
-        v(FieldInfo{"launch_latency", "time", "doorbell to first request: work fetch and engine start; 0s..1s"}, launch_latency);
+        v(FieldInfo{"launch_latency", "time", "doorbell to first request of a copy an idle engine starts: the work fetched from host memory, then the engine's start; 0s..1s"}, launch_latency);
+        v(FieldInfo{"queued_launch_latency", "time", "a copy queued behind another on the same engine, from that one's semaphore to this one's first request: its work was fetched while the other ran, so only the engine's start is left. 1 us: 512 KiB pieces back to back on a 2xH200 lease take 12.11 us each (results/h200x2-nvlink/isolating/cross-device-wait, pipeline.cu), where an idle engine's blocking copy needs dma.launch_latency 3.5 us in that machine's calibration; 0s..1s"}, queued_launch_latency);
         v(FieldInfo{"semaphore_size", "bytes", "payload of the completion semaphore the engine writes to host memory; 1B up to link.mps"}, semaphore_size);
         v(FieldInfo{"read_ahead", "bytes", "GPU-memory data an engine reads ahead of its writes (in 64KiB requests); 64KiB..1GiB"}, read_ahead);
     }

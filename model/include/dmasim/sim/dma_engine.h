@@ -71,6 +71,9 @@ struct CopyJob {
     // Before it launches, the channel acquires a semaphore of another GPU that the job depends
     // on (runtime.cross_device_acquire; 0: none).
     std::uint64_t acquire_ps = 0;
+    // Queued behind another job on a busy engine: its work is fetched already, and it starts
+    // after dma.queued_launch_latency rather than dma.launch_latency.
+    bool queued = false;
 };
 
 struct EngineStats {
