@@ -96,6 +96,11 @@ TEST(BandFit, WidthsAreSetBesideTheLeasesSpread) {
     EXPECT_GT(k.measured_spread_pct, 7.0);
     EXPECT_LT(k.measured_spread_pct, 8.5);
     EXPECT_EQ(k.values, 10u);
+    // As the machines' own p10-p90: ten leases show on average expected_p10_p90_width(10) of the
+    // population's 2.5631, so the spread is that much wider.
+    EXPECT_NEAR(k.population_spread_pct, k.measured_spread_pct * 2.5631 / expected_p10_p90_width(10), 1e-4);
+    EXPECT_GT(k.population_spread_pct, 1.1 * k.measured_spread_pct);
+    EXPECT_NEAR(f.population_spread_pct, k.population_spread_pct, 1e-9);
 }
 
 TEST(HostSpreadFit, FewLeasesWidenTheirP10P90ByWhatFewDrawsOfANormalGive) {

@@ -63,6 +63,15 @@ double spread_of(const BandFitRow& r) {
 
 double median_or_zero(std::vector<double> v) { return v.empty() ? 0.0 : core::percentile(std::move(v), 0.5); }
 
+// A row's spread as the machines' own p10-p90 would be: a sample of n leases has a p10-p90 of
+// expected_p10_p90_width(n) / 2.5631 of the population's on average (0.80 for eight), and the
+// band is a population's p10-p90.
+double population_spread_of(const BandFitRow& r) {
+    const double sp = spread_of(r);
+    const double w = expected_p10_p90_width(r.leases.size());
+    return sp >= 0.0 && w > 0.0 ? sp * (2.0 * kZ90) / w : -1.0;
+}
+
 }  // namespace
 
 std::pair<double, double> widened(const BandFitRow& r, double sigma) {
@@ -87,7 +96,7 @@ BandFit fit_band(const std::vector<BandFitRow>& rows, double target) {
     const auto is_held = [](const BandFitRow& r) { return !r.train; };
     const auto every = [](const BandFitRow&) { return true; };
     Count all_machines, all_train, all_held, all_lolo;
-    std::vector<double> widths, spreads;
+    std::vector<double> widths, spreads, population;
     for (const auto& [kind, kr] : by_kind) {
         BandKindFit k;
         k.kind = kind;
@@ -120,16 +129,19 @@ BandFit fit_band(const std::vector<BandFitRow>& rows, double target) {
         k.train = train.share();
         k.held_out_rows = held.share();
         k.held_out_leases = lolo.share();
-        std::vector<double> w, m;
+        std::vector<double> w, m, mp;
         for (const BandFitRow* r : kr) {
             const auto [lo, hi] = widened(*r, used);
             w.push_back((hi - lo) / r->time_us * 100.0);
             if (const double sp = spread_of(*r); sp >= 0.0) m.push_back(sp);
+            if (const double sp = population_spread_of(*r); sp >= 0.0) mp.push_back(sp);
         }
         k.band_width_pct = median_or_zero(w);
         k.measured_spread_pct = median_or_zero(m);
+        k.population_spread_pct = median_or_zero(mp);
         widths.insert(widths.end(), w.begin(), w.end());
         spreads.insert(spreads.end(), m.begin(), m.end());
+        population.insert(population.end(), mp.begin(), mp.end());
         const auto add = [](Count& sum, const Count& part) {
             sum.inside += part.inside;
             sum.n += part.n;
@@ -146,6 +158,7 @@ BandFit fit_band(const std::vector<BandFitRow>& rows, double target) {
     out.held_out_leases = all_lolo.share();
     out.band_width_pct = median_or_zero(widths);
     out.measured_spread_pct = median_or_zero(spreads);
+    out.population_spread_pct = median_or_zero(population);
     return out;
 }
 

@@ -970,7 +970,8 @@ int cmd_calibrate(const CalibrateOptions& o, int argc, char** argv, std::ostream
              "the band of host_spread alone, training rows; train: with sigma, training rows; held_out_rows: the "
              "fixed split's rows; held_out_leases: each lease against the sigma fitted without it, every row; "
              "band_width_pct: median (p90 - p10) / time; measured_spread_pct: median over the rows of the leases' "
-             "(p90 - p10) / median\"\n";
+             "(p90 - p10) / median; population_spread_pct: the same, each row's over the share of a population's "
+             "p10-p90 that as many leases show on average (0.80 for eight)\"\n";
         y << "  host_spread:  # sigma of log(lease median / median over leases), per row over the p10-p90 width of as many normal draws, median over the rows\n";
         for (const auto& g : spread) {
             y << fmt::format("    - {{ group: {}, rows: {}, sigma: {}", g.group, g.rows,
@@ -1012,23 +1013,24 @@ int cmd_calibrate(const CalibrateOptions& o, int argc, char** argv, std::ostream
         }
         y << "  kinds:\n";
         const auto line = [&](const std::string& name, std::size_t train_rows, std::size_t held_rows, const std::string& sigma,
-                              double machines, double train, double held, double lolo, double width, double spread) {
+                              double machines, double train, double held, double lolo, double width, double spread,
+                              double population) {
             y << fmt::format("    - {{ kind: {}, train_rows: {}, held_out_rows: {}, {}inside_machines_only_pct: {}, "
                              "inside_train_pct: {}, inside_held_out_rows_pct: {}, inside_held_out_leases_pct: {}, "
-                             "band_width_pct: {:.2f}, measured_spread_pct: {:.2f} }}\n",
+                             "band_width_pct: {:.2f}, measured_spread_pct: {:.2f}, population_spread_pct: {:.2f} }}\n",
                              name, train_rows, held_rows, sigma, share_text(machines), share_text(train), share_text(held),
-                             share_text(lolo), width, spread);
+                             share_text(lolo), width, spread, population);
         };
         std::size_t all_train = 0, all_held = 0;
         for (const auto& k : band.kinds) {
             line(k.kind, k.train_rows, k.held_rows,
                  k.sigma < 0.0 ? std::string("sigma: null, ") : fmt::format("sigma: {:.4f}, ", k.sigma), k.machines_only, k.train,
-                 k.held_out_rows, k.held_out_leases, k.band_width_pct, k.measured_spread_pct);
+                 k.held_out_rows, k.held_out_leases, k.band_width_pct, k.measured_spread_pct, k.population_spread_pct);
             all_train += k.train_rows;
             all_held += k.held_rows;
         }
         line("all", all_train, all_held, "", band.machines_only, band.train, band.held_out_rows, band.held_out_leases,
-             band.band_width_pct, band.measured_spread_pct);
+             band.band_width_pct, band.measured_spread_pct, band.population_spread_pct);
     }
     y << "residuals:\n" << residuals.str();
 
@@ -1067,9 +1069,10 @@ int cmd_calibrate(const CalibrateOptions& o, int argc, char** argv, std::ostream
     if (!band.kinds.empty()) {
         out << fmt::format("\nthe band (p10-p90) holds {}% of the lease medians on held-out rows, {}% on leases left out "
                            "(target {:.0f}%; the machines' band alone: {}%); median width {:.1f}% against the leases' "
-                           "{:.1f}%\n",
+                           "{:.1f}% ({:.1f}% as the machines' own p10-p90)\n",
                            share_text(band.held_out_rows), share_text(band.held_out_leases), band.target * 100.0,
-                           share_text(band.machines_only), band.band_width_pct, band.measured_spread_pct);
+                           share_text(band.machines_only), band.band_width_pct, band.measured_spread_pct,
+                           band.population_spread_pct);
         for (const auto& g : spread) {
             if (g.sigma >= 0.0) out << fmt::format("  host_spread.{:<16} {:.4f}  from {} rows\n", g.group, g.sigma, g.rows);
         }
