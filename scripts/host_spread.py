@@ -127,6 +127,16 @@ def cmd_fit(args):
               f" over {len(common)} leases")
 
 
+def sample_share(n):
+    """The share of a normal population's p10-p90 that n draws show on average (Blom's scores,
+    interpolated as quantile() does): 0.80 for eight, as dmasim calibrate's population_spread_pct."""
+    if n < 2:
+        return 0.0
+    nd = statistics.NormalDist()
+    z = [nd.inv_cdf((i - 0.375) / (n + 0.25)) for i in range(1, n + 1)]
+    return (quantile(z, 0.9) - quantile(z, 0.1)) / (2 * nd.inv_cdf(0.9))
+
+
 def cmd_coverage(args):
     spread = read_csv(args.spread, {"category", *KEY})
     leases = lease_columns(spread, args.leases)
@@ -149,28 +159,34 @@ def cmd_coverage(args):
         width = (hi - lo) / mid
         measured = (quantile(vals, 0.9) - quantile(vals, 0.1)) / med if len(vals) >= 2 else 0.0
         inside = sum(lo <= v <= hi for v in vals)
-        k = by_kind.setdefault(r["category"], {"in": 0, "n": 0, "rows": 0, "width": [], "measured": []})
+        k = by_kind.setdefault(r["category"], {"in": 0, "n": 0, "rows": 0, "width": [], "measured": [], "population": []})
         k["in"] += inside
         k["n"] += len(vals)
         k["rows"] += 1
         k["width"].append(width)
         k["measured"].append(measured)
+        k["population"].append(measured / sample_share(len(vals)) if len(vals) >= 2 else 0.0)
     if not by_kind:
         sys.exit("host_spread.py: no row of the results is in the spread file")
     print(f"{args.results} against {args.spread}: {len(leases)} leases")
-    print(f"  {'kind':24} {'rows':>4} {'inside p10-p90':>15} {'band width':>11} {'measured p10-p90':>17}")
+    print(f"  {'kind':24} {'rows':>4} {'inside p10-p90':>15} {'band width':>11} {'measured p10-p90':>17}"
+          f" {'as population':>14}")
     total_in = total_n = 0
-    widths, measured = [], []
+    widths, measured, population = [], [], []
     for kind in sorted(by_kind):
         k = by_kind[kind]
         total_in += k["in"]
         total_n += k["n"]
         widths += k["width"]
         measured += k["measured"]
+        population += k["population"]
         print(f"  {kind:24} {k['rows']:4d} {100 * k['in'] / k['n']:14.1f}% {100 * statistics.median(k['width']):10.2f}%"
-              f" {100 * statistics.median(k['measured']):16.2f}%")
+              f" {100 * statistics.median(k['measured']):16.2f}% {100 * statistics.median(k['population']):13.2f}%")
     print(f"  {'all':24} {sum(k['rows'] for k in by_kind.values()):4d} {100 * total_in / total_n:14.1f}%"
-          f" {100 * statistics.median(widths):10.2f}% {100 * statistics.median(measured):16.2f}%")
+          f" {100 * statistics.median(widths):10.2f}% {100 * statistics.median(measured):16.2f}%"
+          f" {100 * statistics.median(population):13.2f}%")
+    print("  (as population: each row's measured p10-p90 over the share of a normal population's that as many"
+          " leases show on average, 0.80 for eight)")
 
 
 def widest_gap(values):

@@ -86,6 +86,11 @@ class HostSpread(unittest.TestCase):
         self.assertIn(" 60.0%", lines["pinned"])
         self.assertIn("100.0%", lines["zero_copy"])
         self.assertIn(" 80.0%", lines["all"])
+        # The last column is the measured one over the share ten leases show of a population's
+        # p10-p90 (0.823 by Blom's scores): wider by that much.
+        cols = lines["pinned"].split()
+        measured, population = float(cols[-2].rstrip("%")), float(cols[-1].rstrip("%"))
+        self.assertAlmostEqual(population / measured, 1 / 0.823, delta=0.01)
 
     def test_tails_split_the_leases_at_the_widest_gap_and_compare_the_streams(self):
         # Two streams: leases 0-5 quiet, 6-9 noisy in both, but for lease 2, noisy in the pageable

@@ -427,8 +427,8 @@ struct NoisyHostParams {
         v(FieldInfo{"wake_probability", "ratio", "on a noisy machine, the chance that a frame released after a long sleep (many times runtime.idle_wake_time) starts late by the wake mode; after an idle s it is this times 1 - exp(-s / idle_wake_time), as frame_jitter.slow_probability; H100 0.150; 0..1"}, wake_probability);
         v(FieldInfo{"wake_time", "time", "the wake mode's median lateness (lognormal); H100 182 us; 0s..1s"}, wake_time);
         v(FieldInfo{"wake_sigma", "log sigma", "the wake mode's spread; H100 0.652; 0..3"}, wake_sigma);
-        v(FieldInfo{"busy_interval", "time", "on a noisy machine, the mean time the CPU copies between two stalls of its copy (exponential; 0: none); H100 51.8 ms (the copy probe: 19.2 ms); 0s..1000s, at least 10us where used"}, busy_interval);
-        v(FieldInfo{"busy_time", "time", "a copy stall's median length (lognormal); H100 2.67 ms (the copy probe: 3.18 ms); 0s..1s"}, busy_time);
+        v(FieldInfo{"busy_interval", "time", "on a noisy machine, the mean time the CPU copies between two stalls of its copy (exponential; 0: none); H100 51.8 ms (the copy probe: 22.7 ms); 0s..1000s, at least 10us where used"}, busy_interval);
+        v(FieldInfo{"busy_time", "time", "a copy stall's median length (lognormal); H100 2.67 ms (the copy probe: 3.20 ms); 0s..1s"}, busy_time);
         v(FieldInfo{"busy_sigma", "log sigma", "the copy stalls' spread of lengths; H100 0.062 (the copy probe: 0.18); 0..3"}, busy_sigma);
     }
     bool active() const { return noisy_share > 0.0 && ((wake_probability > 0.0 && wake_time.ps > 0) || (busy_interval.ps > 0 && busy_time.ps > 0)); }
