@@ -59,9 +59,18 @@ public:
     double busy(double busy_ps) {
         if (!noisy_ || h_.busy_interval.ps <= 0 || h_.busy_time.ps <= 0 || !(busy_ps > 0.0)) return 0.0;
         const auto mean = static_cast<double>(h_.busy_interval.ps);
+        const auto median = static_cast<double>(h_.busy_time.ps);
+        // Past kMaxDrawn stalls in one frame (a copy thousands of intervals long), the rest add
+        // their expected lengths: the draws stay bounded whatever the parameters.
+        constexpr int kMaxDrawn = 256;
         double added = 0.0;
+        int drawn = 0;
         for (double t = -mean * std::log(1.0 - draws_.uniform()); t < busy_ps; t += -mean * std::log(1.0 - draws_.uniform())) {
-            added += static_cast<double>(h_.busy_time.ps) * std::exp(h_.busy_sigma * draws_.normal());
+            if (++drawn > kMaxDrawn) {
+                added += (busy_ps - t) / mean * median * std::exp(0.5 * h_.busy_sigma * h_.busy_sigma);
+                break;
+            }
+            added += median * std::exp(h_.busy_sigma * draws_.normal());
         }
         return added;
     }
