@@ -443,6 +443,16 @@ def machine_facts(src):
     leases' metadata.json and machine.txt."""
     gpu, cuda, driver, link, commits = None, None, None, None, set()
     for folder in src.folders:
+        # A lease.json's commit is the one its harness was built from, where the device machine's
+        # git said something else into metadata.json (results/README.md).
+        lease_commit = None
+        try:
+            with open(os.path.join(folder, "lease.json")) as f:
+                lease_commit = json.load(f).get("commit")
+        except (OSError, ValueError, AttributeError):
+            pass
+        if lease_commit:
+            commits.add(lease_commit)
         for meta_path in glob.glob(os.path.join(folder, "**", "metadata.json"), recursive=True):
             try:
                 with open(meta_path) as f:
@@ -451,7 +461,7 @@ def machine_facts(src):
                 continue
             gpu = gpu or meta.get("gpu", {}).get("name")
             cuda = cuda or meta.get("cuda", {}).get("driver_version")
-            if meta.get("commit"):
+            if meta.get("commit") and not lease_commit:
                 commits.add(meta["commit"])
         try:
             with open(os.path.join(folder, "machine.txt"), errors="replace") as f:
