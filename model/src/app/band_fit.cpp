@@ -226,6 +226,44 @@ namespace {
 constexpr int kFitLeases = 300;
 constexpr std::array<double, 4> kWeights{1.0, 1.0, 4.0, 0.25};  // p10, p90, p99, max
 
+// The weighted squared log error of a stream's four statistics, the model's against the leases'.
+double weighted_log_error(const std::array<double, 4>& model, const std::array<double, 4>& measured) {
+    double total = 0.0;
+    for (std::size_t k = 0; k < 4; ++k) total += kWeights[k] * std::pow(std::log(std::max(model[k], 1e-3) / measured[k]), 2);
+    return total;
+}
+
+// The rms log error per weighted statistic of a loss summed over `streams` streams.
+double rms_log_error(double loss, std::size_t streams) {
+    double weights = 0.0;
+    for (const double w : kWeights) weights += w;
+    return std::sqrt(loss / (weights * static_cast<double>(streams)));
+}
+
+// Coordinate descent on a log scale: from `x`, each value scaled up and down in turn within
+// [lo, hi], the step halved when none helps, until it is under 1 %. Returns the least loss.
+template <std::size_t N, class Loss>
+double descend(std::array<double, N>& x, const std::array<double, N>& lo, const std::array<double, N>& hi, const Loss& loss) {
+    double best = loss(x);
+    for (double step = 1.0; step > 0.01;) {
+        bool improved = false;
+        for (std::size_t i = 0; i < N; ++i) {
+            for (const double f : {std::exp(step), std::exp(-step)}) {
+                std::array<double, N> y = x;
+                y[i] = std::clamp(y[i] * f, lo[i], hi[i]);
+                const double v = loss(y);
+                if (v < best) {
+                    best = v;
+                    x = y;
+                    improved = true;
+                }
+            }
+        }
+        if (!improved) step /= 2.0;
+    }
+    return best;
+}
+
 // The model's statistics of one stream over kFitLeases simulated leases, from draws made once.
 struct StreamDraws {
     const FrameStream* stream = nullptr;
@@ -364,44 +402,25 @@ FrameJitterFit fit_frame_jitter(const std::vector<FrameStream>& streams, double 
         double total = 0.0;
         for (std::size_t s = 0; s < draws.size(); ++s) {
             const auto got = model_excess(draws[s], x, idle_time_us, p50s[s]);
-            for (std::size_t k = 0; k < 4; ++k) total += kWeights[k] * std::pow(std::log(std::max(got[k], 1e-3) / measured[s][k]), 2);
+            total += weighted_log_error(got, measured[s]);
         }
         return total;
     };
-    // body (us), body_sigma, slow_probability, slow_time (us), slow_sigma: from a middling start,
-    // each scaled up and down in turn, the step halved when none helps.
+    // body (us), body_sigma, slow_probability, slow_time (us), slow_sigma: from a middling start.
     std::array<double, 5> x{15.0, 0.4, 0.03, 100.0, 1.0};
     const std::array<double, 5> lo{0.5, 0.01, 1e-4, 1.0, 0.05};
     // A slow mode wider than sigma 1.5 would be fitting single frames: the quiet machines' max frame
     // (one in 500) is now and then milliseconds late (a third, rarer mode the max alone shows),
     // and a sigma that reaches it puts a tenth of the runs' p99 there too.
     const std::array<double, 5> hi{200.0, 2.0, 1.0, 5000.0, 1.5};
-    double best = loss(x);
-    for (double step = 1.0; step > 0.01;) {
-        bool improved = false;
-        for (std::size_t i = 0; i < x.size(); ++i) {
-            for (const double f : {std::exp(step), std::exp(-step)}) {
-                std::array<double, 5> y = x;
-                y[i] = std::clamp(y[i] * f, lo[i], hi[i]);
-                const double v = loss(y);
-                if (v < best) {
-                    best = v;
-                    x = y;
-                    improved = true;
-                }
-            }
-        }
-        if (!improved) step /= 2.0;
-    }
+    const double best = descend(x, lo, hi, loss);
     FrameJitterFit out;
     out.body_us = x[0];
     out.body_sigma = x[1];
     out.slow_probability = x[2];
     out.slow_us = x[3];
     out.slow_sigma = x[4];
-    double weights = 0.0;
-    for (const double w : kWeights) weights += w;
-    out.rms_log_error = std::sqrt(best / (weights * static_cast<double>(draws.size())));
+    out.rms_log_error = rms_log_error(best, draws.size());
     for (std::size_t s = 0; s < draws.size(); ++s) {
         out.lines.push_back({draws[s].stream->name, measured[s], model_excess(draws[s], x, idle_time_us, p50s[s])});
     }
@@ -421,9 +440,7 @@ double fit_cold_sigma(const FrameStream& s, const FrameJitterFit& jitter, double
     const std::array<double, 5> x{jitter.body_us, jitter.body_sigma, jitter.slow_probability, jitter.slow_us, jitter.slow_sigma};
     const auto loss = [&](double sigma) {
         const auto got = model_excess(d, x, idle_time_us, p50_us, cold_us, sigma);
-        double total = 0.0;
-        for (std::size_t k = 0; k < 4; ++k) total += kWeights[k] * std::pow(std::log(std::max(got[k], 1e-3) / measured[k]), 2);
-        return total;
+        return weighted_log_error(got, measured);
     };
     // A grid on a log scale, then golden-section search around its best point.
     constexpr int kGrid = 40;
@@ -537,7 +554,7 @@ NoisyHostFit fit_noisy_host(const std::vector<FrameStream>& pinned, const std::v
         double total = 0.0;
         for (const auto& f : fitted) {
             const auto got = excess(f, y);
-            for (std::size_t k = 0; k < 4; ++k) total += kWeights[k] * std::pow(std::log(std::max(got[k], 1e-3) / f.measured[k]), 2);
+            total += weighted_log_error(got, f.measured);
         }
         return total;
     };
@@ -545,23 +562,7 @@ NoisyHostFit fit_noisy_host(const std::vector<FrameStream>& pinned, const std::v
     std::array<double, 6> y{0.02, 300.0, 0.5, 30000.0, 1500.0, 0.4};
     const std::array<double, 6> lo{1e-4, 5.0, 0.05, 100.0, 5.0, 0.05};
     const std::array<double, 6> hi{0.5, 20000.0, 3.0, 1e7, 50000.0, 3.0};
-    double best = loss(y);
-    for (double step = 1.0; step > 0.01;) {
-        bool improved = false;
-        for (std::size_t i = 0; i < y.size(); ++i) {
-            for (const double f : {std::exp(step), std::exp(-step)}) {
-                std::array<double, 6> t = y;
-                t[i] = std::clamp(t[i] * f, lo[i], hi[i]);
-                const double v = loss(t);
-                if (v < best) {
-                    best = v;
-                    y = t;
-                    improved = true;
-                }
-            }
-        }
-        if (!improved) step /= 2.0;
-    }
+    const double best = descend(y, lo, hi, loss);
     NoisyHostFit out;
     out.wake_probability = y[0];
     out.wake_us = y[1];
@@ -569,9 +570,7 @@ NoisyHostFit fit_noisy_host(const std::vector<FrameStream>& pinned, const std::v
     out.busy_interval_us = y[3];
     out.busy_us = y[4];
     out.busy_sigma = y[5];
-    double weights = 0.0;
-    for (const double w : kWeights) weights += w;
-    out.rms_log_error = std::sqrt(best / (weights * static_cast<double>(fitted.size())));
+    out.rms_log_error = rms_log_error(best, fitted.size());
     for (const auto& f : fitted) out.lines.push_back({f.draws.stream->name, f.measured, excess(f, y)});
     return out;
 }

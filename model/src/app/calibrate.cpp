@@ -979,18 +979,20 @@ int cmd_calibrate(const CalibrateOptions& o, int argc, char** argv, std::ostream
             for (const auto& [k, v] : g.kinds) y << fmt::format(", {}: {:.4f}", yaml_quote(k), v);
             y << " }\n";
         }
+        // A stream's excess over each lease's p50: the leases' median and the model's.
+        const auto stream_line = [&](const char* indent, const FrameJitterFit::Line& l) {
+            y << fmt::format("{}- {{ stream: {}, p50_minus_p10: [{:.1f}, {:.1f}], p90_minus_p50: [{:.1f}, {:.1f}], "
+                             "p99_minus_p50: [{:.1f}, {:.1f}], max_minus_p50: [{:.1f}, {:.1f}] }}\n",
+                             indent, yaml_quote(l.stream), l.measured[0], l.model[0], l.measured[1], l.model[1], l.measured[2],
+                             l.model[2], l.measured[3], l.model[3]);
+        };
         if (jitter) {
             y << fmt::format("  frame_jitter:  # excess over each lease's p50 (us): median over leases, and the model's; weighted rms log error {:.3f} (pinned streams)\n",
                              jitter->rms_log_error);
             for (const auto& [name, cold_us, sigma] : jitter->cold) {
                 y << fmt::format("    # cold_sigma {:.4f} from {}: its frames {:.1f} us over a warm copy in the model\n", sigma, yaml_quote(name), cold_us);
             }
-            for (const auto& l : jitter->lines) {
-                y << fmt::format("    - {{ stream: {}, p50_minus_p10: [{:.1f}, {:.1f}], p90_minus_p50: [{:.1f}, {:.1f}], "
-                                 "p99_minus_p50: [{:.1f}, {:.1f}], max_minus_p50: [{:.1f}, {:.1f}] }}\n",
-                                 yaml_quote(l.stream), l.measured[0], l.model[0], l.measured[1], l.model[1], l.measured[2],
-                                 l.model[2], l.measured[3], l.model[3]);
-            }
+            for (const auto& l : jitter->lines) stream_line("    ", l);
         } else {
             y << "  frame_jitter: { skipped: \"no stream of pinned frames measured on two leases or more\" }\n";
         }
@@ -1004,12 +1006,7 @@ int cmd_calibrate(const CalibrateOptions& o, int argc, char** argv, std::ostream
         if (noisy_fit) {
             y << fmt::format("    streams:  # their excess over each lease's p50 (us), median over them and the model's; weighted rms log error {:.3f}\n",
                              noisy_fit->rms_log_error);
-            for (const auto& l : noisy_fit->lines) {
-                y << fmt::format("      - {{ stream: {}, p50_minus_p10: [{:.1f}, {:.1f}], p90_minus_p50: [{:.1f}, {:.1f}], "
-                                 "p99_minus_p50: [{:.1f}, {:.1f}], max_minus_p50: [{:.1f}, {:.1f}] }}\n",
-                                 yaml_quote(l.stream), l.measured[0], l.model[0], l.measured[1], l.model[1], l.measured[2],
-                                 l.model[2], l.measured[3], l.model[3]);
-            }
+            for (const auto& l : noisy_fit->lines) stream_line("      ", l);
         }
         y << "  kinds:\n";
         const auto line = [&](const std::string& name, std::size_t train_rows, std::size_t held_rows, const std::string& sigma,

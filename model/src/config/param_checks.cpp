@@ -287,30 +287,29 @@ void check_model_error(const ModelErrorParams& p, const std::string& prefix, con
     copy.visit(Each{c});
 }
 
+// A ratio or log sigma from 0 to `hi` (written so that NaN fails too).
+void within(const Check& c, const char* key, double v, double hi) {
+    if (!(v >= 0.0 && v <= hi)) c.bad(key, "must be 0.." + format_field(hi) + ", not " + format_field(v));
+}
+
 void check_frame_jitter(const FrameJitterParams& p, const std::string& prefix, const FailFn& fail) {
     const Check c(prefix, fail);
-    const auto within = [&](const char* key, double v, double hi) {
-        if (!(v >= 0.0 && v <= hi)) c.bad(key, "must be 0.." + format_field(hi) + ", not " + format_field(v));
-    };
     c.duration("body", p.body, kMaxSoftwareLatency);
-    within("body_sigma", p.body_sigma, 2.0);
-    within("slow_probability", p.slow_probability, 1.0);
+    within(c, "body_sigma", p.body_sigma, 2.0);
+    within(c, "slow_probability", p.slow_probability, 1.0);
     c.duration("slow_time", p.slow_time, kMaxSoftwareLatency);
-    within("slow_sigma", p.slow_sigma, 3.0);
-    within("cold_sigma", p.cold_sigma, 3.0);
+    within(c, "slow_sigma", p.slow_sigma, 3.0);
+    within(c, "cold_sigma", p.cold_sigma, 3.0);
     c.count("seed", p.seed, 0, 1'000'000'000'000);
     c.count("runs", p.runs, 1, 10001);
 }
 
 void check_noisy_host(const NoisyHostParams& p, const std::string& prefix, const FailFn& fail) {
     const Check c(prefix, fail);
-    const auto within = [&](const char* key, double v, double hi) {
-        if (!(v >= 0.0 && v <= hi)) c.bad(key, "must be 0.." + format_field(hi) + ", not " + format_field(v));
-    };
-    within("noisy_share", p.noisy_share, 1.0);
-    within("wake_probability", p.wake_probability, 1.0);
+    within(c, "noisy_share", p.noisy_share, 1.0);
+    within(c, "wake_probability", p.wake_probability, 1.0);
     c.duration("wake_time", p.wake_time, kMaxSoftwareLatency);
-    within("wake_sigma", p.wake_sigma, 3.0);
+    within(c, "wake_sigma", p.wake_sigma, 3.0);
     // At least 10 us between stalls on average keeps a run's draws bounded (a 4 s stream of
     // pageable frames, 101 runs: some 20 million) and is already a host that does little else.
     constexpr Duration kMaxInterval{1'000'000'000'000'000};  // 1000 s
@@ -319,7 +318,7 @@ void check_noisy_host(const NoisyHostParams& p, const std::string& prefix, const
         c.bad("busy_interval", "must be 0 (none) or at least 10us, not " + to_string(p.busy_interval));
     }
     c.duration("busy_time", p.busy_time, kMaxSoftwareLatency);
-    within("busy_sigma", p.busy_sigma, 3.0);
+    within(c, "busy_sigma", p.busy_sigma, 3.0);
 }
 
 void check_model_params(const ModelParams& p, const FailFn& fail) {
