@@ -134,6 +134,46 @@ TEST(Calibrate, LeaveOneLeaseOutReportsEveryLease) {
     EXPECT_NE(r.out.find("leave-one-lease-out over 4 leases"), std::string::npos) << r.out;
 }
 
+// runtime.kernel_launch_latency is measured where the leases ran dmaprobe's empty kernel
+// (metadata.json kernel_calibration.overhead_us): the median over those leases is written, not
+// fitted; --free of it fits it again.
+TEST(Calibrate, TheKernelLaunchIsTheLeasesEmptyKernel) {
+    namespace fs = std::filesystem;
+    char tmpl[] = "/tmp/dmasim-calibrate-kernel-XXXXXX";
+    ASSERT_NE(::mkdtemp(tmpl), nullptr);
+    const fs::path dir = tmpl;
+    const std::string fixtures = std::string(DMASIM_SOURCE_DIR) + "/tests/app/fixtures/compare";
+    const fs::path machine = dir / "measured";
+    const double overheads[] = {4.0, 5.0, 4.6};
+    for (int i = 0; i < 4; ++i) {
+        const fs::path lease = machine / ("l" + std::to_string(i + 1));
+        write_scaled_fixture(lease / "measured.csv", 1.0);
+        // The fourth lease ran no synthetic kernel.
+        std::ofstream(lease / "metadata.json")
+            << (i < 3 ? "{\"gpu\": {\"name\": \"H100\"}, \"kernel_calibration\": {\"timer\": \"x\", \"overhead_us\": " +
+                            std::to_string(overheads[i]) + ", \"points\": [{\"requested_us\": 0}]}}\n"
+                      : std::string("{\"kernel_calibration\": null}\n"));
+    }
+    const auto fit = [&](const std::string& name, std::vector<std::string> extra) {
+        std::vector<std::string> args{"calibrate", "--measured", machine.string(), "--scenarios", fixtures + "/scenarios",
+                                      "--out", (dir / name).string(), "--max-evaluations", "4", "--no-lolo", "--no-band", "--quiet"};
+        args.insert(args.end(), extra.begin(), extra.end());
+        const Outcome r = cli(args);
+        EXPECT_EQ(r.code, 0) << r.err;
+        return slurp((dir / name).string());
+    };
+    const std::string measured = fit("measured.yaml", {"--free", "runtime.call_overhead"});
+    EXPECT_NE(measured.find("\n  runtime.kernel_launch_latency: 4600000ps  # measured, not fitted: the harness's empty "
+                            "kernel, median over 3 of 4 leases"),
+              std::string::npos)
+        << measured.substr(0, 800);
+    EXPECT_EQ(measured.find("  runtime.kernel_launch_latency: ["), std::string::npos) << "not among the bounds of free ones";
+    // Named free, it is fitted from its default, within its bounds.
+    const std::string freed = fit("freed.yaml", {"--free", "runtime.kernel_launch_latency"});
+    EXPECT_EQ(freed.find("# measured"), std::string::npos) << freed.substr(0, 800);
+    EXPECT_NE(freed.find("  runtime.kernel_launch_latency: ["), std::string::npos) << freed.substr(0, 800);
+}
+
 // The band: the calibration fits model_error from the leases it is given (--leases: a training
 // split of machines) and compare, on a lease held out, reads it back as a wider band.
 TEST(Calibrate, TheBandIsFittedOnTheLeasesNamedAndReadBackByCompare) {

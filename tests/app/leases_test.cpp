@@ -187,6 +187,38 @@ TEST(Leases, BadLeaseJsonNamesTheFileAndKey) {
     EXPECT_EQ(parse_lease_json("{\"note\": \"caf\\u00e9 \\ud83d\\ude00\"}", "x").note, "caf\xc3\xa9 \xf0\x9f\x98\x80");
 }
 
+// dmaprobe's metadata.json: the empty kernel's interval, none where no synthetic kernel ran; a
+// file that is not JSON or an overhead that is no time is refused, naming the file and key.
+TEST(Leases, TheEmptyKernelComesFromTheLeasesMetadata) {
+    EXPECT_DOUBLE_EQ(*parse_kernel_overhead("{\"a\": {\"b\": [1, 2]}, \"kernel_calibration\": {\"overhead_us\": 3.392}}", "m"), 3.392);
+    EXPECT_FALSE(parse_kernel_overhead("{\"kernel_calibration\": null}", "m"));
+    EXPECT_FALSE(parse_kernel_overhead("{\"gpu\": \"H100\"}", "m"));
+    for (const std::string bad : {"{\"kernel_calibration\": {\"overhead_us\": -1}}", "{\"kernel_calibration\": {\"overhead_us\": \"x\"}}",
+                                  "{\"kernel_calibration\": {}}", "{\"kernel_calibration\": {\"overhead_us\": 2e6}}"}) {
+        try {
+            parse_kernel_overhead(bad, "l/metadata.json");
+            ADD_FAILURE() << "accepted: " << bad;
+        } catch (const core::InputError& e) {
+            EXPECT_NE(std::string(e.what()).find("l/metadata.json"), std::string::npos) << e.what();
+            EXPECT_NE(std::string(e.what()).find("kernel_calibration.overhead_us"), std::string::npos) << e.what();
+        }
+    }
+    EXPECT_THROW(parse_kernel_overhead("{\"kernel_calibration\": ", "m"), core::InputError);
+    EXPECT_THROW(parse_kernel_overhead("[1, 2]", "m"), core::InputError);
+    // Read with the lease; the median over the leases that have one.
+    const std::string m = machine_fixture();
+    write_text(m + "/a/metadata.json", "{\"kernel_calibration\": {\"overhead_us\": 4.5}}");
+    write_text(m + "/c/metadata.json", "{\"kernel_calibration\": {\"overhead_us\": 3.5}}");
+    const MeasuredSet set = read_measured_set(m);
+    EXPECT_EQ(set.leases[0].kernel_overhead_us, 4.5);
+    EXPECT_FALSE(set.leases[1].kernel_overhead_us);
+    const KernelOverhead k = median_kernel_overhead(set.leases);
+    EXPECT_EQ(k.leases, 2U);
+    EXPECT_DOUBLE_EQ(k.median_us, 4.0);
+    write_text(m + "/b/metadata.json", "{\"kernel_calibration\": {\"overhead_us\": true}}");
+    EXPECT_THROW(read_measured_set(m), core::InputError);
+}
+
 TEST(Leases, ExcludedScenariosOfALeaseGiveNoValue) {
     const std::string m = machine_fixture();
     write_text(m + "/c/lease.json", "{\"note\": \"x measured with a method fixed since\", \"exclude_scenarios\": \"x,q\"}");

@@ -15,6 +15,7 @@
 #include <map>
 #include <optional>
 #include <sstream>
+#include <string_view>
 
 #include "dmasim/app/band_fit.h"
 #include "dmasim/app/commands.h"
@@ -40,6 +41,8 @@ struct FreeParam {
     // (fit_cold_rate), not by the optimiser.
     bool after_fit = false;
 };
+
+constexpr const char* kKernelLaunchKey = "runtime.kernel_launch_latency";
 
 const std::vector<FreeParam>& free_params() {
     static const std::vector<FreeParam> params{
@@ -604,7 +607,18 @@ int cmd_calibrate(const CalibrateOptions& o, int argc, char** argv, std::ostream
     exclude_other_gpu_paths(set, as_named);
     const std::vector<CrossLeaseRow> across = cross_lease(set.leases);
     const std::vector<core::ResultRow> measured = cross_lease_rows(across);
-    const std::vector<config::SetOverride> scenario_sets = sets_for_measured(o.sets, as_named, measured);
+    // runtime.kernel_launch_latency is measured, not fitted, where the leases ran the harness's
+    // empty kernel: the model's synthetic kernel of no length takes exactly that long, from its
+    // stream letting it run to its end (docs/calibration.md). --set or --free of it wins.
+    std::vector<std::string> sets = o.sets;
+    const KernelOverhead kernel = median_kernel_overhead(set.leases);
+    const bool kernel_named = std::any_of(o.sets.begin(), o.sets.end(), [](const std::string& t) {
+        return config::parse_set(t).path == kKernelLaunchKey;
+    }) || std::find(o.free.begin(), o.free.end(), kKernelLaunchKey) != o.free.end();
+    const bool kernel_measured = kernel.leases > 0 && !kernel_named;
+    const std::string kernel_value = fmt::format("{}ps", static_cast<long long>(std::llround(kernel.median_us * 1e6)));
+    if (kernel_measured) sets.push_back(std::string(kKernelLaunchKey) + "=" + kernel_value);
+    const std::vector<config::SetOverride> scenario_sets = sets_for_measured(sets, as_named, measured);
     const std::vector<config::Scenario> loaded =
         scenario_sets.empty() ? as_named : load_scenario_dir(o.scenarios_dir, scenario_sets, "none");
     const std::string csv_path = set.files().size() == 1 ? set.files().front() : o.measured;
@@ -619,6 +633,7 @@ int cmd_calibrate(const CalibrateOptions& o, int argc, char** argv, std::ostream
     std::vector<FreeParam> free;   // the optimiser's
     std::vector<FreeParam> after;  // fitted after it
     for (const auto& p : free_params()) {
+        if (kernel_measured && p.key == std::string_view(kKernelLaunchKey)) continue;
         if (o.free.empty() || std::find(o.free.begin(), o.free.end(), p.key) != o.free.end()) (p.after_fit ? after : free).push_back(p);
     }
     for (const auto& k : o.free) {
@@ -886,6 +901,12 @@ int cmd_calibrate(const CalibrateOptions& o, int argc, char** argv, std::ostream
     y << "# " << command_line_text(argc, argv) << "\n";
     y << "parameters:\n";
     for (const auto& s : fitted) y << "  " << s.path << ": " << s.value << "\n";
+    if (kernel_measured) {
+        y << "  " << kKernelLaunchKey << ": " << kernel_value
+          << fmt::format("  # measured, not fitted: the harness's empty kernel, median over {} of {} leases "
+                         "(metadata.json kernel_calibration.overhead_us)\n",
+                         kernel.leases, set.leases.size());
+    }
     // What --set gave the model, not fitted: the fit was made with it, so whatever runs with
     // this calibration must have it too (a value an isolating measurement gave, say).
     for (const auto& text : o.sets) {

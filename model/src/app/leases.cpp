@@ -17,6 +17,8 @@
 #include "dmasim/core/input_file.h"
 #include "dmasim/topology/platform_file.h"
 
+#include <yaml-cpp/yaml.h>
+
 namespace dmasim::app {
 
 namespace {
@@ -266,6 +268,10 @@ Lease read_lease(const fs::path& dir) {
         const std::string section = smi_topo_section(core::read_input_file(machine.string(), "machine description"));
         if (!section.empty()) lease.gpu_topology = topology::read_nvidia_smi_topo(section, machine.string() + " (nvidia-smi topo -m)");
     }
+    const fs::path metadata = dir / "metadata.json";
+    if (fs::is_regular_file(metadata)) {
+        lease.kernel_overhead_us = parse_kernel_overhead(core::read_input_file(metadata.string(), "lease metadata"), metadata.string());
+    }
     const auto& excluded = lease.info.exclude_scenarios;
     for (auto& run : lease.runs) {
         for (auto& r : run.rows) {
@@ -315,6 +321,41 @@ LeaseInfo parse_lease_json(const std::string& text, const std::string& origin) {
         throw core::InputError(origin, "note", "exclude_scenarios needs a note saying why");
     }
     return info;
+}
+
+std::optional<double> parse_kernel_overhead(const std::string& text, const std::string& origin) {
+    // JSON is YAML (flow style): yaml-cpp reads dmaprobe's metadata as it is.
+    YAML::Node root;
+    try {
+        root = YAML::Load(text);
+    } catch (const YAML::Exception& e) {
+        throw core::InputError(origin, "", std::string("not JSON: ") + e.what());
+    }
+    if (!root.IsMap()) throw core::InputError(origin, "", "not a JSON object");
+    const YAML::Node k = root["kernel_calibration"];
+    if (!k || k.IsNull()) return std::nullopt;
+    const YAML::Node v = k.IsMap() ? k["overhead_us"] : YAML::Node();
+    double us = -1.0;
+    try {
+        if (v && v.IsScalar()) us = v.as<double>();
+    } catch (const YAML::Exception&) {
+        us = -1.0;
+    }
+    if (!(us > 0.0 && us <= 1e6)) {
+        throw core::InputError(origin, "kernel_calibration.overhead_us", "must be a number of microseconds above 0 and at most 1 s");
+    }
+    return us;
+}
+
+KernelOverhead median_kernel_overhead(const std::vector<Lease>& leases) {
+    std::vector<double> v;
+    for (const auto& l : leases) {
+        if (l.kernel_overhead_us) v.push_back(*l.kernel_overhead_us);
+    }
+    KernelOverhead k;
+    k.leases = v.size();
+    if (!v.empty()) k.median_us = median(std::move(v));
+    return k;
 }
 
 MeasuredSet read_measured_set(const std::string& path) {

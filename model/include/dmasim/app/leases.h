@@ -46,6 +46,9 @@ struct Lease {
     // machine.txt (what the device run script records), when there is one.
     std::optional<topology::SmiTopology> gpu_topology;
     std::string gpu_topology_origin;  // "<lease>/machine.txt"
+    // The harness's empty kernel, timed as its kernels are (gated, events around it): dmaprobe's
+    // metadata.json, kernel_calibration.overhead_us, where the lease has one that ran it.
+    std::optional<double> kernel_overhead_us;
 };
 
 struct MeasuredSet {
@@ -58,6 +61,18 @@ struct MeasuredSet {
 // Parses the text of a lease.json. Malformed JSON, a key other than legacy/note/date/commit or
 // a value of the wrong type throws core::InputError naming `origin` (and the key).
 LeaseInfo parse_lease_json(const std::string& text, const std::string& origin);
+
+// kernel_calibration.overhead_us of a dmaprobe metadata.json's text: none where the object is
+// null or absent (no synthetic kernel ran). Text that is not JSON, or an overhead that is not a
+// number between 0 and 1 s, throws core::InputError naming `origin` and the key.
+std::optional<double> parse_kernel_overhead(const std::string& text, const std::string& origin);
+
+// The median over `leases` of their kernel_overhead_us, and how many had one (0: none).
+struct KernelOverhead {
+    double median_us = 0.0;
+    std::size_t leases = 0;
+};
+KernelOverhead median_kernel_overhead(const std::vector<Lease>& leases);
 
 // Reads `path`, which is one of:
 //  - a measured.csv: one lease of one run;

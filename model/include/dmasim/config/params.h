@@ -141,7 +141,7 @@ struct DmaParams {
 struct RuntimeParams {
     Duration call_overhead{2'500'000};
     Duration sync_latency{1'000'000};
-    Duration kernel_launch_latency{3'000'000};
+    Duration kernel_launch_latency{3'360'000};
     Duration stream_wait_latency{1'000'000};
     Duration cross_device_wait{5'650'000};
     Duration peer_call{3'480'000};
@@ -175,7 +175,7 @@ struct RuntimeParams {
     void visit(V&& v) {
         v(FieldInfo{"call_overhead", "time", "API entry to doorbell: argument checks, work submission; 0s..1s"}, call_overhead);
         v(FieldInfo{"sync_latency", "time", "completion semaphore in host memory to the call returning (polling); 0s..1s"}, sync_latency);
-        v(FieldInfo{"kernel_launch_latency", "time", "a kernel's launch, once its stream lets it run, to its first instruction; 0s..1s"}, kernel_launch_latency);
+        v(FieldInfo{"kernel_launch_latency", "time", "a kernel's launch, once its stream lets it run, to its first instruction. dmasim calibrate sets it to the harness's empty kernel, gated and timed with events (metadata.json kernel_calibration.overhead_us), the median over its leases: H100 3.36 us (28 leases, 3.23-3.62; the default), 2xH200 4.67 us (8 leases, 4.58-4.80; docs/calibration.md); 0s..1s"}, kernel_launch_latency);
         v(FieldInfo{"stream_wait_latency", "time", "the GPU front end noticing the previous operation of a stream is done; 0s..1s"}, stream_wait_latency);
         v(FieldInfo{"cross_device_wait", "time", "work on one GPU that waits for work on another (cudaStreamWaitEvent across GPUs, each handoff of a staged peer copy) starts this long after the other's end, when it was waiting already (else see cross_device_acquire): 5.65 us, half the round trip of two streams on the two GPUs waiting for each other's events, the median of four leases of the 2-GPU kind (5.64-5.71 us; the same GPU: 1.47 us; results/h200x2-nvlink/isolating/cross-device-wait); 0s..1s"}, cross_device_wait);
         v(FieldInfo{"cross_device_acquire", "time", "what a stream operation that depends on work of another GPU costs its channel when that work is already done as the channel reaches it: the acquire of the other GPU's semaphore, which a copy behind it waits for (a dependency still open costs cross_device_wait after the other's end instead). 1.63 us: on a 2xH200 lease, host-to-device pieces of 512 KiB that each wait for the other GPU's piece, done long before, take 13.74 us where back to back they take 12.11 (results/h200x2-nvlink/isolating/cross-device-wait, pipeline.cu); 0s..1s"}, cross_device_acquire);
