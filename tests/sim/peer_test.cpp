@@ -116,6 +116,36 @@ TEST(Peer, OneWayRowRunsFromTheCallToTheCopysEnd) {
     EXPECT_NEAR(row(peer(q, "h2d", 4 * kMiB, "off"), "peer=off").time_ps, staged, 1e3);
 }
 
+// dmaprobe's peer rows run from a start event recorded on the source's idle stream, which the GPU
+// stamps once its channel has fetched the record, as it fetches a copy's work: the row leaves out
+// that fetch (dma.launch_latency less dma.queued_launch_latency) and keeps the engine's own
+// start. A longer fetch delays the record and the copy alike; a longer start, the copy alone.
+TEST(Peer, TheRowStartsWhenTheChannelHasFetchedTheStartEvent) {
+    config::ModelParams p;
+    p.dma.launch_latency = config::Duration{3'000'000};
+    p.dma.queued_launch_latency = config::Duration{1'000'000};
+    const auto on = [](const config::ModelParams& q) { return row(peer(q, "h2d", kMiB, "on"), "peer=on").time_ps; };
+    const auto off = [](const config::ModelParams& q) { return row(peer(q, "h2d", 64 * 1024, "off"), "peer=off").time_ps; };
+    const double base_on = on(p);
+    const double base_off = off(p);
+    config::ModelParams fetch = p;
+    fetch.dma.launch_latency = config::Duration{p.dma.launch_latency.ps + 2'000'000};
+    EXPECT_NEAR(on(fetch), base_on, 1e3);
+    config::ModelParams start = p;
+    start.dma.launch_latency = config::Duration{p.dma.launch_latency.ps + 2'000'000};
+    start.dma.queued_launch_latency = config::Duration{p.dma.queued_launch_latency.ps + 2'000'000};
+    EXPECT_NEAR(on(start) - base_on, 2e6, 1e3);
+    // Staged, one piece: the source's copy and the record pay the fetch alike; the destination's,
+    // which starts its idle engine once the piece is handed over, pays it once more.
+    EXPECT_NEAR(off(fetch) - base_off, 2e6, 1e3);
+    EXPECT_NEAR(off(start) - base_off, 4e6, 1e3);
+    // No fetch to leave out where the launch is no longer than a queued one's: the copy starts
+    // 2.5 us sooner, and so does the record's stamp, by the 2 us fetch it no longer has.
+    config::ModelParams none = p;
+    none.dma.launch_latency = config::Duration{500'000};
+    EXPECT_NEAR(on(none) - base_on, -0.5e6, 1e3);
+}
+
 // Both ways, dmaprobe makes the other way's call first: the source's own call starts once that
 // one has returned, which, staged, is after it queued every piece. So a copy of N pieces holds
 // the second way back by (N - 2) piece calls (measured: the call takes 7.9-8.3 us at 1 MiB and

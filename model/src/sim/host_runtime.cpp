@@ -88,6 +88,7 @@ void HostRuntime::driver() {
         jobs_left_.assign(n_ops, 0);
         waiters_.assign(n_ops, {});
         enqueued_ps_.assign(n_ops, 0.0);
+        record_fetch_ps_.assign(n_ops, 0.0);
         assign_channels();
         int max_stream = 0;
         for (const Op& op : program_.ops) max_stream = std::max(max_stream, op.stream);
@@ -195,9 +196,19 @@ void HostRuntime::enqueue(std::size_t op) {
             // The gate kernel keeps the GPU busy until it opens: no idle time to wake from.
             behind_gate_.push_back(op);
         } else {
+            // An event recorded on an idle stream is stamped once its channel has fetched it,
+            // as it fetches a copy's work: dma.launch_latency less the engine's own start
+            // (dma.queued_launch_latency). An interval timed from it (dmaprobe's peer rows) so
+            // leaves out the fetch that the copy after it still pays. The fetches of the two
+            // overlap, so the record holds nothing up; only its stamp is later (dispatch).
+            if (program_.ops[op].kind == Op::Kind::kRecord) record_fetch_ps_[op] = work_fetch_ps();
             ready_.push(stream_start_ps(), op);
         }
     }
+}
+
+double HostRuntime::work_fetch_ps() const {
+    return static_cast<double>(std::max<std::int64_t>(0, params_.dma_launch_latency.ps - params_.dma_queued_launch_latency.ps));
 }
 
 double HostRuntime::stream_start_ps() {
@@ -234,8 +245,9 @@ void HostRuntime::dispatch(std::size_t i) {
         return;
     }
     if (op.kind == Op::Kind::kRecord) {
-        timings_[i].start_ps = now_ps() - t0_ps_;
         op_finished(i);
+        // Its stamp, which a wait on it sees too (wait_for).
+        timings_[i].start_ps = timings_[i].end_ps = now_ps() + record_fetch_ps_[i] - t0_ps_;
         return;
     }
     if (op.kind == Op::Kind::kCopy) {

@@ -105,6 +105,7 @@ public:
         config::CpuParams cpu;
         config::PageableParams pageable;
         core::Duration dma_launch_latency{};
+        core::Duration dma_queued_launch_latency{};
     };
 
     MemoryPort host_memory;  // the CPU's own copies go through the host memory controller
@@ -198,6 +199,7 @@ private:
     std::vector<bool> finished_;
     std::vector<int> jobs_left_;  // per op: jobs still running (mapped kernels have two)
     std::vector<double> enqueued_ps_;  // per op: when its call handed it to its stream (absolute)
+    std::vector<double> record_fetch_ps_;  // per event record: its stamp's delay, fetched on an idle stream
     std::vector<int> channel_;         // per op: see assign_channels()
     // per op: the operation before it on its stream ran on another GPU (a staged piece's copy
     // into the destination, or the next piece out of the source once a buffer is back), so its
@@ -229,6 +231,9 @@ private:
     void gpu_work_started() { ++gpu_active_; }
     void gpu_work_ended();
     double stream_start_ps();  // when an operation whose stream lets it go now may start
+    // The channel's fetch of work from host memory: what an idle engine's launch has beyond a
+    // queued one's.
+    double work_fetch_ps() const;
 
     TimedHeap<std::size_t> ready_;          // stream operations whose stream let them go
     TimedFifo<std::size_t> kernel_end_;     // kernels finishing
