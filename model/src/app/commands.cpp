@@ -1116,7 +1116,7 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
                           "split of machines, the rest held out for compare --leases")
         ->delimiter(',');
     calibrate->add_option("--scenarios", co.scenarios_dir, "folder of scenario files the measured rows name")->capture_default_str();
-    calibrate->add_option("--free", co.free, "fit only these free parameters (docs/calibration.md lists them)");
+    calibrate->add_option("--free", co.free, "fit only these free parameters (docs/calibration.md lists them); runtime.kernel_launch_latency is taken from the leases' metadata.json (their empty kernel) unless named here or in --set");
     calibrate->add_option("--set", co.sets,
                           "override a key, as for run, in the scenarios the leases measured (e.g. --set "
                           "platform=h200x2-nvlink for a 2xH200 machine's leases); the file records it");
