@@ -3,11 +3,14 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <sstream>
+#include <tuple>
 #include <cerrno>
 #include <csignal>
 #include <fcntl.h>
@@ -172,6 +175,38 @@ TEST(Calibrate, TheKernelLaunchIsTheLeasesEmptyKernel) {
     const std::string freed = fit("freed.yaml", {"--free", "runtime.kernel_launch_latency"});
     EXPECT_EQ(freed.find("# measured"), std::string::npos) << freed.substr(0, 800);
     EXPECT_NE(freed.find("  runtime.kernel_launch_latency: ["), std::string::npos) << freed.substr(0, 800);
+}
+
+// The sensitivity: each fitted parameter scaled by 1.25 up and down, the others as fitted. Pinned
+// copies hold the call overhead (every row pays it) and not the registration's per-page cost
+// (no row registers memory): the file marks that one flat and the summary names it.
+TEST(Calibrate, SensitivityMarksTheParametersTheRowsDoNotHold) {
+    namespace fs = std::filesystem;
+    char tmpl[] = "/tmp/dmasim-calibrate-sensitivity-XXXXXX";
+    ASSERT_NE(::mkdtemp(tmpl), nullptr);
+    const fs::path dir = tmpl;
+    const std::string fixtures = std::string(DMASIM_SOURCE_DIR) + "/tests/app/fixtures/compare";
+    write_scaled_fixture(dir / "measured" / "measured.csv", 1.0);
+    const Outcome r = cli({"calibrate", "--measured", (dir / "measured" / "measured.csv").string(), "--scenarios",
+                           fixtures + "/scenarios", "--out", (dir / "cal.yaml").string(), "--free", "runtime.call_overhead",
+                           "cpu.register_per_page", "--max-evaluations", "8", "--no-lolo", "--no-band"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    const std::string yaml = slurp((dir / "cal.yaml").string());
+    const std::regex line("    - \\{ key: \"([a-z_.]+)\", up_pct: (-?[0-9.]+), down_pct: (-?[0-9.]+), flat: (true|false) \\}\n");
+    std::map<std::string, std::tuple<double, double, bool>> got;
+    for (auto it = std::sregex_iterator(yaml.begin(), yaml.end(), line); it != std::sregex_iterator(); ++it) {
+        got[(*it)[1]] = {std::stod((*it)[2]), std::stod((*it)[3]), (*it)[4] == "true"};
+    }
+    ASSERT_EQ(got.size(), 2U) << yaml.substr(0, 1500);
+    const auto [call_up, call_down, call_flat] = got.at("runtime.call_overhead");
+    EXPECT_FALSE(call_flat);
+    EXPECT_GT(std::max(call_up, call_down), 0.5);
+    const auto [reg_up, reg_down, reg_flat] = got.at("cpu.register_per_page");
+    EXPECT_TRUE(reg_flat);
+    EXPECT_LT(std::fabs(reg_up), 0.5);
+    EXPECT_LT(std::fabs(reg_down), 0.5);
+    EXPECT_NE(r.out.find("barely held by the rows"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("cpu.register_per_page"), std::string::npos) << r.out;
 }
 
 // The band: the calibration fits model_error from the leases it is given (--leases: a training

@@ -208,6 +208,23 @@ std::string command_line_text(int argc, char** argv) {
     return s;
 }
 
+// The mean over the training rows of (ln(predicted / measured))^2; rows the step did not
+// predict are left out.
+double training_objective(const std::map<std::string, double>& predicted, const std::vector<Row>& rows,
+                          const std::vector<bool>& train) {
+    double sum = 0.0;
+    std::size_t n = 0;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        if (!train[i]) continue;
+        const auto it = predicted.find(rows[i].key);
+        if (it == predicted.end()) continue;
+        const double e = log_error(it->second, rows[i].measured.time_us);
+        sum += e * e;
+        ++n;
+    }
+    return n ? sum / static_cast<double>(n) : 1e9;
+}
+
 struct Fit {
     std::vector<double> x;
     double objective = 0.0;
@@ -238,19 +255,8 @@ Fit fit(const std::vector<FreeParam>& free, const std::vector<config::Scenario>&
         for (std::size_t i = 0; i < c.free->size(); ++i) {
             sets.push_back({(*c.free)[i].key, format_value((*c.free)[i], to_value((*c.free)[i], x[i])), ""});
         }
-        const auto predicted = predict(*c.builder, c.workers, sets, c.o->jobs);
-        double sum = 0.0;
-        std::size_t n = 0;
-        for (std::size_t i = 0; i < c.rows->size(); ++i) {
-            if (!(*c.train)[i]) continue;
-            const auto it = predicted.find((*c.rows)[i].key);
-            if (it == predicted.end()) continue;
-            const double e = log_error(it->second, (*c.rows)[i].measured.time_us);
-            sum += e * e;
-            ++n;
-        }
+        const double value = training_objective(predict(*c.builder, c.workers, sets, c.o->jobs), *c.rows, *c.train);
         ++c.evaluations;
-        const double value = n ? sum / static_cast<double>(n) : 1e9;
         if (!c.o->quiet) *c.err << fmt::format("\r  step {:4d}: rms log error {:.4f}", c.evaluations, std::sqrt(value));
         return value;
     };
@@ -300,6 +306,45 @@ std::vector<config::SetOverride> sets_of(const std::vector<FreeParam>& free, con
     std::vector<config::SetOverride> sets;
     for (std::size_t i = 0; i < free.size(); ++i) sets.push_back({free[i].key, format_value(free[i], to_value(free[i], x[i])), ""});
     return sets;
+}
+
+// How firmly the training rows hold each fitted parameter: their rms log error with it scaled by
+// kSensitivityFactor up and down, the others as fitted. One that moves it by less than kFlatPct
+// either way is barely constrained by the rows, and another fit may well put it elsewhere
+// (docs/calibration.md, "Sensitivity").
+constexpr double kSensitivityFactor = 1.25;
+constexpr double kFlatPct = 0.5;
+
+struct Sensitivity {
+    std::string key;
+    double up_pct = 0.0;    // rms log error, % above the fit's, with the value times the factor
+    double down_pct = 0.0;  // ... divided by it
+    bool flat = false;
+};
+
+std::vector<Sensitivity> sensitivity(const std::vector<FreeParam>& free, const std::vector<double>& x,
+                                     const std::vector<config::Scenario>& loaded, const std::vector<Row>& rows,
+                                     const std::vector<bool>& train, int jobs) {
+    StepBuilder builder(loaded, rows);
+    const auto rms = [&](const std::vector<double>& at) {
+        return std::sqrt(training_objective(predict(builder, nullptr, sets_of(free, at), jobs), rows, train));
+    };
+    const double base = rms(x);
+    std::vector<Sensitivity> out;
+    for (std::size_t i = 0; i < free.size(); ++i) {
+        Sensitivity s;
+        s.key = free[i].key;
+        for (const double factor : {kSensitivityFactor, 1.0 / kSensitivityFactor}) {
+            std::vector<double> moved = x;
+            const double value = std::clamp(to_value(free[i], x[i]) * factor, free[i].lower, free[i].upper);
+            moved[i] = to_unit(free[i], value);
+            const double pct = base > 0.0 ? (rms(moved) / base - 1.0) * 100.0 : 0.0;
+            (factor > 1.0 ? s.up_pct : s.down_pct) = pct;
+        }
+        s.flat = std::fabs(s.up_pct) < kFlatPct && std::fabs(s.down_pct) < kFlatPct;
+        out.push_back(s);
+    }
+    return out;
 }
 
 struct LeaseError {
@@ -750,6 +795,8 @@ int cmd_calibrate(const CalibrateOptions& o, int argc, char** argv, std::ostream
     }
 
     const Fit& main = outcomes[0].fit;
+    if (!o.quiet) err << "sensitivity: each fitted parameter x1.25 and /1.25\n";
+    const std::vector<Sensitivity> held = sensitivity(free, main.x, loaded, rows, train, o.jobs);
     std::vector<config::SetOverride> fitted = sets_of(free, main.x);
     std::optional<ColdRateFit> cold_rate;
     for (const auto& p : after) {
@@ -955,6 +1002,13 @@ int cmd_calibrate(const CalibrateOptions& o, int argc, char** argv, std::ostream
             y << fmt::format("    - {{ stream: {}, measured_us: {:.4f}, predicted_us: {:.4f} }}\n", yaml_quote(l.stream), l.measured_us, l.model_us);
         }
     }
+    y << fmt::format("  sensitivity:  # the training rows' rms log error, % above the fit's, with each fitted parameter times {} (up) "
+                     "and divided by it (down), the others as fitted; flat: under {} % either way, the rows barely hold it\n",
+                     kSensitivityFactor, kFlatPct);
+    for (const auto& h : held) {
+        y << fmt::format("    - {{ key: {}, up_pct: {:.2f}, down_pct: {:.2f}, flat: {} }}\n", yaml_quote(h.key), h.up_pct, h.down_pct,
+                         h.flat ? "true" : "false");
+    }
     y << fmt::format("  train: {{ rows: {}, median_abs_error_pct: {:.2f}, worst_abs_error_pct: {:.2f} }}\n", tr.n, tr.median, tr.worst);
     y << fmt::format("  held_out: {{ rows: {}, median_abs_error_pct: {:.2f}, worst_abs_error_pct: {:.2f} }}\n", ho.n, ho.median, ho.worst);
     y << fmt::format("  held_out_ge_64KiB: {{ rows: {}, median_abs_error_pct: {:.2f}, worst_abs_error_pct: {:.2f} }}\n", hb.n, hb.median, hb.worst);
@@ -1068,6 +1122,14 @@ int cmd_calibrate(const CalibrateOptions& o, int argc, char** argv, std::ostream
         for (const auto& l : cold_rate->lines) {
             out << fmt::format("  {}: median frame {:.1f} us measured (median over leases), {:.1f} us model\n", l.stream, l.measured_us, l.model_us);
         }
+    }
+    std::string flat;
+    for (const auto& h : held) {
+        if (h.flat) flat += (flat.empty() ? "" : ", ") + h.key;
+    }
+    if (!flat.empty()) {
+        out << fmt::format("\nbarely held by the rows (x{} or /{} moves their rms log error under {}%): {}\n", kSensitivityFactor,
+                           kSensitivityFactor, kFlatPct, flat);
     }
     out << fmt::format("\ntrain    {:3d} rows: median |error| {:.1f}%, worst {:.1f}%\n", tr.n, tr.median, tr.worst);
     out << fmt::format("held out {:3d} rows: median |error| {:.1f}%, worst {:.1f}% (>=64KiB: {:.1f}% / {:.1f}%, <64KiB: {:.1f}% / {:.1f}%)\n",
