@@ -322,14 +322,17 @@ struct Sensitivity {
     bool flat = false;
 };
 
-std::vector<Sensitivity> sensitivity(const std::vector<FreeParam>& free, const std::vector<double>& x,
+std::vector<Sensitivity> sensitivity(const std::vector<FreeParam>& free, const Fit& main,
                                      const std::vector<config::Scenario>& loaded, const std::vector<Row>& rows,
                                      const std::vector<bool>& train, int jobs) {
+    // As in fit(): the steps simulate the same cases with other values, so their workers are kept.
     StepBuilder builder(loaded, rows);
+    StepWorkers workers([&builder](const std::string& step) -> const Workload& { return builder.build(step); }, jobs);
     const auto rms = [&](const std::vector<double>& at) {
-        return std::sqrt(training_objective(predict(builder, nullptr, sets_of(free, at), jobs), rows, train));
+        return std::sqrt(training_objective(predict(builder, &workers, sets_of(free, at), jobs), rows, train));
     };
-    const double base = rms(x);
+    const std::vector<double>& x = main.x;
+    const double base = std::sqrt(main.objective);  // the fit's own value at x
     std::vector<Sensitivity> out;
     for (std::size_t i = 0; i < free.size(); ++i) {
         Sensitivity s;
@@ -795,8 +798,8 @@ int cmd_calibrate(const CalibrateOptions& o, int argc, char** argv, std::ostream
     }
 
     const Fit& main = outcomes[0].fit;
-    if (!o.quiet) err << "sensitivity: each fitted parameter x1.25 and /1.25\n";
-    const std::vector<Sensitivity> held = sensitivity(free, main.x, loaded, rows, train, o.jobs);
+    if (!o.quiet) err << fmt::format("sensitivity: each fitted parameter x{0} and /{0}\n", kSensitivityFactor);
+    const std::vector<Sensitivity> held = sensitivity(free, main, loaded, rows, train, o.jobs);
     std::vector<config::SetOverride> fitted = sets_of(free, main.x);
     std::optional<ColdRateFit> cold_rate;
     for (const auto& p : after) {
