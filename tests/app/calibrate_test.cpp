@@ -177,6 +177,48 @@ TEST(Calibrate, TheKernelLaunchIsTheLeasesEmptyKernel) {
     EXPECT_NE(freed.find("  runtime.kernel_launch_latency: ["), std::string::npos) << freed.substr(0, 800);
 }
 
+// A parameter --set gives is given, not fitted, whatever else is free: the fit keeps it and the
+// file marks it so; naming it in --free too is refused.
+TEST(Calibrate, AParameterTheSetGivesIsNotFitted) {
+    namespace fs = std::filesystem;
+    char tmpl[] = "/tmp/dmasim-calibrate-given-XXXXXX";
+    ASSERT_NE(::mkdtemp(tmpl), nullptr);
+    const fs::path dir = tmpl;
+    const std::string fixtures = std::string(DMASIM_SOURCE_DIR) + "/tests/app/fixtures/compare";
+    write_scaled_fixture(dir / "measured" / "measured.csv", 1.0);
+    const auto run = [&](const std::string& name, std::vector<std::string> extra) {
+        std::vector<std::string> args{"calibrate", "--measured", (dir / "measured" / "measured.csv").string(),
+                                      "--scenarios", fixtures + "/scenarios", "--out", (dir / name).string(),
+                                      "--max-evaluations", "2", "--no-lolo", "--no-band", "--quiet"};
+        args.insert(args.end(), extra.begin(), extra.end());
+        return cli(args);
+    };
+    // Every free parameter at once is more than the fixture's four rows hold: the refusal counts
+    // them, one fewer where --set gives one.
+    const auto count = [](const Outcome& o) {
+        std::smatch m;
+        const std::regex re("for ([0-9]+) free parameters");
+        return std::regex_search(o.err, m, re) ? std::stoi(m[1]) : -1;
+    };
+    const int all = count(run("all.yaml", {}));
+    ASSERT_GT(all, 2);
+    EXPECT_EQ(count(run("all-but-one.yaml", {"--set", "runtime.call_overhead=7us"})), all - 1);
+    // With a few free, the given one is written as given, with no bounds of a fitted one.
+    const Outcome r = run("given.yaml", {"--free", "runtime.sync_latency", "dma.launch_latency", "--set",
+                                          "runtime.call_overhead=7us"});
+    ASSERT_EQ(r.code, 0) << r.err;
+    const std::string yaml = slurp((dir / "given.yaml").string());
+    EXPECT_NE(yaml.find("\n  runtime.call_overhead: 7us  # given (--set), not fitted\n"), std::string::npos) << yaml.substr(0, 1200);
+    EXPECT_EQ(yaml.find("\n  runtime.call_overhead: ["), std::string::npos) << "not among the fitted parameters' bounds";
+    EXPECT_NE(yaml.find("\n  runtime.sync_latency: ["), std::string::npos) << "the others are fitted as before";
+    // Fitted and given at once: one error naming the key, exit status 2, no file.
+    const Outcome e = run("both.yaml", {"--set", "runtime.call_overhead=7us", "--free", "runtime.call_overhead"});
+    EXPECT_EQ(e.code, 2);
+    EXPECT_NE(e.err.find("runtime.call_overhead"), std::string::npos) << e.err;
+    EXPECT_NE(e.err.find("--set"), std::string::npos) << e.err;
+    EXPECT_FALSE(fs::exists(dir / "both.yaml"));
+}
+
 // The sensitivity: each fitted parameter scaled by 1.25 up and down, the others as fitted. Pinned
 // copies hold the call overhead (every row pays it) and not the registration's per-page cost
 // (no row registers memory): the file marks that one flat and the summary names it.

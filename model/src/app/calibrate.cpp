@@ -678,10 +678,22 @@ int cmd_calibrate(const CalibrateOptions& o, int argc, char** argv, std::ostream
         raw_text += ss.str();
     }
 
+    // A parameter --set gives is given, not fitted: the fit keeps it at that value (an isolating
+    // measurement's, say) and the file says so. Naming it in --free as well is a contradiction.
+    const auto given = [&o](std::string_view key) {
+        return std::any_of(o.sets.begin(), o.sets.end(), [&](const std::string& t) {
+            const config::SetOverride s = config::parse_set(t);
+            return s.scenario.empty() && s.path == key;
+        });
+    };
+    for (const auto& k : o.free) {
+        if (given(k)) throw core::InputError("--free", k, "also given by --set: a parameter is fitted or given, not both");
+    }
     std::vector<FreeParam> free;   // the optimiser's
     std::vector<FreeParam> after;  // fitted after it
     for (const auto& p : free_params()) {
         if (kernel_measured && p.key == std::string_view(kKernelLaunchKey)) continue;
+        if (given(p.key)) continue;
         if (o.free.empty() || std::find(o.free.begin(), o.free.end(), p.key) != o.free.end()) (p.after_fit ? after : free).push_back(p);
     }
     for (const auto& k : o.free) {

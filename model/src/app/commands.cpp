@@ -1119,7 +1119,8 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
     calibrate->add_option("--free", co.free, "fit only these free parameters (docs/calibration.md lists them); runtime.kernel_launch_latency is taken from the leases' metadata.json (their empty kernel) unless named here or in --set");
     calibrate->add_option("--set", co.sets,
                           "override a key, as for run, in the scenarios the leases measured (e.g. --set "
-                          "platform=h200x2-nvlink for a 2xH200 machine's leases); the file records it");
+                          "platform=h200x2-nvlink for a 2xH200 machine's leases); the file records it. A free parameter it names is "
+                          "given, not fitted");
     std::string max_size = "4MiB";
     calibrate->add_option("--max-size", max_size,
                           "fit rows up to this size: larger rows are link-bound, so say little about the free "
