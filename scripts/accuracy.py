@@ -10,12 +10,18 @@ For each file:
   - zero-copy rows (every grid, width, stride and direction): median and worst |error|;
   - pointer chases (`zc-chase-*`): each row's error;
   - duplex: for each size, the pair's aggregate over one way (2 x one-way time / pair time), the
-    model's against the measured, per direction;
+    model's against the measured, per direction, with the measured ratio's 95 % interval over its
+    leases (a bootstrap of the leases, 2000 draws, fixed seed) where the compare.csv's meta.json
+    names the leases' folder: at sizes where the rows move 15-75 % between machines, the ratio
+    of the medians is known no better than that interval;
   - peer copies: each row's error (peer access on: the NVLink path; off: staged by the runtime).
 Errors are the model's over the measured time, in %. Standard library only.
 """
 import argparse
 import csv
+import json
+import os
+import random
 import statistics
 import sys
 
@@ -58,6 +64,56 @@ def is_transfer(r):
     return r["size_bytes"] and "setup" not in r["variant"] and r["strategy"] != "setup"
 
 
+def lease_times(compare_path):
+    """Each lease's time per row key, from the measured folder that the compare.csv's meta.json
+    names (only its lease_names); {} where there is none to read."""
+    meta_path = os.path.join(os.path.dirname(compare_path) or ".", "meta.json")
+    try:
+        with open(meta_path) as f:
+            meta = json.load(f)
+    except (OSError, ValueError):
+        return {}
+    root = meta.get("measured")
+    names = meta.get("lease_names") or []
+    if not isinstance(root, str) or not os.path.isdir(root):
+        return {}
+    leases = {}
+    for name in names:
+        path = os.path.join(root, name, "measured.csv")
+        try:
+            with open(path, newline="") as f:
+                rows = list(csv.DictReader(f))
+        except OSError:
+            continue
+        times = {}
+        for r in rows:
+            if r.get("status", "ok") != "ok" or number(r.get("time_us")) is None:
+                continue
+            times[(r["scenario"], r["direction"], r["size_bytes"], r.get("variant", ""))] = float(r["time_us"])
+        leases[name] = times
+    return leases
+
+
+def ratio_interval(leases, size, direction, draws=2000, seed=1):
+    """The 95 % interval of 2 x median(one way) / median(pair) over a bootstrap of the leases that
+    measured both rows; None with fewer than five such leases."""
+    pairs = []
+    for times in leases.values():
+        pair = times.get(("duplex", "both", str(size), ""))
+        one = times.get(("pinned", direction, str(size), ""))
+        if pair and one:
+            pairs.append((one, pair))
+    if len(pairs) < 5:
+        return None
+    rng = random.Random(seed)
+    ratios = []
+    for _ in range(draws):
+        pick = [pairs[rng.randrange(len(pairs))] for _ in pairs]
+        ratios.append(2 * statistics.median(o for o, _ in pick) / statistics.median(p for _, p in pick))
+    ratios.sort()
+    return ratios[int(0.025 * draws)], ratios[int(0.975 * draws) - 1], len(pairs)
+
+
 def report(path, spread):
     rows = read(path)
     print(path)
@@ -69,6 +125,7 @@ def report(path, spread):
         if r["scenario"].startswith("zc-chase"):
             print(f"  chase {label(r)}: {number(r['error_pct']):+.2f} % (spread {r['spread_pct']} %)")
     by = {(r["scenario"], r["strategy"], r["direction"], r["size_bytes"], r["variant"]): r for r in rows}
+    leases = lease_times(path)
     sizes = sorted({int(r["size_bytes"]) for r in rows if r["scenario"] == "duplex" and r["variant"] == ""})
     for size in sizes:
         pair = by.get(("duplex", "duplex", "both", str(size), ""))
@@ -79,7 +136,13 @@ def report(path, spread):
                 continue
             m = 2 * float(one["measured_us"]) / float(pair["measured_us"])
             p = 2 * float(one["predicted_us"]) / float(pair["predicted_us"])
-            parts.append(f"over {d} measured {m:.3f} model {p:.3f} ({100 * (p / m - 1):+.2f} %)")
+            ci = ratio_interval(leases, size, d)
+            within = ""
+            if ci:
+                lo, hi, n = ci
+                inside = "inside" if lo <= p <= hi else "outside"
+                within = f", 95 % {lo:.3f}-{hi:.3f} over {n} leases ({100 * (lo / m - 1):+.1f}/{100 * (hi / m - 1):+.1f} %), model {inside}"
+            parts.append(f"over {d} measured {m:.3f} model {p:.3f} ({100 * (p / m - 1):+.2f} %{within})")
         if parts:
             print(f"  duplex {size >> 20 if size >= 1 << 20 else size} {'MiB' if size >= 1 << 20 else 'B'}: "
                   + "; ".join(parts) + f" (pair spread {pair['spread_pct']} %)")
