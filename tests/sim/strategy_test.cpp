@@ -119,6 +119,26 @@ TEST(AsyncOverlap, PipelineApproachesTheLongerOfTransferAndKernelPlusOneChunk) {
     EXPECT_NEAR(row(one, "serial").time_ps / serial_sum, 1.0, 0.02);
 }
 
+TEST(Duplex, ThePinnedPairIsTimedFromTheStartEventBehindTheGate) {
+    // dmaprobe issues every call of the pair behind a gate kernel and times from the start event
+    // recorded behind it: the calls' CPU time is outside the interval. Without polling (no phase
+    // for the calls to set), a dearer call leaves every row as it was.
+    config::ModelParams p;
+    p.runtime.poll_period = core::Duration{0};
+    config::StrategyOptions o;
+    o.duplex.host_memory = "pinned";
+    const CaseResult cheap = run(p, "duplex", "both", 64 * 1024, o);
+    config::ModelParams dear = p;
+    dear.runtime.call_overhead = core::Duration{p.runtime.call_overhead.ps * 3};
+    const CaseResult r = run(dear, "duplex", "both", 64 * 1024, o);
+    for (const char* v : {"", "h2d", "d2h"}) EXPECT_NEAR(row(r, v).time_ps, row(cheap, v).time_ps, 1.0) << "row '" << v << "'";
+    // The stop event follows the later copy: stream 0's wait for the D2H copy's end event, then
+    // the channel's handoff (runtime.stream_wait_latency) from its own copy.
+    const double later = std::max(row(r, "h2d").time_ps, row(r, "d2h").time_ps);
+    EXPECT_GE(row(r, "").time_ps, later);
+    EXPECT_LE(row(r, "").time_ps, later + static_cast<double>(p.runtime.stream_wait_latency.ps) + 1.0);
+}
+
 TEST(Registered, AmortisedCostApproachesPinnedWithReuse) {
     config::ModelParams p;
     config::StrategyOptions o;

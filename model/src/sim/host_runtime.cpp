@@ -89,6 +89,7 @@ void HostRuntime::driver() {
         waiters_.assign(n_ops, {});
         enqueued_ps_.assign(n_ops, 0.0);
         record_fetch_ps_.assign(n_ops, 0.0);
+        handed_ps_.assign(n_ops, -1.0);
         assign_channels();
         int max_stream = 0;
         for (const Op& op : program_.ops) max_stream = std::max(max_stream, op.stream);
@@ -148,6 +149,9 @@ void HostRuntime::driver() {
                         // trying since its call.
                         const bool at_once = channel_[op] == kFrontEnd || (program_.ops[op].stream == 0 &&
                                                                          channel_[op] == channel_of_compute(program_.ops[op].gpu));
+                        // Work at once behind the gate kernel was handed out with it: what follows
+                        // on another channel has tried its semaphore since its own call.
+                        if (at_once) handed_ps_[op] = enqueued_ps_[op];
                         ready_.push(at_once ? now_ps() : polled_ps(enqueued_ps_[op], now_ps()), op);
                     }
                     behind_gate_.clear();
@@ -375,6 +379,8 @@ void HostRuntime::assign_channels() {
     }
     // A wait or an event record runs where its stream's work runs: on the channel of the
     // operation before it, or, first on its stream, of the one after it.
+    const bool gated = std::any_of(program_.ops.begin(), program_.ops.end(),
+                                   [](const Op& o) { return o.kind == Op::Kind::kOpenGate; });
     for (std::size_t i = 0; i < n; ++i) {
         const Op& op = program_.ops[i];
         if (op.kind != Op::Kind::kWaitFor && op.kind != Op::Kind::kRecord) continue;
@@ -392,6 +398,8 @@ void HostRuntime::assign_channels() {
                 break;
             }
         }
+        // First on stream 0 of a gated program, it follows the gate kernel on the compute channel.
+        if (before < 0 && op.stream == 0 && gated) after = -1;
         channel_[i] = before >= 0 ? before : after >= 0 ? after : channel_of_compute(op.gpu);
     }
     after_other_gpu_.assign(n, 0);
@@ -414,12 +422,23 @@ double HostRuntime::polled_ps(double tried, double done_ps) const {
 
 double HostRuntime::follow_ps(std::size_t done, std::size_t next) const {
     const double now = now_ps();
+    // Event records and waits are semaphore methods the channel runs inline: a record behind work
+    // on its channel is stamped as that work ends, and work behind a wait its channel acquired
+    // starts at once. What follows finished work (through a record or not) pays the channel's
+    // handoff below (isolating/stream-handoffs, duplexphase: 2-3 us from a copy's end event to a
+    // stop event behind a satisfied wait on the same stream).
+    const Op::Kind dk = program_.ops[done].kind, nk = program_.ops[next].kind;
+    if (program_.ops[done].gpu == program_.ops[next].gpu && channel_[done] == channel_[next] &&
+        (nk == Op::Kind::kRecord || dk == Op::Kind::kWaitFor)) {
+        return now;
+    }
     if (program_.ops[done].gpu != program_.ops[next].gpu || channel_[done] == channel_[next] || channel_[next] == kFrontEnd) {
         return now + handoff_ps(done, next);
     }
     // `next`'s channel reached it once it was issued and `done` had been handed out, and has
     // retried its semaphore since; issued only now, it finds `done` finished.
-    const double tried = std::max(enqueued_ps_[next], t0_ps_ + timings_[done].start_ps);
+    const double handed = handed_ps_[done] >= 0.0 ? handed_ps_[done] : t0_ps_ + timings_[done].start_ps;
+    const double tried = std::max(enqueued_ps_[next], handed);
     if (tried >= now || params_.runtime.poll_period.ps == 0) return now + handoff_ps(done, next);
     return polled_ps(tried, now);
 }
@@ -434,7 +453,10 @@ void HostRuntime::wait_for(std::size_t i) {
     // Done already: a wait on another GPU's work still acquires its semaphore.
     const bool other_gpu = program_.ops[after].gpu != program_.ops[i].gpu;
     const double reached = now_ps() + (other_gpu ? static_cast<double>(params_.runtime.cross_device_acquire.ps) : 0.0);
-    const double seen = t0_ps_ + timings_[after].end_ps + handoff_ps(after, i);
+    // A channel that reached the wait by polling another channel's semaphore (the gate released
+    // it at a poll) found the event there: the poll was its handoff.
+    const bool polled = !other_gpu && channel_[after] != channel_[i] && params_.runtime.poll_period.ps > 0;
+    const double seen = t0_ps_ + timings_[after].end_ps + (polled ? 0.0 : handoff_ps(after, i));
     wait_end_.push(std::max(reached, seen), i);
 }
 

@@ -200,6 +200,9 @@ private:
     std::vector<int> jobs_left_;  // per op: jobs still running (mapped kernels have two)
     std::vector<double> enqueued_ps_;  // per op: when its call handed it to its stream (absolute)
     std::vector<double> record_fetch_ps_;  // per event record: its stamp's delay, fetched on an idle stream
+    // per op: when its work was handed to its engine, where that was not its start (absolute;
+    // -1: at its start): work behind the gate kernel was handed out with it
+    std::vector<double> handed_ps_;
     std::vector<int> channel_;         // per op: see assign_channels()
     // per op: the operation before it on its stream ran on another GPU (a staged piece's copy
     // into the destination, or the next piece out of the source once a buffer is back), so its
