@@ -139,6 +139,32 @@ TEST(Duplex, ThePinnedPairIsTimedFromTheStartEventBehindTheGate) {
     EXPECT_LE(row(r, "").time_ps, later + static_cast<double>(p.runtime.stream_wait_latency.ps) + 1.0);
 }
 
+TEST(Duplex, ThePairsBandIsItsSpreadOverTheGatesPhases) {
+    // Which phase of the channels' polls a machine's calls give the pair is what differs between
+    // machines (the calls fall outside the interval): each row is the mean over the phases and
+    // carries their spread as its own band, so the band of drawn machines has nothing to add.
+    config::ModelParams p;
+    config::StrategyOptions o;
+    o.duplex.host_memory = "pinned";
+    const CaseResult r = run(p, "duplex", "both", 64 * 1024, o);
+    for (const char* v : {"", "h2d", "d2h"}) {
+        const RowResult& x = row(r, v);
+        EXPECT_LT(x.min_ps, x.p10_ps) << v;
+        EXPECT_LT(x.p10_ps, x.time_ps) << v;
+        EXPECT_LT(x.time_ps, x.p90_ps) << v;
+        EXPECT_LT(x.p90_ps, x.max_ps) << v;
+        // The polls' period bounds how far the phase can move a row.
+        EXPECT_LE(x.max_ps - x.min_ps, 2.0 * static_cast<double>(p.runtime.poll_period.ps)) << v;
+    }
+    // One machine, no spread (--deterministic): the mean alone.
+    const CaseResult d = run(p.without_spread(), "duplex", "both", 64 * 1024, o);
+    for (const char* v : {"", "h2d", "d2h"}) {
+        EXPECT_DOUBLE_EQ(row(d, v).time_ps, row(r, v).time_ps) << v;
+        EXPECT_DOUBLE_EQ(row(d, v).p10_ps, row(d, v).time_ps) << v;
+        EXPECT_DOUBLE_EQ(row(d, v).p90_ps, row(d, v).time_ps) << v;
+    }
+}
+
 TEST(Registered, AmortisedCostApproachesPinnedWithReuse) {
     config::ModelParams p;
     config::StrategyOptions o;

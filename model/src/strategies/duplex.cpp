@@ -6,6 +6,9 @@
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
 
 namespace dmasim::strategies {
 
@@ -61,6 +64,34 @@ GatedDuplex gated_duplex_program(std::uint64_t bytes, const config::ComputeOptio
 // Phases of the gate's opening against the channels' polls over which rows are averaged.
 constexpr int kGatePhases = 8;
 
+// A row over the gate's phases: their mean, and their spread as the row's own band. Which phase a
+// machine's calls give it is the machines' difference here (the calls themselves fall outside
+// the interval), so the band of drawn machines, which scales the calls, has nothing to add.
+RowResult phase_row(std::string variant, std::vector<double> ps, int directions, std::string note, const ProgramOutcome& o,
+                    bool deterministic) {
+    std::sort(ps.begin(), ps.end());
+    const auto n = static_cast<double>(ps.size());
+    double sum = 0.0;
+    for (const double v : ps) sum += v;
+    // The phases sample a uniform distribution at i / n; phase i stands for (i + 0.5) / n of it.
+    const auto quantile = [&](double q) {
+        const double at = q * n - 0.5;
+        if (at <= 0.0) return ps.front();
+        if (at >= n - 1.0) return ps.back();
+        const auto lo = static_cast<std::size_t>(at);
+        return ps[lo] + (ps[lo + 1] - ps[lo]) * (at - static_cast<double>(lo));
+    };
+    RowResult r = sim_row(std::move(variant), sum / n, directions, std::move(note), o);
+    // --deterministic (one machine, no spread): the mean alone.
+    if (ps.size() > 1 && !deterministic) {
+        r.p10_ps = quantile(0.1);
+        r.p90_ps = quantile(0.9);
+        r.min_ps = ps.front();
+        r.max_ps = ps.back();
+    }
+    return r;
+}
+
 void run_gated_duplex(Engine& engine, Case& c) {
     const config::ModelParams& params = c.params;
     const CaseSpec& spec = c.spec;
@@ -68,7 +99,8 @@ void run_gated_duplex(Engine& engine, Case& c) {
     const bool with_compute = compute.duration.ps > 0;
     const double period = static_cast<double>(params.runtime.poll_period.ps);
     const int phases = period > 0.0 ? kGatePhases : 1;
-    double pair = 0.0, up = 0.0, down = 0.0;
+    std::vector<double> pair, up, down;
+    const bool point = params.host_spread.deterministic();
     ProgramOutcome first;
     for (int k = 0; k < phases; ++k) {
         const core::Duration delay{static_cast<std::int64_t>(std::llround(period * k / phases))};
@@ -78,19 +110,20 @@ void run_gated_duplex(Engine& engine, Case& c) {
         const double gate = o.timings[g.gate].end_ps;
         const double e_up = o.timings[g.h2d].end_ps - gate;
         const double e_down = o.timings[g.d2h].end_ps - gate;
-        up += e_up;
-        down += e_down;
-        pair += with_compute ? std::max(e_up, e_down) : o.timings[g.stop].end_ps - gate;
+        up.push_back(e_up);
+        down.push_back(e_down);
+        pair.push_back(with_compute ? std::max(e_up, e_down) : o.timings[g.stop].end_ps - gate);
         if (k == 0) first = o;
     }
     c.take_main(first);
-    const std::string over = "; mean over " + std::to_string(phases) + " phases of the gate against the channels' polls";
-    c.result.rows.push_back(sim_row("", pair / phases, c.ndirs(),
-                                    std::string("from the start event behind the gate to the stop event") +
-                                        (with_compute ? " (the later copy's end: a compute kernel beside them, which in this version uses no SMs or memory bandwidth)" : "") + over,
-                                    first));
-    c.result.rows.push_back(sim_row("h2d", up / phases, 1, "the H2D copy of the pair: to its end" + over, first));
-    c.result.rows.push_back(sim_row("d2h", down / phases, 1, "the D2H copy of the pair: to its end" + over, first));
+    const std::string over = "; mean over " + std::to_string(phases) +
+                             " phases of the gate against the channels' polls, their spread the band";
+    c.result.rows.push_back(phase_row("", pair, c.ndirs(),
+                                      std::string("from the start event behind the gate to the stop event") +
+                                          (with_compute ? " (the later copy's end: a compute kernel beside them, which in this version uses no SMs or memory bandwidth)" : "") + over,
+                                      first, point));
+    c.result.rows.push_back(phase_row("h2d", up, 1, "the H2D copy of the pair: to its end" + over, first, point));
+    c.result.rows.push_back(phase_row("d2h", down, 1, "the D2H copy of the pair: to its end" + over, first, point));
 }
 
 }  // namespace
