@@ -162,9 +162,9 @@ TEST(HostBand, SetupRowsAloneTakeNoRun) {
     }
 }
 
-// A zero-copy kernel of 64 MiB is bounded by its launch call, launch and wait: no run. A case
-// whose strategy declares no host calls (duplex) is screened: one more run, on the slowest machine.
-TEST(HostBand, ALargeZeroCopyKernelIsBoundedAndADuplexPairScreened) {
+// A zero-copy kernel of 64 MiB is bounded by its launch call, launch and wait: no run. A pinned
+// duplex pair carries its spread over the gate's phases: no machine drawn either.
+TEST(HostBand, ALargeZeroCopyKernelIsBoundedAndADuplexPairDrawsNoMachine) {
     const config::ModelParams p;
     const BandedCase b = banded(p, "zero_copy", "h2d", 64 * kMiB);
     EXPECT_EQ(b.method, BandMethod::kBounded);
@@ -177,8 +177,9 @@ TEST(HostBand, ALargeZeroCopyKernelIsBoundedAndADuplexPairScreened) {
     const CaseResult slowest = simulator().run(host_draw(p, z_hi), CaseSpec{"zero_copy", "h2d", 64 * kMiB, {}, {}});
     EXPECT_GE(r.max_ps, slowest.rows.front().time_ps);
     const BandedCase d = banded(p, "duplex", "both", 64 * kMiB);
-    EXPECT_EQ(d.method, BandMethod::kScreened);
-    EXPECT_EQ(d.runs, 2);
+    EXPECT_EQ(d.method, BandMethod::kNone);
+    EXPECT_EQ(d.runs, 1);
+    EXPECT_LT(d.result.rows.front().p10_ps, d.result.rows.front().time_ps);
 }
 
 TEST(HostBand, WithoutSpreadACaseRunsOnceAndKeepsOneNumber) {
@@ -218,6 +219,31 @@ TEST(HostBand, RowsWithASpreadOfTheirOwnKeepIt) {
 
 // The model's own error widens the band in log space around the row's time, which stays put:
 // alone, p10/p90 are t e^(-/+ 1.2816 sigma); beside the machines, the two add in quadrature.
+TEST(HostBand, TheModelsErrorWidensADuplexPairsSpreadOverTheGatesPhases) {
+    // A pinned duplex pair carries its spread over the gate's phases (the machines' calls set the
+    // phase) and takes no band of drawn machines; the model's own error adds to that spread in
+    // log space, as to a machines' band.
+    constexpr double kZ90 = 1.2815515655446004;
+    config::ModelParams p;
+    config::StrategyOptions o;
+    o.duplex.host_memory = "pinned";
+    const auto pair = [&](const config::ModelParams& q) {
+        return run_with_host_band(simulator(), q, CaseSpec{"duplex", "both", 16 * kMiB, o, {}});
+    };
+    config::ModelParams none = p;
+    none.model_error.duplex = 0.0;
+    const BandedCase phases = pair(none);
+    EXPECT_EQ(phases.runs, 1) << "the nominal machine only";
+    const RowResult& rp = phases.result.rows.front();
+    ASSERT_LT(rp.p10_ps, rp.time_ps);
+    config::ModelParams wide = p;
+    wide.model_error.duplex = 0.05;
+    const RowResult rw = pair(wide).result.rows.front();
+    EXPECT_EQ(rw.time_ps, rp.time_ps);
+    EXPECT_NEAR(std::log(rw.time_ps / rw.p10_ps), std::hypot(std::log(rp.time_ps / rp.p10_ps), kZ90 * 0.05), 1e-9);
+    EXPECT_NEAR(std::log(rw.p90_ps / rw.time_ps), std::hypot(std::log(rp.p90_ps / rp.time_ps), kZ90 * 0.05), 1e-9);
+}
+
 TEST(HostBand, TheModelsErrorWidensTheBandAroundAnUnmovedTime) {
     constexpr double kZ90 = 1.2815515655446004;
     config::ModelParams alone;

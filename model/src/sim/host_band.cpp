@@ -229,8 +229,11 @@ void widen_by_model_error(BandedCase& out, const config::ModelParams& p, const C
         RowResult& r = out.result.rows[i];
         const double sigma = p.model_error.of(spec.strategy, r.variant, spec.bytes);
         if (sigma <= 0.0 || r.status != "ok" || !(r.time_ps > 0.0)) continue;
-        // A row with a spread of its own (periodic frames) keeps it as it is.
-        if (!out.banded[i] && !takes_band(r)) continue;
+        // Periodic frames keep their spread as it is: their jitter is fitted with the band
+        // (frame_jitter), no model_error kind is fitted to them. A duplex pair's spread over the
+        // gate's phases is the machines' (their calls set the phase), and the model's error adds
+        // to it as to theirs, as the calibration's band fit assumes.
+        if (!out.banded[i] && !takes_band(r) && spec.strategy == "periodic") continue;
         const double t = r.time_ps;
         const auto below = [&](double v, double z) {
             const double l = v > 0.0 && v < t ? std::log(t / v) : 0.0;
