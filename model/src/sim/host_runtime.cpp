@@ -90,6 +90,8 @@ void HostRuntime::driver() {
         enqueued_ps_.assign(n_ops, 0.0);
         record_fetch_ps_.assign(n_ops, 0.0);
         handed_ps_.assign(n_ops, -1.0);
+        gate_closed_ = std::any_of(program_.ops.begin(), program_.ops.end(),
+                                   [](const Op& op) { return op.kind == Op::Kind::kOpenGate; });
         assign_channels();
         int max_stream = 0;
         for (const Op& op : program_.ops) max_stream = std::max(max_stream, op.stream);
@@ -106,8 +108,6 @@ void HostRuntime::driver() {
         idle_since_ps_ = -1.0;
         cpu_copy_end_ps_ = -1.0;
         awake_at_ps_ = 0.0;
-        gate_closed_ = std::any_of(program_.ops.begin(), program_.ops.end(),
-                                   [](const Op& op) { return op.kind == Op::Kind::kOpenGate; });
 
         for (std::size_t i = 0; i < n_ops; ++i) {
             const Op& op = program_.ops[i];
@@ -379,8 +379,8 @@ void HostRuntime::assign_channels() {
     }
     // A wait or an event record runs where its stream's work runs: on the channel of the
     // operation before it, or, first on its stream, of the one after it.
-    const bool gated = std::any_of(program_.ops.begin(), program_.ops.end(),
-                                   [](const Op& o) { return o.kind == Op::Kind::kOpenGate; });
+    // Set from the program before this runs: a gate kernel holds stream 0 until the gate opens.
+    const bool gated = gate_closed_;
     for (std::size_t i = 0; i < n; ++i) {
         const Op& op = program_.ops[i];
         if (op.kind != Op::Kind::kWaitFor && op.kind != Op::Kind::kRecord) continue;
