@@ -122,7 +122,7 @@ struct DmaParams {
     std::int64_t engines = 2;
     std::int64_t max_read_requests = 256;
     Duration launch_latency{1'000'000};
-    Duration queued_launch_latency{1'000'000};
+    Duration queued_launch_latency{600'000};
     Bytes semaphore_size{16};
     Bytes read_ahead{1 << 20};
 
@@ -131,7 +131,7 @@ struct DmaParams {
         v(FieldInfo{"engines", "count", "copy engines (asyncEngineCount); duplex needs 2; 1..16"}, engines);
         v(FieldInfo{"max_read_requests", "count", "outstanding read requests (tags) per engine; 1..16384"}, max_read_requests);
         v(FieldInfo{"launch_latency", "time", "doorbell to first request of a copy an idle engine starts: the work fetched from host memory, then the engine's start; 0s..1s"}, launch_latency);
-        v(FieldInfo{"queued_launch_latency", "time", "a copy queued behind another on the same engine, from that one's semaphore to this one's first request: its work was fetched while the other ran, so only the engine's start is left. 1 us: 512 KiB pieces back to back on a 2xH200 lease take 12.11 us each (results/h200x2-nvlink/isolating/cross-device-wait, pipeline.cu), where an idle engine's blocking copy needs dma.launch_latency 3.5 us in that machine's calibration; 0s..1s"}, queued_launch_latency);
+        v(FieldInfo{"queued_launch_latency", "time", "a copy queued behind another on the same engine (a copy behind a copy on its stream's channel, or another stream's copy waiting for the engine), from that one's semaphore to this one's first request: its work was fetched while the other ran, so only the engine's start is left. 0.6 us: copies of 512 KiB back to back on one stream take 12.11 us each into the GPU on both hosts and 11.25 (H100) and 11.91 us (2xH200) out of it (results/h100-sxm/isolating/copy-records, results/h200x2-nvlink/isolating/cross-device-wait, pipeline.cu), and 0.60 us is the least-squares fit of the model's four chains to them with both calibrations (+5.2, +5.2, -2.4, -7.8 %: the model's copy into the GPU holds about 1 us more of its own than the hardware's does beside one out of it); 0s..1s"}, queued_launch_latency);
         v(FieldInfo{"semaphore_size", "bytes", "payload of the completion semaphore the engine writes to host memory; 1B up to link.mps"}, semaphore_size);
         v(FieldInfo{"read_ahead", "bytes", "GPU-memory data an engine reads ahead of its writes (in 64KiB requests); 64KiB..1GiB"}, read_ahead);
     }

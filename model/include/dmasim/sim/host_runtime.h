@@ -167,6 +167,10 @@ private:
     static constexpr int kFrontEnd = -2;
     void enqueue(std::size_t op);
     void dispatch(std::size_t op);
+    // Copies behind `op` on its stream that its channel hands to the same engine at once (runs
+    // of copies on one channel, records between them); see `early_`.
+    void hand_on_behind(std::size_t op);
+    bool rides_behind(std::size_t before, std::size_t op) const;
     void op_finished(std::size_t op);
     std::uint32_t submit_copy(int gpu, CopyDirection dir, std::uint64_t bytes, std::size_t op, std::uint64_t host_offset = 0,
                               bool front_end = false);
@@ -208,6 +212,10 @@ private:
     // into the destination, or the next piece out of the source once a buffer is back), so its
     // channel acquires that GPU's semaphore first (runtime.cross_device_acquire)
     std::vector<char> after_other_gpu_;
+    // per op: a copy its channel handed to the engine behind the copy before it on its stream,
+    // before its stream's turn came (hand_on_behind); the stream skips it when its turn comes
+    std::vector<char> early_;
+    std::vector<char> dispatched_;  // per op: handed to its engine or started
 
     std::vector<StreamState> streams_;
     bool gate_closed_ = false;
