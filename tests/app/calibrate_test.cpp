@@ -522,3 +522,64 @@ TEST_F(Processes, SigtermDuringACalibrationEndsItsStepAndRemovesItsFile) {
 
 }  // namespace
 }  // namespace dmasim::app
+
+namespace dmasim::app {
+namespace {
+
+// --start: the fit begins at a calibration file's values of the free parameters instead of the
+// defaults (one step evaluates that point alone, so it is what comes out). A start file that
+// cannot be read is refused before any fitting, with no file written. With every free parameter
+// given there is nothing to fit: the given values are evaluated once.
+TEST(Calibrate, StartsFromTheValuesOfAGivenCalibration) {
+    namespace fs = std::filesystem;
+    char tmpl[] = "/tmp/dmasim-calibrate-start-XXXXXX";
+    ASSERT_NE(::mkdtemp(tmpl), nullptr);
+    const fs::path dir = tmpl;
+    const std::string fixtures = std::string(DMASIM_SOURCE_DIR) + "/tests/app/fixtures/compare";
+    write_scaled_fixture(dir / "measured" / "measured.csv", 1.0);
+    const auto run = [&](const std::string& name, std::vector<std::string> extra) {
+        std::vector<std::string> args{"calibrate", "--measured", (dir / "measured" / "measured.csv").string(),
+                                      "--scenarios", fixtures + "/scenarios", "--out", (dir / name).string(),
+                                      "--max-evaluations", "1", "--no-lolo", "--no-band", "--quiet"};
+        args.insert(args.end(), extra.begin(), extra.end());
+        return cli(args);
+    };
+    std::ofstream(dir / "start.yaml") << "parameters:\n  runtime.sync_latency: 3210000ps\n  dma.launch_latency: 1234000ps\n";
+    const std::vector<std::string> two{"--free", "runtime.sync_latency", "dma.launch_latency"};
+    std::vector<std::string> from_start = two;
+    from_start.insert(from_start.end(), {"--start", (dir / "start.yaml").string()});
+    const Outcome s = run("from-start.yaml", from_start);
+    ASSERT_EQ(s.code, 0) << s.err;
+    const std::string started = slurp((dir / "from-start.yaml").string());
+    EXPECT_NEAR(fitted_ps(started, "runtime.sync_latency"), 3210000.0, 1.0) << started.substr(0, 800);
+    EXPECT_NEAR(fitted_ps(started, "dma.launch_latency"), 1234000.0, 1.0);
+    const Outcome d = run("from-defaults.yaml", two);
+    ASSERT_EQ(d.code, 0) << d.err;
+    EXPECT_NE(fitted_ps(slurp((dir / "from-defaults.yaml").string()), "runtime.sync_latency"), fitted_ps(started, "runtime.sync_latency"));
+    // A start that is not there: exit status 2, the file named, nothing written.
+    std::vector<std::string> missing = two;
+    missing.insert(missing.end(), {"--start", (dir / "nothing.yaml").string()});
+    const Outcome m = run("missing.yaml", missing);
+    EXPECT_EQ(m.code, 2);
+    EXPECT_NE(m.err.find("nothing.yaml"), std::string::npos) << m.err;
+    EXPECT_FALSE(fs::exists(dir / "missing.yaml"));
+    // Every free parameter given by --set (docs/calibration.md lists them): nothing to fit, the
+    // given values evaluated once and written as given.
+    std::vector<std::string> all_given;
+    for (const char* kv : {"runtime.call_overhead=3us", "runtime.sync_latency=2us", "runtime.kernel_launch_latency=3us",
+                           "runtime.stream_wait_latency=1us", "dma.launch_latency=1us", "root_complex.forward_latency=300ns",
+                           "host_memory.latency=80ns", "cpu.memcpy_bandwidth=10GB/s", "cpu.memcpy_bandwidth_cached=20GB/s",
+                           "cpu.memcpy_bandwidth_cold=8GB/s", "cpu.register_fixed=20us", "cpu.register_per_page=250ns",
+                           "cpu.unregister_fixed=10us", "cpu.unregister_per_page=100ns", "cpu.register_first_copy=3us",
+                           "cpu.alloc_pinned_pool_fixed=3us", "cpu.alloc_pinned_fixed=100us", "cpu.alloc_pinned_per_page=1700ns"}) {
+        all_given.insert(all_given.end(), {"--set", kv});
+    }
+    const Outcome g = run("all-given.yaml", all_given);
+    ASSERT_EQ(g.code, 0) << g.err;
+    const std::string given = slurp((dir / "all-given.yaml").string());
+    EXPECT_NE(given.find("\n  runtime.sync_latency: 2us  # given (--set), not fitted\n"), std::string::npos) << given.substr(0, 1200);
+    EXPECT_NE(given.find("evaluations: 1\n"), std::string::npos) << given.substr(0, 2000);
+}
+
+}  // namespace
+}  // namespace dmasim::app

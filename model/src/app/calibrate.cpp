@@ -231,11 +231,21 @@ struct Fit {
     int evaluations = 0;
 };
 
+// Where the fit starts: a parameter's value in --start's calibration, else its default.
+double start_value(const FreeParam& p, const std::vector<config::SetOverride>& start) {
+    for (const auto& s : start) {
+        if (s.path != p.key) continue;
+        return p.bandwidth ? core::parse_bandwidth(s.value).bytes_per_s : static_cast<double>(core::parse_duration(s.value).ps);
+    }
+    return current_value(p);
+}
+
 Fit fit(const std::vector<FreeParam>& free, const std::vector<config::Scenario>& loaded, const std::vector<Row>& rows,
-        const std::vector<bool>& train, const CalibrateOptions& o, std::ostream& err) {
+        const std::vector<bool>& train, const CalibrateOptions& o, const std::vector<config::SetOverride>& start,
+        std::ostream& err) {
     Fit best;
     best.x.resize(free.size());
-    for (std::size_t i = 0; i < free.size(); ++i) best.x[i] = to_unit(free[i], current_value(free[i]));
+    for (std::size_t i = 0; i < free.size(); ++i) best.x[i] = to_unit(free[i], start_value(free[i], start));
     // Every step simulates the same cases with other values: its workers are kept from step to step.
     StepBuilder builder(loaded, rows);
     StepWorkers workers([&builder](const std::string& step) -> const Workload& { return builder.build(step); }, o.jobs);
@@ -260,6 +270,15 @@ Fit fit(const std::vector<FreeParam>& free, const std::vector<config::Scenario>&
         if (!c.o->quiet) *c.err << fmt::format("\r  step {:4d}: rms log error {:.4f}", c.evaluations, std::sqrt(value));
         return value;
     };
+    if (free.empty()) {
+        // Every free parameter given (--set): nothing to fit, only the given values to evaluate
+        // (the optimiser refuses an empty problem).
+        std::vector<double> none;
+        best.objective = objective(best.x, none, &ctx);
+        if (!o.quiet) err << "\n";
+        best.evaluations = ctx.evaluations;
+        return best;
+    }
     nlopt::opt opt(nlopt::LN_BOBYQA, static_cast<unsigned>(free.size()));
     opt.set_lower_bounds(std::vector<double>(free.size(), 0.0));
     opt.set_upper_bounds(std::vector<double>(free.size(), 1.0));
@@ -649,6 +668,10 @@ int cmd_calibrate(const CalibrateOptions& o, int argc, char** argv, std::ostream
     }
     if (mpi::size() > 1 && mpi::allreduce_min(refused ? 0 : 1) == 0 && !refused) return 2;
     if (refused) std::rethrow_exception(refused);
+    // A bad --start is refused before minutes of fitting: unreadable, or a value that is no
+    // value of its parameter.
+    const std::vector<config::SetOverride> start = o.start_file.empty() ? std::vector<config::SetOverride>{}
+                                                                         : config::read_calibration(o.start_file);
     MeasuredSet set = read_measured_set(o.measured);
     keep_leases(set, o.leases);
     const std::vector<config::Scenario> as_named = load_scenario_dir(o.scenarios_dir, {}, "none");
@@ -759,7 +782,7 @@ int cmd_calibrate(const CalibrateOptions& o, int argc, char** argv, std::ostream
     auto run_task = [&](std::size_t ti, const CalibrateOptions& opts, std::ostream& log) {
         const FitTask& t = tasks[ti];
         FitOutcome r;
-        r.fit = fit(free, loaded, t.rows, t.train, opts, log);
+        r.fit = fit(free, loaded, t.rows, t.train, opts, start, log);
         StepBuilder every_row(loaded, rows);
         r.predicted = predict(every_row, nullptr, sets_of(free, r.fit.x), opts.jobs);
         return r;

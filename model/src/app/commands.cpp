@@ -1126,6 +1126,10 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
                           "fit rows up to this size: larger rows are link-bound, so say little about the free "
                           "parameters, and are slow to simulate (up to 16MiB a step takes about 2.5 s, up to 4MiB 0.1 s)")
         ->capture_default_str();
+    calibrate->add_option("--start", co.start_file,
+                          "start the fit from this calibration file's values of the free parameters (default: the "
+                          "model's defaults), e.g. the calibration a refit after a change to the model replaces; "
+                          "a free parameter it lacks starts from its default");
     calibrate->add_option("--max-evaluations", co.max_evaluations, "optimiser steps at most, per fit (1 to 100000)")
         ->check(CLI::Range(1, 100000))
         ->capture_default_str();

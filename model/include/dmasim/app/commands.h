@@ -56,6 +56,10 @@ struct CalibrateOptions {
     std::vector<std::string> leases;  // only these leases of `measured` (keep_leases); empty: all
     std::uint64_t max_size = 4u << 20;
     int max_evaluations = 200;
+    // A calibration file whose values of the free parameters the fit starts from (empty: the
+    // model's defaults). After a change to the model, the fit from the calibration it replaces
+    // stays near that optimum instead of finding another from the defaults.
+    std::string start_file;
     int folds = 0;  // k-fold cross-validation on top of the fixed split; 0: none
     bool leave_one_lease_out = true;  // one more fit per lease; needs at least two leases
     bool band = true;                 // fit model_error from every measured row (docs/calibration.md, "The band")
