@@ -79,11 +79,14 @@ std::string format_value(const FreeParam& p, double v) {
     return fmt::format("{}ps", static_cast<long long>(std::llround(v)));
 }
 
+// A free parameter's value written as text ("2.5us", "10GB/s"), in its unit (ps or bytes/s).
+double value_of(const FreeParam& p, const std::string& text) {
+    return p.bandwidth ? core::parse_bandwidth(text).bytes_per_s : static_cast<double>(core::parse_duration(text).ps);
+}
+
 double current_value(const FreeParam& p) {
     for (const auto& d : config::describe(config::ModelParams{}, config::StrategyOptions{})) {
-        if (d.path != p.key) continue;
-        return p.bandwidth ? core::parse_bandwidth(d.value).bytes_per_s
-                           : static_cast<double>(d.value == "0s" ? 0 : core::parse_duration(d.value).ps);
+        if (d.path == p.key) return value_of(p, d.value);
     }
     throw std::logic_error(std::string("free parameter ") + p.key + " is not a model parameter");
 }
@@ -234,8 +237,7 @@ struct Fit {
 // Where the fit starts: a parameter's value in --start's calibration, else its default.
 double start_value(const FreeParam& p, const std::vector<config::SetOverride>& start) {
     for (const auto& s : start) {
-        if (s.path != p.key) continue;
-        return p.bandwidth ? core::parse_bandwidth(s.value).bytes_per_s : static_cast<double>(core::parse_duration(s.value).ps);
+        if (s.path == p.key) return value_of(p, s.value);
     }
     return current_value(p);
 }
