@@ -241,3 +241,97 @@ TEST(StreamHandoff, ChainsOfCopiesMatchTheHostsMeasuredChains) {
 
 }  // namespace
 }  // namespace dmasim::sim
+
+namespace dmasim::sim {
+namespace {
+
+// `kCopies` copies of `bytes` back to back on stream 0, queued behind a long kernel so that the
+// chain runs on the GPU's side alone (isolating/copy-chains, chains.cu): a copy's share of the
+// running chain, from the first copy's end to the last's.
+double chain_per_copy_ps(Simulator& sim, const config::ModelParams& p, CopyDirection dir, std::uint64_t bytes) {
+    constexpr int kCopies = 32;
+    Program prog;
+    prog.ops.push_back(kernel(2000.0, 0));
+    std::vector<std::size_t> copies;
+    for (int i = 0; i < kCopies; ++i) {
+        copies.push_back(prog.ops.size());
+        prog.ops.push_back(strategies::copy_op(dir, bytes, 0, false));
+    }
+    prog.ops.push_back(sync());
+    const ProgramOutcome o = sim.execute(p, prog);
+    return (o.timings[copies[kCopies - 1]].end_ps - o.timings[copies[0]].end_ps) / (kCopies - 1);
+}
+
+// A copy engine reaches GPU memory through the L2 (dma.gpu_memory_latency): a copy into the GPU
+// releases its semaphore once the L2 has its last write, and a copy out of it finds its first
+// data there. In a chain every copy pays it once, either way; the HBM's latency
+// (gpu_memory.latency) is not the engine's.
+TEST(StreamHandoff, ACopyEngineReachesGpuMemoryThroughTheL2) {
+    config::ModelParams p;
+    config::ModelParams slower_l2 = p;
+    slower_l2.dma.gpu_memory_latency = core::Duration{p.dma.gpu_memory_latency.ps + 1'000'000};
+    config::ModelParams slower_hbm = p;
+    slower_hbm.gpu_memory.latency = core::Duration{p.gpu_memory.latency.ps + 1'000'000};
+    for (const CopyDirection dir : {CopyDirection::kHostToDevice, CopyDirection::kDeviceToHost}) {
+        const double base = chain_per_copy_ps(simulator(), p, dir, 64 * 1024);
+        EXPECT_NEAR(chain_per_copy_ps(simulator(), slower_l2, dir, 64 * 1024) - base, 1e6, 1e4);
+        EXPECT_NEAR(chain_per_copy_ps(simulator(), slower_hbm, dir, 64 * 1024), base, 1.0);
+    }
+}
+
+// dma.host_write_hold: an engine that has copied into host memory takes the copy queued behind it
+// that much later, after the semaphore, so a chain of copies out of the GPU pays it per copy and
+// neither a blocking copy out of the GPU (the CPU sees the semaphore) nor a chain into it does.
+TEST(StreamHandoff, AnEngineThatCopiedIntoHostMemoryTakesItsNextCopyAfterTheHold) {
+    config::ModelParams p = config::ModelParams{}.without_spread();
+    config::ModelParams held = p;
+    held.dma.host_write_hold = core::Duration{900'000};
+    for (const std::uint64_t bytes : {std::uint64_t{4096}, std::uint64_t{1} << 20}) {
+        EXPECT_NEAR(chain_per_copy_ps(simulator(), held, CopyDirection::kDeviceToHost, bytes) -
+                        chain_per_copy_ps(simulator(), p, CopyDirection::kDeviceToHost, bytes),
+                    9e5, 1e3)
+            << bytes << " B";
+        EXPECT_NEAR(chain_per_copy_ps(simulator(), held, CopyDirection::kHostToDevice, bytes),
+                    chain_per_copy_ps(simulator(), p, CopyDirection::kHostToDevice, bytes), 1.0)
+            << bytes << " B";
+        Program blocking;
+        blocking.ops = {strategies::copy_op(CopyDirection::kDeviceToHost, bytes, 0, true)};
+        EXPECT_NEAR(simulator().execute(held, blocking).elapsed_ps, simulator().execute(p, blocking).elapsed_ps, 1.0)
+            << bytes << " B";
+    }
+}
+
+// Each host's calibration against the chains measured on two fresh leases of each kind
+// (isolating/copy-chains, summary.csv: medians, us per copy) from 4 KiB, where a copy engine
+// moves the data, to 1 MiB: every one within 8 %. And what sets the two hosts apart: the 2xH200's
+// copies out of the GPU cost 0.91 us more each than the H100's at 4 KiB, its copies into it 0.14.
+TEST(StreamHandoff, ChainsOfCopiesBySizeMatchTheMeasuredChains) {
+    struct Measured {
+        std::uint64_t bytes;
+        double h100_h2d, h100_d2h, h200x2_h2d, h200x2_d2h;
+    };
+    const Measured chains[] = {
+        {4096, 2.521, 1.578, 2.658, 2.484},        {16384, 2.782, 1.740, 2.930, 2.648},
+        {65536, 3.729, 2.767, 3.977, 3.538},       {262144, 7.312, 6.312, 7.629, 7.088},
+        {1048576, 21.645, 20.632, 21.950, 21.283},
+    };
+    const auto params = [](const char* platform) {
+        const std::string yaml = std::string("strategy: pinned\nsizes: 4KiB\nplatform: ") + platform + "\n";
+        return config::parse_scenarios(yaml, "chain.yaml", {}, config::CalibrationChoice::platform()).at(0).params.without_spread();
+    };
+    const config::ModelParams h100 = params("h100-sxm"), h200x2 = params("h200x2-nvlink");
+    const auto us = [](const config::ModelParams& p, CopyDirection dir, std::uint64_t bytes) {
+        return chain_per_copy_ps(simulator(), p, dir, bytes) / kUs;
+    };
+    for (const Measured& m : chains) {
+        EXPECT_NEAR(us(h100, CopyDirection::kHostToDevice, m.bytes) / m.h100_h2d, 1.0, 0.08) << "H100 h2d " << m.bytes;
+        EXPECT_NEAR(us(h100, CopyDirection::kDeviceToHost, m.bytes) / m.h100_d2h, 1.0, 0.08) << "H100 d2h " << m.bytes;
+        EXPECT_NEAR(us(h200x2, CopyDirection::kHostToDevice, m.bytes) / m.h200x2_h2d, 1.0, 0.08) << "2xH200 h2d " << m.bytes;
+        EXPECT_NEAR(us(h200x2, CopyDirection::kDeviceToHost, m.bytes) / m.h200x2_d2h, 1.0, 0.08) << "2xH200 d2h " << m.bytes;
+    }
+    EXPECT_NEAR(us(h200x2, CopyDirection::kDeviceToHost, 4096) - us(h100, CopyDirection::kDeviceToHost, 4096), 0.906, 0.15);
+    EXPECT_NEAR(us(h200x2, CopyDirection::kHostToDevice, 4096) - us(h100, CopyDirection::kHostToDevice, 4096), 0.136, 0.15);
+}
+
+}  // namespace
+}  // namespace dmasim::sim

@@ -42,6 +42,9 @@ void DmaEngine::reset_tags(std::size_t tags) {
 
 void DmaEngine::start(const CopyJob& job) {
     DMASIM_ASSERT(!active_);
+    // A copy queued behind one into host memory starts dma.host_write_hold later still: the
+    // engine is held after that one's semaphore (which the CPU and events see on time).
+    const double hold_ps = job.queued && job_.into_host_memory ? static_cast<double>(params_.host_write_hold.ps) : 0.0;
     job_ = job;
     active_ = true;
     started_ = false;
@@ -77,7 +80,7 @@ void DmaEngine::start(const CopyJob& job) {
         if (available_ > 0) available_since_.push(Available{available_, now_ps()});
     }
     launch_event_.notify(to_sc(job.queued ? params_.queued_launch_latency : params_.launch_latency) +
-                         ps_delay(static_cast<double>(job.acquire_ps)));
+                         ps_delay(static_cast<double>(job.acquire_ps) + hold_ps));
 }
 
 void DmaEngine::launch() {
@@ -135,7 +138,7 @@ void DmaEngine::read_ahead() {
     if (available_ - issued_ >= static_cast<std::uint64_t>(chunks_ahead_) * kChunk) return;
     while (chunks_in_flight_ < chunks_ahead_ && fetched_ < job_.bytes) {
         const std::uint64_t n = std::min(kChunk, job_.bytes - fetched_);
-        const double t = gpu_memory.access_ps(false, n);
+        const double t = gpu_memory.access_ps(false, n, 0.0, static_cast<double>(params_.gpu_memory_latency.ps));
         fetched_ += n;
         ++chunks_in_flight_;
         chunks_.push(now_ps() + t, n);
@@ -322,7 +325,7 @@ void DmaEngine::on_completion(const Tlp& t) {
         }
     }
     if (unwritten_ >= kChunk || received_ == job_.bytes) {
-        const double t_write = gpu_memory.access_ps(true, unwritten_);
+        const double t_write = gpu_memory.access_ps(true, unwritten_, 0.0, static_cast<double>(params_.gpu_memory_latency.ps));
         unwritten_ = 0;
         if (received_ == job_.bytes) landed_.push(now_ps() + t_write, 0);
     }

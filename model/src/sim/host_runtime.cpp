@@ -522,6 +522,7 @@ std::uint32_t HostRuntime::submit_copy(int gpu, CopyDirection dir, std::uint64_t
         job.direction = CopyDirection::kDeviceToHost;
         job.bytes = 0;
     }
+    job.into_host_memory = dir == CopyDirection::kDeviceToHost && !front_end;
     job.host_kib = static_cast<std::uint32_t>(std::min<std::uint64_t>(host_offset >> 10, UINT32_MAX));
     job.host_node = host_node_;
     job.semaphore_node = host_node_;

@@ -26,7 +26,7 @@ void MemoryController::b_transport(int /*requester*/, tlm::tlm_generic_payload& 
     gp.set_response_status(tlm::TLM_OK_RESPONSE);
 }
 
-double MemoryController::serve(bool write, std::uint64_t bytes, double offset_ps) {
+double MemoryController::serve(bool write, std::uint64_t bytes, double offset_ps, double latency_ps) {
     const double arrive = now_ps() + offset_ps;
     const double start = std::max(arrive, busy_until_ps_);
     const double service = static_cast<double>(bytes) * ps_per_byte_;
@@ -39,7 +39,8 @@ double MemoryController::serve(bool write, std::uint64_t bytes, double offset_ps
         stats_.reads++;
         stats_.bytes_read += bytes;
     }
-    return offset_ps + static_cast<double>(delay_ps(busy_until_ps_ - arrive + static_cast<double>(params_.latency.ps)));
+    const double latency = latency_ps >= 0.0 ? latency_ps : static_cast<double>(params_.latency.ps);
+    return offset_ps + static_cast<double>(delay_ps(busy_until_ps_ - arrive + latency));
 }
 
 MemoryPort::MemoryPort(const char* name) : socket(name) {}

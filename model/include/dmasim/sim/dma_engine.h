@@ -74,6 +74,9 @@ struct CopyJob {
     // Queued behind another job on a busy engine: its work is fetched already, and it starts
     // after dma.queued_launch_latency rather than dma.launch_latency.
     bool queued = false;
+    // A copy engine's copy into host memory: a copy queued behind it on its engine starts
+    // dma.host_write_hold later.
+    bool into_host_memory = false;
 };
 
 struct EngineStats {

@@ -41,7 +41,9 @@ public:
     // The timing of one access arriving `offset_ps` (whole picoseconds) after now: the delay from
     // now until it completes, in whole picoseconds. What b_transport answers, for a MemoryPort
     // bound to this controller to ask directly.
-    double serve(bool write, std::uint64_t bytes, double offset_ps);
+    // latency_ps < 0: the controller's own (params().latency); else the latency of a cache in front
+    // of it that serves this access (the GPU's L2 for a copy engine: DmaParams::gpu_memory_latency).
+    double serve(bool write, std::uint64_t bytes, double offset_ps, double latency_ps = -1.0);
 
 private:
     void b_transport(int requester, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
@@ -67,9 +69,9 @@ public:
             static_cast<sc_dt::uint64>(access_ps(write, bytes, static_cast<double>(offset.value()))));
     }
     // The same in whole picoseconds, for the packet level (no sc_time per packet: tlp.h, delay_ps).
-    double access_ps(bool write, std::uint64_t bytes, double offset_ps = 0.0) {
+    double access_ps(bool write, std::uint64_t bytes, double offset_ps = 0.0, double latency_ps = -1.0) {
         DMASIM_ASSERT(controller_ != nullptr);
-        return controller_->serve(write, bytes, offset_ps);
+        return controller_->serve(write, bytes, offset_ps, latency_ps);
     }
 
 private:
