@@ -42,9 +42,11 @@ void DmaEngine::reset_tags(std::size_t tags) {
 
 void DmaEngine::start(const CopyJob& job) {
     DMASIM_ASSERT(!active_);
-    // A copy queued behind one into host memory starts dma.host_write_hold later still: the
-    // engine is held after that one's semaphore (which the CPU and events see on time).
-    const double hold_ps = job.queued && job_.into_host_memory ? static_cast<double>(params_.host_write_hold.ps) : 0.0;
+    // The next copy of a stream queued behind one into host memory starts dma.host_write_hold
+    // later still, after that one's semaphore (which the CPU and events see on time); other
+    // streams' copies do not wait for it.
+    const double hold_ps =
+        job.queued && job_.into_host_memory && job.stream == job_.stream ? static_cast<double>(params_.host_write_hold.ps) : 0.0;
     job_ = job;
     active_ = true;
     started_ = false;

@@ -523,6 +523,7 @@ std::uint32_t HostRuntime::submit_copy(int gpu, CopyDirection dir, std::uint64_t
         job.bytes = 0;
     }
     job.into_host_memory = dir == CopyDirection::kDeviceToHost && !front_end;
+    job.stream = op == kNoOp ? -1 : program_.ops[op].stream;
     job.host_kib = static_cast<std::uint32_t>(std::min<std::uint64_t>(host_offset >> 10, UINT32_MAX));
     job.host_node = host_node_;
     job.semaphore_node = host_node_;

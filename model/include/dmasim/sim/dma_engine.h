@@ -74,9 +74,11 @@ struct CopyJob {
     // Queued behind another job on a busy engine: its work is fetched already, and it starts
     // after dma.queued_launch_latency rather than dma.launch_latency.
     bool queued = false;
-    // A copy engine's copy into host memory: a copy queued behind it on its engine starts
-    // dma.host_write_hold later.
+    // A copy engine's copy into host memory: the next copy of its stream, queued behind it on
+    // its engine, starts dma.host_write_hold later. The stream of the operation (-1: the
+    // runtime's own pieces of one call).
     bool into_host_memory = false;
+    int stream = -1;
 };
 
 struct EngineStats {
