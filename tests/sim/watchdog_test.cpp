@@ -40,11 +40,13 @@ constexpr int kOtherError = 4;
 // The case issue 11 found: async_overlap with fewer bytes than streams gives a stream an empty
 // chunk, which never completes on a copy engine. Validation refuses it now; built here
 // directly, it must still end in a clear error. The GPU's front end would write an empty
-// host-to-device chunk itself (runtime.front_end_h2d_max), so these parameters send it to the
-// copy engine, where it deadlocks as it did.
+// host-to-device chunk itself (runtime.front_end_h2d_max), or read it with the work
+// (runtime.command_fetch_bandwidth), so these parameters send it to the copy engine's own read,
+// where it deadlocks as it did.
 config::ModelParams deadlocking() {
     config::ModelParams p;
     p.runtime.front_end_h2d_max = core::Bytes{0};
+    p.runtime.command_fetch_bandwidth = core::Bandwidth{0.0};
     return p;
 }
 

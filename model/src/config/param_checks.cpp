@@ -187,6 +187,11 @@ void check_runtime(const RuntimeParams& r, const std::string& prefix, const Fail
     c.count("peer_staging_buffers", r.peer_staging_buffers, 1, 64);
     c.bytes("inline_h2d_max", r.inline_h2d_max, 0, kMiB);
     c.bytes("front_end_h2d_max", r.front_end_h2d_max, 0, kMiB);
+    // 0B/s: the engine reads the data. Written so that NaN fails too.
+    if (!(r.command_fetch_bandwidth.bytes_per_s >= 0.0 && r.command_fetch_bandwidth.bytes_per_s <= kMaxBandwidth)) {
+        c.bad("command_fetch_bandwidth", "must be 0B/s (the engine reads the data) or a rate up to " +
+                                             bandwidth_text(kMaxBandwidth) + ", not " + to_string(r.command_fetch_bandwidth));
+    }
     c.duration("idle_wake", r.idle_wake, kMaxSoftwareLatency);
     c.positive_duration("idle_wake_time", r.idle_wake_time, Duration{1000 * kMaxSoftwareLatency.ps});
 }

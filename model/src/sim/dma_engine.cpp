@@ -5,6 +5,7 @@
 
 #include "dmasim/core/units.h"
 #include "dmasim/gpu/coalescing.h"
+#include "dmasim/pcie/wire.h"
 #include "dmasim/sim/trace.h"
 
 namespace dmasim::sim {
@@ -24,6 +25,7 @@ void DmaEngine::configure(const Params& params, const config::LinkParams& link) 
     params_ = params;
     mps_ = static_cast<std::uint32_t>(link.mps.value);
     mrrs_ = static_cast<std::uint32_t>(link.mrrs.value);
+    completion_bytes_per_ps_ = pcie::completion_efficiency(link, mps_).gbps * 1e-3;
     chunks_ahead_ = static_cast<int>(std::max<std::uint64_t>(1, params_.read_ahead.value / kChunk));
     stats_ = EngineStats{};
     // A case that ended early (an error) may leave tags taken; the next starts with all free.
@@ -81,8 +83,14 @@ void DmaEngine::start(const CopyJob& job) {
         fed_early_ = 0;
         if (available_ > 0) available_since_.push(Available{available_, now_ps()});
     }
+    // Data fetched with the work took the link too: no sooner than the link carries it.
+    double fetch_ps = static_cast<double>(job.fetch_ps);
+    if (job.fetched_bytes > 0 && completion_bytes_per_ps_ > 0.0) {
+        fetch_ps = std::max(fetch_ps, static_cast<double>(job.fetched_bytes) / completion_bytes_per_ps_);
+    }
+    if (job.writes_fetched) fetch_ps += static_cast<double>(params_.gpu_memory_latency.ps);
     launch_event_.notify(to_sc(job.queued ? params_.queued_launch_latency : params_.launch_latency) +
-                         ps_delay(static_cast<double>(job.acquire_ps) + hold_ps));
+                         ps_delay(static_cast<double>(job.acquire_ps) + fetch_ps + hold_ps));
 }
 
 void DmaEngine::launch() {

@@ -92,12 +92,17 @@ void HostRuntime::driver() {
         handed_ps_.assign(n_ops, -1.0);
         early_.assign(n_ops, 0);
         dispatched_.assign(n_ops, 0);
+        in_stream_.assign(n_ops, 0);
+        with_work_.assign(n_ops, 0);
         gate_closed_ = std::any_of(program_.ops.begin(), program_.ops.end(),
                                    [](const Op& op) { return op.kind == Op::Kind::kOpenGate; });
         assign_channels();
         int max_stream = 0;
         for (const Op& op : program_.ops) max_stream = std::max(max_stream, op.stream);
         streams_.assign(static_cast<std::size_t>(max_stream) + 1, StreamState{});
+        // Each program starts on streams the CPU has waited for, but for the gate kernel's.
+        stream_synced_.assign(streams_.size(), 1);
+        if (gate_closed_) stream_synced_[0] = 0;
         engines_.assign(gpus_.size() * Gpu::kUnits, EngineState{});
         compute_queue_.clear();
         compute_busy_ = false;
@@ -133,6 +138,7 @@ void HostRuntime::driver() {
                     wait(to_sc(params_.runtime.call_overhead));
                     while (!streams_idle()) wait(progress_event_);
                     wait(to_sc(params_.runtime.sync_latency));
+                    std::fill(stream_synced_.begin(), stream_synced_.end(), 1);
                     timings_[i].end_ps = now_ps() - t0_ps_;
                     finished_[i] = true;
                     break;
@@ -163,26 +169,41 @@ void HostRuntime::driver() {
                     // A pageable copy is ordered after earlier work on its stream.
                     while (!streams_[static_cast<std::size_t>(op.stream)].pending.empty()) wait(progress_event_);
                     staged_copy(i);
+                    // Synchronous: the CPU has seen its stream's work done.
+                    stream_synced_[static_cast<std::size_t>(op.stream)] = 1;
                     break;
                 case Op::Kind::kWaitFor:
                     DMASIM_ASSERT(op.after < i);
+                    stream_synced_[static_cast<std::size_t>(op.stream)] = 0;
                     enqueue(i);
                     break;
                 case Op::Kind::kRecord:
+                    stream_synced_[static_cast<std::size_t>(op.stream)] = 0;
                     enqueue(i);
                     break;
                 case Op::Kind::kCopy:
                 case Op::Kind::kKernel:
-                case Op::Kind::kMappedKernel:
+                case Op::Kind::kMappedKernel: {
                     if (!op.queued_by_runtime || op.staged_peer) wait(to_sc(call_time(op)));
-                    // The call copies the data into the command stream before it returns.
-                    if (inline_copy(op)) cpu_copy(op.bytes, false, true, cold_share());
+                    // The call copies the data into the command stream before it returns: a copy
+                    // up to runtime.inline_h2d_max on a stream the CPU has waited for since its
+                    // last work (the front end then reads it with the work), and one the front
+                    // end writes (runtime.front_end_h2d_max) on any stream.
+                    const auto stream = static_cast<std::size_t>(op.stream);
+                    if (inline_copy(op) && (stream_synced_[stream] || front_end_write(op.direction, op.bytes))) {
+                        in_stream_[i] = 1;
+                        with_work_[i] = stream_synced_[stream];
+                        cpu_copy(op.bytes, false, true, cold_share());
+                    }
+                    stream_synced_[stream] = 0;
                     enqueue(i);
                     if (op.blocking) {
                         while (!finished_[i]) wait(progress_event_);
                         wait(to_sc(params_.runtime.sync_latency));
+                        stream_synced_[stream] = 1;
                     }
                     break;
+                }
             }
         }
         while (!streams_idle()) wait(progress_event_);
@@ -280,7 +301,8 @@ void HostRuntime::dispatch(std::size_t i) {
             job.request_bytes = op.request_bytes;
             submit_job(engine_for(op.gpu, CopyDirection::kDeviceToHost), job, i);
         } else {
-            submit_copy(op.gpu, op.direction, op.bytes, i, op.host_offset, inline_copy(op) && front_end_write(op.direction, op.bytes));
+            submit_copy(op.gpu, op.direction, op.bytes, i, op.host_offset, in_stream_[i] && front_end_write(op.direction, op.bytes),
+                        with_work_[i] && params_.runtime.command_fetch_bandwidth.bytes_per_s > 0.0);
         }
         if (!early_[i]) hand_on_behind(i);
         return;
@@ -512,17 +534,26 @@ void HostRuntime::wait_finished() {
 }
 
 std::uint32_t HostRuntime::submit_copy(int gpu, CopyDirection dir, std::uint64_t bytes, std::size_t op,
-                                       std::uint64_t host_offset, bool front_end) {
+                                       std::uint64_t host_offset, bool front_end, bool with_work) {
     CopyJob job;
     job.direction = dir;
     job.bytes = bytes;
-    if (front_end) {
-        // The data came with the commands and the front end writes it: what is left to go over
-        // the link is the semaphore, after the work fetch (dma.launch_latency).
+    if (with_work) {
+        // The front end read the data from the command stream as it fetched the work, at its own
+        // rate; a copy engine then writes it into GPU memory through the L2.
+        job.fetch_ps = static_cast<std::uint64_t>(
+            std::llround(static_cast<double>(bytes) / params_.runtime.command_fetch_bandwidth.bytes_per_s * 1e12));
+        job.fetched_bytes = bytes;
+        job.writes_fetched = !front_end;
+    }
+    if (front_end || with_work) {
+        // The data came with the commands, which the front end read from host memory: what is
+        // left to go over the link is the semaphore, after the work fetch (dma.launch_latency).
+        static_cast<void>(host_memory.access(false, bytes));
         job.direction = CopyDirection::kDeviceToHost;
         job.bytes = 0;
     }
-    job.into_host_memory = dir == CopyDirection::kDeviceToHost && !front_end;
+    job.into_host_memory = dir == CopyDirection::kDeviceToHost && !front_end && !with_work;
     job.stream = op == kNoOp ? -1 : program_.ops[op].stream;
     job.host_kib = static_cast<std::uint32_t>(std::min<std::uint64_t>(host_offset >> 10, UINT32_MAX));
     job.host_node = host_node_;

@@ -71,6 +71,14 @@ struct CopyJob {
     // Before it launches, the channel acquires a semaphore of another GPU that the job depends
     // on (runtime.cross_device_acquire; 0: none).
     std::uint64_t acquire_ps = 0;
+    // Data the front end read with the job's work (runtime.command_fetch_bandwidth): the job
+    // starts after that read, fetch_ps at the front end's rate but no sooner than the link
+    // carries fetched_bytes, and then moves nothing over the link but its semaphore; a copy
+    // engine's job (not the front end's own write) then writes the data into GPU memory
+    // (dma.gpu_memory_latency).
+    std::uint64_t fetch_ps = 0;
+    std::uint64_t fetched_bytes = 0;
+    bool writes_fetched = false;
     // Queued behind another job on a busy engine: its work is fetched already, and it starts
     // after dma.queued_launch_latency rather than dma.launch_latency.
     bool queued = false;
@@ -159,6 +167,7 @@ private:
     Doorbell& doorbell_;
     std::uint32_t mps_ = 256;
     std::uint32_t mrrs_ = 512;
+    double completion_bytes_per_ps_ = 0.0;  // payload the link carries in read completions
 
     bool active_ = false;
     bool started_ = false;

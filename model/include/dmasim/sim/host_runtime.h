@@ -172,8 +172,10 @@ private:
     void hand_on_behind(std::size_t op);
     bool rides_behind(std::size_t before, std::size_t op) const;
     void op_finished(std::size_t op);
+    // `front_end`: the GPU's front end writes the data (front_end_write); `with_work`: the front
+    // end read the data with the copy's work (command_fetch_bandwidth), so no engine reads the host.
     std::uint32_t submit_copy(int gpu, CopyDirection dir, std::uint64_t bytes, std::size_t op, std::uint64_t host_offset = 0,
-                              bool front_end = false);
+                              bool front_end = false, bool with_work = false);
     void submit_job(std::size_t engine, CopyJob job, std::size_t op);
     std::size_t unit(int gpu, int engine) const { return static_cast<std::size_t>(gpu * Gpu::kUnits + engine); }
     void start_next_on(std::size_t engine);
@@ -216,6 +218,14 @@ private:
     // before its stream's turn came (hand_on_behind); the stream skips it when its turn comes
     std::vector<char> early_;
     std::vector<char> dispatched_;  // per op: handed to its engine or started
+    // per op: a copy the call put into the command stream (runtime.inline_h2d_max), and of
+    // those, one on a stream the CPU had waited for since its last work, whose data the front
+    // end reads with the work (runtime.command_fetch_bandwidth)
+    std::vector<char> in_stream_;
+    std::vector<char> with_work_;
+    // per stream: nothing queued on it since the CPU last waited for it (a blocking call, a
+    // device synchronisation); a program starts so, but for the gate kernel's stream
+    std::vector<char> stream_synced_;
 
     std::vector<StreamState> streams_;
     bool gate_closed_ = false;
