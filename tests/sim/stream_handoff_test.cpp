@@ -345,9 +345,9 @@ TEST(StreamHandoff, ChainsOfCopiesBySizeMatchTheMeasuredChains) {
 // The runtime carries a small copy into the GPU in its command stream (the call copies the data,
 // the front end reads it with the work) only on a stream the CPU has waited for since its last
 // work; on one with work queued since (here an event), the call leaves the data where it is and a
-// copy engine reads it. Measured (results/h100-sxm/isolating/command-fetch, two fresh H100 leases
-// and a 2xH200's): the call's CPU time grows with the size up to 24 KiB on a synchronised stream
-// and not at all after an event; the GPU's side of a 2-12 KiB copy is 0.84-1.09 us (H100) and
+// copy engine reads it. Measured (results/h100-sxm/isolating/command-fetch, three fresh H100
+// leases and a 2xH200's): the call's CPU time grows with the size up to 24 KiB on a synchronised
+// stream and not at all after an event; the GPU's side of a 2-12 KiB copy is 0.82-1.09 us (H100) and
 // 1.08-1.74 us (H200) shorter on the synchronised stream, its engine reading nothing.
 TEST(StreamHandoff, ACopyIsCarriedInTheCommandStreamOnlyOnAStreamTheCpuHasWaitedFor) {
     const std::string yaml = "strategy: pinned\nsizes: 4KiB\nplatform: h100-sxm\n";
@@ -376,7 +376,7 @@ TEST(StreamHandoff, ACopyIsCarriedInTheCommandStreamOnlyOnAStreamTheCpuHasWaited
     // Synchronised: the call copies the data, the front end reads it, no engine reads the host.
     EXPECT_EQ(synced.host_bytes, 3 * bytes + semaphore);
     EXPECT_NEAR(synced.call_ps - queued.call_ps, static_cast<double>(bytes) / p.cpu.memcpy_bandwidth.bytes_per_s * 1e12, 0.05 * kUs);
-    // After an event: the engine reads the source, a round trip later (measured 0.84-1.09 us on
+    // After an event: the engine reads the source, a round trip later (measured 0.82-1.09 us on
     // the H100 leases at 2-12 KiB).
     EXPECT_EQ(queued.host_bytes, bytes + semaphore);
     EXPECT_GT(queued.gpu_ps - synced.gpu_ps, 0.6 * kUs);
