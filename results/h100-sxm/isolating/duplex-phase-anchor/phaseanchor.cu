@@ -4,9 +4,10 @@
 // some first try; a delay inserted right after call C moves the gate later against every call up
 // to C and not against those after it, so a copy's sawtooth shifts with the delay only when its
 // poll is anchored at C or before. This issues the pair call for call as duplexphase.cu does and
-// inserts a delay X (0 to 8 us by 0.5) at one of six places: after the gate kernel's launch, the
-// start event, the second stream's wait, the H2D call, the D2H call, or the last call (before the
-// gate opens, duplexphase's D). 4 KiB; 5 warm-ups and 60 timed repetitions per cell, medians;
+// inserts a delay X (0 to 8 us by 0.5) at one of nine places: after the gate kernel's launch, the
+// start event, the second stream's wait, the H2D call, the D2H call, the H2D's event, the D2H's
+// event, the first stream's wait, or the last call (before the gate opens, duplexphase's D). The
+// first two leases ran a version with the first five places and the last only. 4 KiB; 5 warm-ups and 60 timed repetitions per cell, medians;
 // the copies' data verified per cell; every CUDA call checked; the gate gives up after 1 s.
 //
 // Build: nvcc -O3 -arch=sm_90 phaseanchor.cu -o phaseanchor
@@ -103,9 +104,10 @@ int main() {
     for (cudaEvent_t* e : {&start, &stop, &e1, &e2}) CHECK(cudaEventCreate(e));
     std::map<std::string, std::vector<double>> calls;  // CPU time of each call, all cells
     std::printf("after,bytes,delay_us,interval_us,h2d_us,d2h_us,interval_p10_us,interval_p90_us\n");
-    const char* places[] = {"gate_launch", "start_record", "wait", "h2d", "d2h", "last_call"};
+    const char* places[] = {"gate_launch", "start_record", "wait", "h2d", "d2h", "h2d_event", "d2h_event", "first_stream_wait",
+                            "last_call"};
     const std::size_t n = 4096;
-    for (int place = 0; place < 6; ++place) {
+    for (int place = 0; place < 9; ++place) {
         for (double d = 0.0; d <= 8.0 + 1e-9; d += 0.5) {
             std::vector<double> all, up, down;
             // The D2H destination is cleared once per cell and flushed from the CPU's caches: a
@@ -122,7 +124,7 @@ int main() {
                     f();
                     if (r >= kWarmup) calls[what].push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
                 };
-                // The delay goes right after the call named by `place` (0-5).
+                // The delay goes right after the call named by `place` (0-8).
                 const auto delay_after = [&](int here) {
                     if (here == place) busy_wait_us(d);
                 };
@@ -140,10 +142,13 @@ int main() {
                 timed("memcpy_async_d2h", [&] { CHECK(cudaMemcpyAsync(hdst, dsrc, n, cudaMemcpyDeviceToHost, s2)); });
                 delay_after(4);
                 timed("event_record", [&] { CHECK(cudaEventRecord(e1, s1)); });
-                timed("event_record", [&] { CHECK(cudaEventRecord(e2, s2)); });
-                timed("stream_wait_event", [&] { CHECK(cudaStreamWaitEvent(s1, e2, 0)); });
-                timed("event_record", [&] { CHECK(cudaEventRecord(stop, s1)); });
                 delay_after(5);
+                timed("event_record", [&] { CHECK(cudaEventRecord(e2, s2)); });
+                delay_after(6);
+                timed("stream_wait_event", [&] { CHECK(cudaStreamWaitEvent(s1, e2, 0)); });
+                delay_after(7);
+                timed("event_record", [&] { CHECK(cudaEventRecord(stop, s1)); });
+                delay_after(8);
                 *reinterpret_cast<volatile int*>(flag) = 1;
                 CHECK(cudaEventSynchronize(stop));
                 if (*timed_out != 0) {
