@@ -21,7 +21,9 @@
 // first run with `idle` only (an event queued just before the call) found the call flat in size
 // and the copy growing at the link's rate: no copy into the command stream at all.
 //
-// Build: nvcc -O3 -arch=sm_90 fetch.cu -o fetch      Run: ./fetch > fetch.csv
+// Build: nvcc -O3 -arch=sm_90 fetch.cu -o fetch      Run: ./fetch > fetch.csv; ./fetch odd > odd.csv
+// (`odd`: the synchronised mode alone, into the GPU, at 1-24 KiB + 1-8 B: is 4097 B carried as 4096 B
+// is? lease 1baafad9 ran it as a separate odd.cu with the same loop)
 // 30 warm-ups and 300 timed repetitions per cell, p10/median/p90 (and min for `queued`); the
 // last copy of every cell verified.
 #include <cuda_runtime.h>
@@ -78,7 +80,10 @@ void fill(unsigned char* p, std::size_t n, unsigned seed) {
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+    // `fetch odd`: the synchronised mode alone, into the GPU, at sizes that are not a multiple
+    // of 4 B and their neighbours (odd.csv): is 4097 B carried as 4096 B is?
+    const bool odd = argc > 1 && std::strcmp(argv[1], "odd") == 0;
     CHECK(cudaSetDevice(0));
     unsigned char* host = nullptr;
     unsigned char* back = nullptr;
@@ -92,11 +97,13 @@ int main() {
     cudaEvent_t a, b;
     CHECK(cudaEventCreate(&a));
     CHECK(cudaEventCreate(&b));
-    const std::size_t sizes[] = {4, 512, 1 * kKiB, 2 * kKiB, 3 * kKiB, 4 * kKiB, 6 * kKiB, 8 * kKiB, 12 * kKiB,
-                                 16 * kKiB, 20 * kKiB, 24 * kKiB, 28 * kKiB, 32 * kKiB, 48 * kKiB, 64 * kKiB};
+    const std::vector<std::size_t> sizes =
+        odd ? std::vector<std::size_t>{1024, 1025, 1027, 4096, 4097, 4098, 4100, 4104, 8192, 8193, 16384, 16385, 24576, 24577}
+            : std::vector<std::size_t>{4, 512, 1 * kKiB, 2 * kKiB, 3 * kKiB, 4 * kKiB, 6 * kKiB, 8 * kKiB, 12 * kKiB,
+                                       16 * kKiB, 20 * kKiB, 24 * kKiB, 28 * kKiB, 32 * kKiB, 48 * kKiB, 64 * kKiB};
     std::printf("dir,bytes,what,min_us,p10_us,median_us,p90_us\n");
     unsigned seed = 1;
-    for (const int h2d : {1, 0}) {
+    for (const int h2d : odd ? std::vector<int>{1} : std::vector<int>{1, 0}) {
         const cudaMemcpyKind kind = h2d ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost;
         for (const std::size_t n : sizes) {
             void* dst = h2d ? static_cast<void*>(dev) : static_cast<void*>(back);
@@ -105,50 +112,41 @@ int main() {
             fill(host, n, seed);
             if (!h2d) CHECK(cudaMemcpy(dev, host, n, cudaMemcpyHostToDevice));
             std::vector<double> synced, synced_call, idle, call, queued;
-            for (int rep = 0; rep < kWarmup + kReps; ++rep) {
-                const bool timed = rep >= kWarmup;
-                CHECK(cudaStreamSynchronize(s));
-                CHECK(cudaEventRecord(a, s2));
-                const auto t0 = Clock::now();
-                CHECK(cudaMemcpyAsync(dst, src, n, kind, s));
-                const auto t1 = Clock::now();
-                CHECK(cudaEventRecord(b, s));
-                CHECK(cudaEventSynchronize(b));
-                float ms = 0;
-                CHECK(cudaEventElapsedTime(&ms, a, b));
-                const double c = std::chrono::duration<double, std::micro>(t1 - t0).count();
-                if (timed) {
-                    synced_call.push_back(c);
-                    synced.push_back(ms * 1000.0 - c);
+            // The copy between a start event on `start_stream` and an end event on its own stream:
+            // the CPU's time in the call, and the interval less it.
+            const auto event_timed = [&](bool sync_first, cudaStream_t start_stream, std::vector<double>& gpu,
+                                         std::vector<double>& cpu) {
+                for (int rep = 0; rep < kWarmup + kReps; ++rep) {
+                    if (sync_first) CHECK(cudaStreamSynchronize(s));
+                    CHECK(cudaEventRecord(a, start_stream));
+                    const auto t0 = Clock::now();
+                    CHECK(cudaMemcpyAsync(dst, src, n, kind, s));
+                    const auto t1 = Clock::now();
+                    CHECK(cudaEventRecord(b, s));
+                    CHECK(cudaEventSynchronize(b));
+                    float ms = 0;
+                    CHECK(cudaEventElapsedTime(&ms, a, b));
+                    const double c = std::chrono::duration<double, std::micro>(t1 - t0).count();
+                    if (rep >= kWarmup) {
+                        cpu.push_back(c);
+                        gpu.push_back(ms * 1000.0 - c);
+                    }
                 }
-            }
-            for (int rep = 0; rep < kWarmup + kReps; ++rep) {
-                const bool timed = rep >= kWarmup;
-                CHECK(cudaEventRecord(a, s));
-                const auto t0 = Clock::now();
-                CHECK(cudaMemcpyAsync(dst, src, n, kind, s));
-                const auto t1 = Clock::now();
-                CHECK(cudaEventRecord(b, s));
-                CHECK(cudaEventSynchronize(b));
-                float ms = 0;
-                CHECK(cudaEventElapsedTime(&ms, a, b));
-                const double c = std::chrono::duration<double, std::micro>(t1 - t0).count();
-                if (timed) {
-                    call.push_back(c);
-                    idle.push_back(ms * 1000.0 - c);
+            };
+            event_timed(true, s2, synced, synced_call);
+            if (!odd) {
+                event_timed(false, s, idle, call);
+                for (int rep = 0; rep < kWarmup + kReps; ++rep) {
+                    spin_kernel<<<1, 1, 0, s>>>(kHoldNs);
+                    CHECK(cudaGetLastError());
+                    CHECK(cudaEventRecord(a, s));
+                    CHECK(cudaMemcpyAsync(dst, src, n, kind, s));
+                    CHECK(cudaEventRecord(b, s));
+                    CHECK(cudaEventSynchronize(b));
+                    float ms = 0;
+                    CHECK(cudaEventElapsedTime(&ms, a, b));
+                    if (rep >= kWarmup) queued.push_back(ms * 1000.0);
                 }
-            }
-            for (int rep = 0; rep < kWarmup + kReps; ++rep) {
-                const bool timed = rep >= kWarmup;
-                spin_kernel<<<1, 1, 0, s>>>(kHoldNs);
-                CHECK(cudaGetLastError());
-                CHECK(cudaEventRecord(a, s));
-                CHECK(cudaMemcpyAsync(dst, src, n, kind, s));
-                CHECK(cudaEventRecord(b, s));
-                CHECK(cudaEventSynchronize(b));
-                float ms = 0;
-                CHECK(cudaEventElapsedTime(&ms, a, b));
-                if (timed) queued.push_back(ms * 1000.0);
             }
             if (h2d) CHECK(cudaMemcpy(back, dev, n, cudaMemcpyDeviceToHost));
             if (std::memcmp(back, host, n) != 0) {
@@ -159,6 +157,7 @@ int main() {
             for (const auto& [what, v] : {std::pair<const char*, std::vector<double>*>{"synced", &synced},
                                           {"synced_call", &synced_call}, {"idle", &idle},
                                           {"call", &call}, {"queued", &queued}}) {
+                if (v->empty()) continue;
                 const Stats st = stats(*v);
                 std::printf("%s,%zu,%s,%.4f,%.4f,%.4f,%.4f\n", dir, n, what, st.min, st.p10, st.median, st.p90);
             }

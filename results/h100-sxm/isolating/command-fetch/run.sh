@@ -11,7 +11,6 @@ kind=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | awk '{print
 dir="$out/$kind-$(date -u +%Y-%m-%d)-$boot"
 mkdir -p "$dir"
 nvcc -O3 -arch=sm_90 "$here/fetch.cu" -o /tmp/fetch
-nvcc -O3 -arch=sm_90 "$here/odd.cu" -o /tmp/odd
 {
   echo "## boot id $(cat /proc/sys/kernel/random/boot_id)"
   echo "## nvidia-smi"; nvidia-smi 2>&1 || true
@@ -20,5 +19,5 @@ nvcc -O3 -arch=sm_90 "$here/odd.cu" -o /tmp/odd
   echo "## kernel"; uname -a; cat /proc/cmdline 2>/dev/null || true
 } >"$dir/machine.txt" 2>&1
 /tmp/fetch >"$dir/fetch.csv" 2>"$dir/stderr.txt"
-/tmp/odd >"$dir/odd.csv" 2>>"$dir/stderr.txt"
+/tmp/fetch odd >"$dir/odd.csv" 2>>"$dir/stderr.txt"
 echo "lease $(basename "$dir"): $(($(wc -l <"$dir/fetch.csv") - 1)) rows"
