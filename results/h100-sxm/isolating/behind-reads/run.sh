@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# One lease of the behind-reads case, on a GPU machine (CUDA toolkit only):
+#   results/h100-sxm/isolating/behind-reads/run.sh OUTDIR
+# Writes OUTDIR/<kind>-<date>-<boot id>/: behind.csv, sweep.csv,
+# machine.txt (nvidia-smi, lscpu, kernel). <kind>: the GPU name's second word in lower case.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+out=${1:?usage: run.sh OUTDIR}
+boot=$(tr -d '-' </proc/sys/kernel/random/boot_id | cut -c1-8)
+kind=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | awk '{print tolower($2)}')
+dir="$out/$kind-$(date -u +%Y-%m-%d)-$boot"
+mkdir -p "$dir"
+nvcc -O3 -arch=sm_90 "$here/behind.cu" -o /tmp/behind
+nvcc -O3 -arch=sm_90 "$here/sweep.cu" -o /tmp/sweep
+{
+  echo "## boot id $(cat /proc/sys/kernel/random/boot_id)"
+  echo "## nvidia-smi"; nvidia-smi 2>&1 || true
+  echo "## lscpu"; lscpu 2>&1 || true
+  echo "## kernel"; uname -a; cat /proc/cmdline 2>/dev/null || true
+} >"$dir/machine.txt" 2>&1
+/tmp/behind >"$dir/behind.csv"
+/tmp/sweep >"$dir/sweep.csv"
+echo "lease $(basename "$dir"): $(($(wc -l <"$dir/behind.csv") - 1)) rows"
