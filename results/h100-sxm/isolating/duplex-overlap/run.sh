@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # One lease of the duplex-overlap case, on a GPU machine (CUDA toolkit only):
 #   results/h100-sxm/isolating/duplex-overlap/run.sh OUTDIR
-# Writes OUTDIR/<kind>-<date>-<boot id>/: overlap.csv, share.csv, calls.csv and share-calls.csv (the
-# CPU's time in each call),
+# Writes OUTDIR/<kind>-<date>-<boot id>/: overlap.csv, share.csv, reps.csv, calls.csv, share-calls.csv
+# and reps-calls.csv (the CPU's time in each call),
 # machine.txt (nvidia-smi, lscpu, kernel). <kind>: the GPU name's second word in lower case.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -13,6 +13,7 @@ dir="$out/$kind-$(date -u +%Y-%m-%d)-$boot"
 mkdir -p "$dir"
 nvcc -O3 -arch=sm_90 "$here/overlap.cu" -o /tmp/overlap
 nvcc -O3 -arch=sm_90 "$here/share.cu" -o /tmp/share
+nvcc -O3 -arch=sm_90 "$here/reps.cu" -o /tmp/reps
 {
   echo "## boot id $(cat /proc/sys/kernel/random/boot_id)"
   echo "## nvidia-smi"; nvidia-smi 2>&1 || true
@@ -21,4 +22,5 @@ nvcc -O3 -arch=sm_90 "$here/share.cu" -o /tmp/share
 } >"$dir/machine.txt" 2>&1
 /tmp/overlap >"$dir/overlap.csv" 2>"$dir/calls.csv"
 /tmp/share >"$dir/share.csv" 2>"$dir/share-calls.csv"
+/tmp/reps >"$dir/reps.csv" 2>"$dir/reps-calls.csv"
 echo "lease $(basename "$dir"): $(($(wc -l <"$dir/overlap.csv") - 1)) rows"
