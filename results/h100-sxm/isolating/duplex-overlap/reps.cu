@@ -2,8 +2,10 @@
 // both copies, 4 KiB, 64 KiB, 256 KiB and 1 MiB, 500 repetitions each after 10 warm-ups: the
 // distribution within one machine that the main plan's medians summarise (a copy's end falls on
 // one side of a poll or the other, so the median of a size is a mixture's). One line a
-// repetition: the two copies' ends and the stop event's, after the start event; data verified
-// per size.
+// repetition: the two copies' ends and the stop event's, after the start event, and the CPU's
+// time from the end of the call of each copy, and from the start and the end of the stop event's
+// call, to its store to the gate's flag (where each copy's tries count from: ../submit-point);
+// data verified per size. (Lease bad95ebe ran the first version, without the CPU's columns.)
 //
 // (overlap.cu's description follows.)
 // Does the copy into the GPU slow the copy out of it in dmaprobe's gated duplex pair? In the main
@@ -106,7 +108,7 @@ int main() {
     cudaEvent_t start, stop, e1, e2;
     for (cudaEvent_t* e : {&start, &stop, &e1, &e2}) CHECK(cudaEventCreate(e));
     std::map<std::string, std::vector<double>> calls;  // CPU time of each call, all cells
-    std::printf("bytes,rep,interval_us,h2d_us,d2h_us\n");
+    std::printf("bytes,rep,interval_us,h2d_us,d2h_us,h2d_call_to_gate_us,d2h_call_to_gate_us,stop_start_to_gate_us,stop_end_to_gate_us\n");
     for (const std::size_t n : {std::size_t{4096}, std::size_t{65536}, std::size_t{262144}, std::size_t{1} << 20}) {
         {
             const bool up = true, down = true;
@@ -129,13 +131,19 @@ int main() {
                     timed("event_record", [&] { CHECK(cudaEventRecord(start, s1)); });
                     timed("stream_wait_event", [&] { CHECK(cudaStreamWaitEvent(s2, start, 0)); });
                     if (up) timed("memcpy_async_h2d", [&] { CHECK(cudaMemcpyAsync(ddst, hsrc, n, cudaMemcpyHostToDevice, s1)); });
+                    const auto h2d_end = Clock::now();
                     if (down) timed("memcpy_async_d2h", [&] { CHECK(cudaMemcpyAsync(hdst, dsrc, n, cudaMemcpyDeviceToHost, s2)); });
+                    const auto d2h_end = Clock::now();
                     timed("event_record", [&] { CHECK(cudaEventRecord(e1, s1)); });
                     timed("event_record", [&] { CHECK(cudaEventRecord(e2, s2)); });
                     timed("stream_wait_event", [&] { CHECK(cudaStreamWaitEvent(s1, e2, 0)); });
+                    const auto stop_start = Clock::now();
                     timed("event_record", [&] { CHECK(cudaEventRecord(stop, s1)); });
+                    const auto stop_end = Clock::now();
                     busy_wait_us(d);
+                    const auto gate = Clock::now();
                     *reinterpret_cast<volatile int*>(flag) = 1;
+                    const auto us_to_gate = [&](Clock::time_point t) { return std::chrono::duration<double, std::micro>(gate - t).count(); };
                     CHECK(cudaEventSynchronize(stop));
                     if (*timed_out != 0) {
                         std::fprintf(stderr, "the gate timed out\n");
@@ -145,7 +153,8 @@ int main() {
                         all.push_back(elapsed_us(start, stop));
                         ups.push_back(elapsed_us(start, e1));
                         downs.push_back(elapsed_us(start, e2));
-                        std::printf("%zu,%d,%.4f,%.4f,%.4f\n", n, r - kWarmup, all.back(), ups.back(), downs.back());
+                        std::printf("%zu,%d,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f\n", n, r - kWarmup, all.back(), ups.back(), downs.back(),
+                                    us_to_gate(h2d_end), us_to_gate(d2h_end), us_to_gate(stop_start), us_to_gate(stop_end));
                     }
                 }
                 if (up) {
