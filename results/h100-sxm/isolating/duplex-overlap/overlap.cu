@@ -1,17 +1,33 @@
-// Does the copy into the GPU slow the copy out of it in dmaprobe's gated duplex pair? In the main
-// plan the pair's copy out of the GPU grows by 2-3 us more from 16 to 256 KiB than the same copy
-// alone (stream-handoffs/duplexphase.cu: its floor over a host delay grows at 18 GB/s from 4 to
-// 64 KiB, where a blocking copy out of the GPU grows at 53). This issues the pair call for call
-// as dmaprobe does (gate kernel on s1, start event, s2 waits for it, the copies, an event behind
-// each, s1 waits for s2's event, the stop event), then a host delay D (0 to 8.5 us by 0.5), then
-// the gate opens; in three shapes: both copies, the copy out of the GPU alone (no call for the
-// copy into it, every other call kept), the copy into the GPU alone; 4 KiB, 64 KiB, 256 KiB and
-// 1 MiB. Each copy's end after the start event, and the stop event's: medians, and p10/p90 of
-// the copy out of the GPU, over 60 repetitions after 5 warm-ups; data verified per cell; every
-// CUDA call checked; the gate gives up after 1 s.
+// dmaprobe's gated duplex pair, issued call for call as dmaprobe does (gate kernel on s1, start
+// event, s2 waits for it, the copy into the GPU on s1 and the one out of it on s2, an event behind
+// each, s1 waits for s2's event, the stop event), then a host delay D, then the gate opens. Each
+// copy's end and the stop event's are timed from the start event. Three modes (the argument):
+//
+//  overlap  Does the copy into the GPU slow the copy out of it? In the main plan the pair's copy
+//           out of the GPU grows by 2-3 us more from 16 to 256 KiB than the same copy alone
+//           (stream-handoffs/duplexphase.cu: its floor over a host delay grows at 18 GB/s from 4
+//           to 64 KiB, where a blocking copy out of the GPU grows at 53). D from 0 to 8.5 us by
+//           0.5; three shapes: both copies, the copy out of the GPU alone (no call for the copy
+//           into it, every other call kept), the copy into the GPU alone; 4 KiB, 64 KiB, 256 KiB
+//           and 1 MiB. Medians, and p10/p90 of each copy, over 60 repetitions after 5 warm-ups.
+//  share    How much does a copy the other way cost a 1 MiB copy, by its size? The copy into the
+//           GPU of A bytes and the one out of it of B bytes: B = 1 MiB with A = 0 (no call), 4 KiB,
+//           64 KiB, 256 KiB, 1 MiB, and A = 1 MiB with B = 0, 4, 64, 256 KiB; D from 0 to 8 us by 1
+//           (the mean over D averages where the polls put the copies). A loss that does not grow
+//           with the other copy's size is its start's; one that does, a share of a rate.
+//  reps     Every repetition as the main plan runs it (no delay), both copies, 4 KiB-1 MiB, 500
+//           repetitions after 10 warm-ups: the distribution within one machine that a median of
+//           the main plan summarises, with the CPU's time from the end of the call of each copy,
+//           and from the start and the end of the stop event's call, to its store to the gate's
+//           flag (where each copy's tries count from: ../submit-point).
+//
+// Data verified per cell; every CUDA call checked; the gate gives up after 1 s; the CPU's time in
+// each call (all cells) to stderr. (The leases before 94db115 ran these as overlap.cu, share.cu
+// and reps.cu; lease bad95ebe's reps.csv lacks the CPU's columns.)
 //
 // Build: nvcc -O3 -arch=sm_90 overlap.cu -o overlap
-// Run:   ./overlap > overlap.csv 2> calls.csv
+// Run:   ./overlap overlap > overlap.csv 2> calls.csv; ./overlap share > share.csv 2> share-calls.csv;
+//        ./overlap reps > reps.csv 2> reps-calls.csv
 #include <cuda_runtime.h>
 #include <immintrin.h>
 
@@ -36,9 +52,8 @@ namespace {
         }                                                                                                \
     } while (0)
 
-constexpr int kWarmup = 5;
-constexpr int kReps = 60;
 constexpr unsigned long long kGateTimeoutNs = 1'000'000'000;
+constexpr std::size_t kMax = std::size_t{1} << 20;
 
 __global__ void gate_kernel(volatile int* flag, int* timed_out) {
     unsigned long long t0;
@@ -67,122 +82,200 @@ float elapsed_us(cudaEvent_t a, cudaEvent_t b) {
     return ms * 1000.0f;
 }
 
-double median(std::vector<double> v) {
+// v[q n] of the sorted values (the median: v[n / 2]).
+double quantile(std::vector<double> v, double q) {
     std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
+    return v[std::min(v.size() - 1, static_cast<std::size_t>(q * static_cast<double>(v.size())))];
 }
 
-}  // namespace
+// One repetition's times, µs: from the start event to each copy's end and to the stop event, and
+// from the CPU's end of each copy's call and the start and end of the stop event's call to the
+// store to the gate's flag.
+struct Rep {
+    double pair, up, down, up_call_to_gate, down_call_to_gate, stop_start_to_gate, stop_end_to_gate;
+};
 
-int main() {
-    CHECK(cudaSetDevice(0));
-    const std::size_t max = 1 << 20;
-    unsigned char *hsrc = nullptr, *hdst = nullptr, *dsrc = nullptr, *ddst = nullptr, *back = nullptr;
-    int *flag = nullptr, *timed_out = nullptr;
-    CHECK(cudaMallocHost(&hsrc, max));
-    CHECK(cudaMallocHost(&hdst, max));
-    CHECK(cudaMallocHost(&back, max));
-    CHECK(cudaMalloc(&dsrc, max));
-    CHECK(cudaMalloc(&ddst, max));
-    CHECK(cudaHostAlloc(&flag, sizeof(int), cudaHostAllocMapped));
-    CHECK(cudaHostAlloc(&timed_out, sizeof(int), cudaHostAllocMapped));
-    int *dflag = nullptr, *dtimed_out = nullptr;
-    CHECK(cudaHostGetDevicePointer(&dflag, flag, 0));
-    CHECK(cudaHostGetDevicePointer(&dtimed_out, timed_out, 0));
-    *timed_out = 0;
-    for (std::size_t i = 0; i < max; ++i) {
-        hsrc[i] = static_cast<unsigned char>((i * 131u + 7u) % 251u + 1u);
-        back[i] = static_cast<unsigned char>((i * 17u + 3u) % 253u + 1u);
+// The buffers, streams and events of the pair, and the CPU's time in each call.
+class Pair {
+public:
+    Pair() {
+        CHECK(cudaSetDevice(0));
+        CHECK(cudaMallocHost(&hsrc_, kMax));
+        CHECK(cudaMallocHost(&hdst_, kMax));
+        CHECK(cudaMallocHost(&back_, kMax));
+        CHECK(cudaMalloc(&dsrc_, kMax));
+        CHECK(cudaMalloc(&ddst_, kMax));
+        CHECK(cudaHostAlloc(&flag_, sizeof(int), cudaHostAllocMapped));
+        CHECK(cudaHostAlloc(&timed_out_, sizeof(int), cudaHostAllocMapped));
+        CHECK(cudaHostGetDevicePointer(&dflag_, flag_, 0));
+        CHECK(cudaHostGetDevicePointer(&dtimed_out_, timed_out_, 0));
+        *timed_out_ = 0;
+        for (std::size_t i = 0; i < kMax; ++i) {
+            hsrc_[i] = static_cast<unsigned char>((i * 131u + 7u) % 251u + 1u);
+            back_[i] = static_cast<unsigned char>((i * 17u + 3u) % 253u + 1u);
+        }
+        for (std::size_t i = 0; i < kMax; i += 64) _mm_clflush(hsrc_ + i);
+        _mm_mfence();
+        CHECK(cudaMemcpy(dsrc_, back_, kMax, cudaMemcpyHostToDevice));
+        CHECK(cudaStreamCreateWithFlags(&s1_, cudaStreamNonBlocking));
+        CHECK(cudaStreamCreateWithFlags(&s2_, cudaStreamNonBlocking));
+        for (cudaEvent_t* e : {&start_, &stop_, &e1_, &e2_}) CHECK(cudaEventCreate(e));
     }
-    for (std::size_t i = 0; i < max; i += 64) _mm_clflush(hsrc + i);
-    _mm_mfence();
-    CHECK(cudaMemcpy(dsrc, back, max, cudaMemcpyHostToDevice));
-    cudaStream_t s1, s2;
-    CHECK(cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking));
-    CHECK(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking));
-    cudaEvent_t start, stop, e1, e2;
-    for (cudaEvent_t* e : {&start, &stop, &e1, &e2}) CHECK(cudaEventCreate(e));
-    std::map<std::string, std::vector<double>> calls;  // CPU time of each call, all cells
+    ~Pair() {
+        for (cudaEvent_t e : {start_, stop_, e1_, e2_}) cudaEventDestroy(e);
+        cudaStreamDestroy(s1_);
+        cudaStreamDestroy(s2_);
+        cudaFree(dsrc_);
+        cudaFree(ddst_);
+        cudaFreeHost(hsrc_);
+        cudaFreeHost(hdst_);
+        cudaFreeHost(back_);
+        cudaFreeHost(flag_);
+        cudaFreeHost(timed_out_);
+    }
+
+    // A cell: `warmup` then `reps` repetitions with a copy into the GPU of `up` bytes and one out
+    // of it of `down` bytes (0: no call), D = `delay` µs; the copies' data verified.
+    std::vector<Rep> cell(std::size_t up, std::size_t down, double delay, int warmup, int reps) {
+        std::vector<Rep> out;
+        // The D2H destination is cleared once per cell and flushed from the CPU's caches: a DMA
+        // write into lines the CPU has just written is several times slower.
+        std::memset(hdst_, 0, kMax);
+        for (std::size_t i = 0; i < kMax; i += 64) _mm_clflush(hdst_ + i);
+        _mm_mfence();
+        for (int r = 0; r < warmup + reps; ++r) {
+            const bool keep = r >= warmup;
+            CHECK(cudaMemset(ddst_, 0, std::max<std::size_t>(up, 1)));
+            CHECK(cudaDeviceSynchronize());
+            *reinterpret_cast<volatile int*>(flag_) = 0;
+            const auto timed = [&](const char* what, auto&& f) {
+                const auto t0 = Clock::now();
+                f();
+                if (keep) calls_[what].push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
+            };
+            gate_kernel<<<1, 1, 0, s1_>>>(dflag_, dtimed_out_);
+            CHECK(cudaGetLastError());
+            timed("event_record", [&] { CHECK(cudaEventRecord(start_, s1_)); });
+            timed("stream_wait_event", [&] { CHECK(cudaStreamWaitEvent(s2_, start_, 0)); });
+            if (up > 0) timed("memcpy_async_h2d", [&] { CHECK(cudaMemcpyAsync(ddst_, hsrc_, up, cudaMemcpyHostToDevice, s1_)); });
+            const auto up_end = Clock::now();
+            if (down > 0) timed("memcpy_async_d2h", [&] { CHECK(cudaMemcpyAsync(hdst_, dsrc_, down, cudaMemcpyDeviceToHost, s2_)); });
+            const auto down_end = Clock::now();
+            timed("event_record", [&] { CHECK(cudaEventRecord(e1_, s1_)); });
+            timed("event_record", [&] { CHECK(cudaEventRecord(e2_, s2_)); });
+            timed("stream_wait_event", [&] { CHECK(cudaStreamWaitEvent(s1_, e2_, 0)); });
+            const auto stop_start = Clock::now();
+            timed("event_record", [&] { CHECK(cudaEventRecord(stop_, s1_)); });
+            const auto stop_end = Clock::now();
+            busy_wait_us(delay);
+            const auto gate = Clock::now();
+            *reinterpret_cast<volatile int*>(flag_) = 1;
+            CHECK(cudaEventSynchronize(stop_));
+            if (*timed_out_ != 0) {
+                std::fprintf(stderr, "the gate timed out\n");
+                std::exit(1);
+            }
+            const auto to_gate = [&](Clock::time_point t) { return std::chrono::duration<double, std::micro>(gate - t).count(); };
+            if (keep) {
+                out.push_back(Rep{elapsed_us(start_, stop_), elapsed_us(start_, e1_), elapsed_us(start_, e2_), to_gate(up_end),
+                                  to_gate(down_end), to_gate(stop_start), to_gate(stop_end)});
+            }
+        }
+        if (up > 0) {
+            CHECK(cudaMemcpy(back_, ddst_, up, cudaMemcpyDeviceToHost));
+            if (std::memcmp(back_, hsrc_, up) != 0) fail("H2D", up);
+        }
+        if (down > 0) {
+            std::vector<unsigned char> want(down);
+            CHECK(cudaMemcpy(want.data(), dsrc_, down, cudaMemcpyDeviceToHost));
+            if (std::memcmp(hdst_, want.data(), down) != 0) fail("D2H", down);
+        }
+        return out;
+    }
+
+    void print_calls() const {
+        std::fprintf(stderr, "call,median_us,p10_us,p90_us,n\n");
+        for (const auto& [what, v] : calls_) {
+            std::fprintf(stderr, "%s,%.4f,%.4f,%.4f,%zu\n", what.c_str(), quantile(v, 0.5), quantile(v, 0.1), quantile(v, 0.9), v.size());
+        }
+    }
+
+private:
+    [[noreturn]] static void fail(const char* what, std::size_t n) {
+        std::fprintf(stderr, "verification failed: %s of %zu bytes\n", what, n);
+        std::exit(1);
+    }
+
+    unsigned char *hsrc_ = nullptr, *hdst_ = nullptr, *back_ = nullptr, *dsrc_ = nullptr, *ddst_ = nullptr;
+    int *flag_ = nullptr, *timed_out_ = nullptr, *dflag_ = nullptr, *dtimed_out_ = nullptr;
+    cudaStream_t s1_{}, s2_{};
+    cudaEvent_t start_{}, stop_{}, e1_{}, e2_{};
+    std::map<std::string, std::vector<double>> calls_;
+};
+
+std::vector<double> column(const std::vector<Rep>& reps, double Rep::*field) {
+    std::vector<double> v;
+    for (const Rep& r : reps) v.push_back(r.*field);
+    return v;
+}
+
+void overlap(Pair& pair) {
     std::printf("shape,bytes,delay_us,interval_us,h2d_us,d2h_us,d2h_p10_us,d2h_p90_us,h2d_p10_us,h2d_p90_us\n");
     const char* shapes[] = {"both", "d2h_only", "h2d_only"};
-    for (const std::size_t n : {std::size_t{4096}, std::size_t{65536}, std::size_t{262144}, std::size_t{1} << 20}) {
+    for (const std::size_t n : {std::size_t{4096}, std::size_t{65536}, std::size_t{262144}, kMax}) {
         for (int shape = 0; shape < 3; ++shape) {
-            const bool up = shape != 1, down = shape != 2;
             for (double d = 0.0; d <= 8.5 + 1e-9; d += 0.5) {
-                std::vector<double> all, ups, downs;
-                std::memset(hdst, 0, n);
-                for (std::size_t i = 0; i < n; i += 64) _mm_clflush(hdst + i);
-                _mm_mfence();
-                for (int r = 0; r < kWarmup + kReps; ++r) {
-                    CHECK(cudaMemset(ddst, 0, n));
-                    CHECK(cudaDeviceSynchronize());
-                    *reinterpret_cast<volatile int*>(flag) = 0;
-                    const auto timed = [&](const char* what, auto&& f) {
-                        const auto t0 = Clock::now();
-                        f();
-                        if (r >= kWarmup) calls[what].push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
-                    };
-                    gate_kernel<<<1, 1, 0, s1>>>(dflag, dtimed_out);
-                    CHECK(cudaGetLastError());
-                    timed("event_record", [&] { CHECK(cudaEventRecord(start, s1)); });
-                    timed("stream_wait_event", [&] { CHECK(cudaStreamWaitEvent(s2, start, 0)); });
-                    if (up) timed("memcpy_async_h2d", [&] { CHECK(cudaMemcpyAsync(ddst, hsrc, n, cudaMemcpyHostToDevice, s1)); });
-                    if (down) timed("memcpy_async_d2h", [&] { CHECK(cudaMemcpyAsync(hdst, dsrc, n, cudaMemcpyDeviceToHost, s2)); });
-                    timed("event_record", [&] { CHECK(cudaEventRecord(e1, s1)); });
-                    timed("event_record", [&] { CHECK(cudaEventRecord(e2, s2)); });
-                    timed("stream_wait_event", [&] { CHECK(cudaStreamWaitEvent(s1, e2, 0)); });
-                    timed("event_record", [&] { CHECK(cudaEventRecord(stop, s1)); });
-                    busy_wait_us(d);
-                    *reinterpret_cast<volatile int*>(flag) = 1;
-                    CHECK(cudaEventSynchronize(stop));
-                    if (*timed_out != 0) {
-                        std::fprintf(stderr, "the gate timed out\n");
-                        return 1;
-                    }
-                    if (r >= kWarmup) {
-                        all.push_back(elapsed_us(start, stop));
-                        ups.push_back(elapsed_us(start, e1));
-                        downs.push_back(elapsed_us(start, e2));
-                    }
-                }
-                if (up) {
-                    CHECK(cudaMemcpy(back, ddst, n, cudaMemcpyDeviceToHost));
-                    if (std::memcmp(back, hsrc, n) != 0) {
-                        std::fprintf(stderr, "verification failed: H2D of %zu bytes\n", n);
-                        return 1;
-                    }
-                }
-                if (down) {
-                    std::vector<unsigned char> want(n);
-                    CHECK(cudaMemcpy(want.data(), dsrc, n, cudaMemcpyDeviceToHost));
-                    if (std::memcmp(hdst, want.data(), n) != 0) {
-                        std::fprintf(stderr, "verification failed: D2H of %zu bytes\n", n);
-                        return 1;
-                    }
-                }
-                std::vector<double> su = ups, sd = downs;
-                std::sort(su.begin(), su.end());
-                std::sort(sd.begin(), sd.end());
-                std::printf("%s,%zu,%.1f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f\n", shapes[shape], n, d, median(all), median(ups), median(downs),
-                            sd[sd.size() / 10], sd[sd.size() * 9 / 10], su[su.size() / 10], su[su.size() * 9 / 10]);
+                const auto reps = pair.cell(shape != 1 ? n : 0, shape != 2 ? n : 0, d, 5, 60);
+                const auto up = column(reps, &Rep::up), down = column(reps, &Rep::down);
+                std::printf("%s,%zu,%.1f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f\n", shapes[shape], n, d, quantile(column(reps, &Rep::pair), 0.5),
+                            quantile(up, 0.5), quantile(down, 0.5), quantile(down, 0.1), quantile(down, 0.9), quantile(up, 0.1),
+                            quantile(up, 0.9));
                 std::fflush(stdout);
             }
         }
     }
-    std::fprintf(stderr, "call,median_us,p10_us,p90_us,n\n");
-    for (auto& [what, v] : calls) {
-        std::sort(v.begin(), v.end());
-        std::fprintf(stderr, "%s,%.4f,%.4f,%.4f,%zu\n", what.c_str(), v[v.size() / 2], v[v.size() / 10], v[v.size() * 9 / 10], v.size());
+}
+
+void share(Pair& pair) {
+    std::printf("h2d_bytes,d2h_bytes,delay_us,interval_us,h2d_us,d2h_us,d2h_p10_us,d2h_p90_us,h2d_p10_us,h2d_p90_us\n");
+    const std::size_t M = kMax;
+    const std::size_t sizes[][2] = {{0, M}, {4096, M}, {65536, M}, {262144, M}, {M, M}, {M, 0}, {M, 4096}, {M, 65536}, {M, 262144}};
+    for (const auto& ab : sizes) {
+        for (double d = 0.0; d <= 8.0 + 1e-9; d += 1.0) {
+            const auto reps = pair.cell(ab[0], ab[1], d, 5, 60);
+            const auto up = column(reps, &Rep::up), down = column(reps, &Rep::down);
+            std::printf("%zu,%zu,%.1f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f\n", ab[0], ab[1], d, quantile(column(reps, &Rep::pair), 0.5),
+                        quantile(up, 0.5), quantile(down, 0.5), quantile(down, 0.1), quantile(down, 0.9), quantile(up, 0.1), quantile(up, 0.9));
+            std::fflush(stdout);
+        }
     }
-    for (cudaEvent_t e : {start, stop, e1, e2}) CHECK(cudaEventDestroy(e));
-    CHECK(cudaStreamDestroy(s1));
-    CHECK(cudaStreamDestroy(s2));
-    CHECK(cudaFree(dsrc));
-    CHECK(cudaFree(ddst));
-    CHECK(cudaFreeHost(hsrc));
-    CHECK(cudaFreeHost(hdst));
-    CHECK(cudaFreeHost(back));
-    CHECK(cudaFreeHost(flag));
-    CHECK(cudaFreeHost(timed_out));
+}
+
+void repetitions(Pair& pair) {
+    std::printf("bytes,rep,interval_us,h2d_us,d2h_us,h2d_call_to_gate_us,d2h_call_to_gate_us,stop_start_to_gate_us,stop_end_to_gate_us\n");
+    for (const std::size_t n : {std::size_t{4096}, std::size_t{65536}, std::size_t{262144}, kMax}) {
+        const auto reps = pair.cell(n, n, 0.0, 10, 500);
+        for (std::size_t i = 0; i < reps.size(); ++i) {
+            const Rep& r = reps[i];
+            std::printf("%zu,%zu,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f\n", n, i, r.pair, r.up, r.down, r.up_call_to_gate, r.down_call_to_gate,
+                        r.stop_start_to_gate, r.stop_end_to_gate);
+        }
+        std::fflush(stdout);
+    }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    const std::string mode = argc > 1 ? argv[1] : "";
+    if (mode != "overlap" && mode != "share" && mode != "reps") {
+        std::fprintf(stderr, "usage: %s overlap|share|reps\n", argv[0]);
+        return 2;
+    }
+    Pair pair;
+    if (mode == "overlap") overlap(pair);
+    if (mode == "share") share(pair);
+    if (mode == "reps") repetitions(pair);
+    pair.print_calls();
     return 0;
 }

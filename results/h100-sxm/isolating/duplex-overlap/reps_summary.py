@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Quantiles and a 1-us histogram of each column of reps.csv (reps.cu), per size: where the
+"""Quantiles and a 1-us histogram of each column of reps.csv (overlap.cu reps), per size: where the
 repetitions of dmaprobe's gated pair fall within one machine; and, where reps.csv has the CPU's
-times to the gate (the second version of reps.cu), their p10-p90 and each copy's correlation with
+times to the gate (all but the first version), their p10-p90 and each copy's correlation with
 them over the repetitions without a CPU stall (more than 1 us past the p90). Usage:
 reps_summary.py REPS_CSV. Standard library only."""
 import csv

@@ -12,15 +12,13 @@ kind=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | awk '{print
 dir="$out/$kind-$(date -u +%Y-%m-%d)-$boot"
 mkdir -p "$dir"
 nvcc -O3 -arch=sm_90 "$here/overlap.cu" -o /tmp/overlap
-nvcc -O3 -arch=sm_90 "$here/share.cu" -o /tmp/share
-nvcc -O3 -arch=sm_90 "$here/reps.cu" -o /tmp/reps
 {
   echo "## boot id $(cat /proc/sys/kernel/random/boot_id)"
   echo "## nvidia-smi"; nvidia-smi 2>&1 || true
   echo "## lscpu"; lscpu 2>&1 || true
   echo "## kernel"; uname -a; cat /proc/cmdline 2>/dev/null || true
 } >"$dir/machine.txt" 2>&1
-/tmp/overlap >"$dir/overlap.csv" 2>"$dir/calls.csv"
-/tmp/share >"$dir/share.csv" 2>"$dir/share-calls.csv"
-/tmp/reps >"$dir/reps.csv" 2>"$dir/reps-calls.csv"
+/tmp/overlap overlap >"$dir/overlap.csv" 2>"$dir/calls.csv"
+/tmp/overlap share >"$dir/share.csv" 2>"$dir/share-calls.csv"
+/tmp/overlap reps >"$dir/reps.csv" 2>"$dir/reps-calls.csv"
 echo "lease $(basename "$dir"): $(($(wc -l <"$dir/overlap.csv") - 1)) rows"
