@@ -1,25 +1,34 @@
 // Does work on one stream wait behind the read completions a copy into the GPU on another stream
 // still has coming? (../duplex-overlap: in dmaprobe's gated pair the copy out of the GPU takes
-// 1.8-5 us longer beside a copy into it of 64 KiB-1 MiB, and a 4 KiB copy out of the GPU beside a
-// 1 MiB copy into it up to 12 us.) No gate: the GPU is idle, the CPU issues a copy into the GPU of
-// X bytes on s1 (X = 0: none) with an event before and after it, then on s2 an event, a second
-// copy and an event; then it synchronises. The second copy: 4 KiB out of the GPU, 256 KiB out of
-// it, or 4 KiB into it. A copy engine reads up to 256 x 4 KiB ahead, so a copy into the GPU of
-// 1 MiB has all its reads out at once; if a read that the second copy's channel or engine makes
-// (its work, a flush before its release, its data) comes back behind those completions, its time
-// grows with X up to about 1 MiB's worth (20 us at the link's rate). X: 0, 64 KiB, 256 KiB,
-// 1 MiB, 4 MiB. 5 warm-ups and 100 timed repetitions a cell; medians and p10/p90; data verified per
-// cell; every CUDA call checked.
+// 1.8-5 us longer beside a copy into the GPU of 64 KiB-1 MiB.) No gate: the GPU idle before each
+// repetition, the CPU issues a first copy of X bytes on s1 (X = 0: none) with an event before and
+// after it, waits tau us past that call, then issues on s2 an event, a second copy and an event,
+// and synchronises. A copy engine reads up to its window of requests ahead, so a copy into the
+// GPU of 1 MiB has its reads out at once; if what the second copy does comes back behind those
+// completions, its time grows with X. Two modes (the argument):
+//
+//  behind  the first copy into the GPU, X = 0, 64 KiB, 256 KiB, 1 MiB, 4 MiB; the second 4 KiB or
+//          256 KiB out of the GPU, or 4 KiB into it; tau 0; the CPU rewrites the second copy's
+//          destination before each repetition; 100 repetitions after 5 warm-ups.
+//  sweep   both orders (first into the GPU and second out of it, and the reverse); X = 0, 128 KiB,
+//          512 KiB, 1, 2, 4 and 16 MiB; the second of 4 KiB, 64 KiB, 256 KiB, 1 MiB, 4 MiB; tau 0,
+//          10 or 30 us; 40 repetitions after 3 warm-ups.
+//
+// Medians and p10/p90 of the second copy's event interval, the first copy's, and from the first's
+// start to the second's end; the second copy's data verified per cell; every CUDA call checked.
+// (The leases ran the two modes as two programs, behind.cu and sweep.cu, since folded into one.)
 //
 // Build: nvcc -O3 -arch=sm_90 behind.cu -o behind
-// Run:   ./behind > behind.csv
+// Run:   ./behind behind > behind.csv; ./behind sweep > sweep.csv
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #include <vector>
 
 namespace {
@@ -33,8 +42,13 @@ namespace {
         }                                                                                                \
     } while (0)
 
-constexpr int kWarmup = 5;
-constexpr int kReps = 100;
+constexpr std::size_t kBig = std::size_t{16} << 20;
+
+void busy_wait_us(double us) {
+    const auto t0 = std::chrono::steady_clock::now();
+    while (std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() < us) {
+    }
+}
 
 float elapsed_us(cudaEvent_t a, cudaEvent_t b) {
     float ms = 0;
@@ -47,94 +61,135 @@ double quantile(std::vector<double> v, double q) {
     return v[static_cast<std::size_t>(q * static_cast<double>(v.size() - 1) + 0.5)];
 }
 
-}  // namespace
+struct Times {
+    std::vector<double> second, first, total;
+};
 
-int main() {
-    CHECK(cudaSetDevice(0));
-    const std::size_t big = std::size_t{4} << 20, small_max = 256 << 10;
-    unsigned char *hsrc = nullptr, *hsrc2 = nullptr, *hdst = nullptr, *dbig = nullptr, *dsrc = nullptr, *ddst2 = nullptr;
-    CHECK(cudaMallocHost(&hsrc, big));
-    CHECK(cudaMallocHost(&hsrc2, small_max));
-    CHECK(cudaMallocHost(&hdst, small_max));
-    CHECK(cudaMalloc(&dbig, big));
-    CHECK(cudaMalloc(&dsrc, small_max));
-    CHECK(cudaMalloc(&ddst2, small_max));
-    for (std::size_t i = 0; i < big; ++i) hsrc[i] = static_cast<unsigned char>((i * 131u + 7u) % 251u + 1u);
-    for (std::size_t i = 0; i < small_max; ++i) hsrc2[i] = static_cast<unsigned char>((i * 29u + 5u) % 241u + 1u);
-    std::vector<unsigned char> dev_pattern(small_max);
-    for (std::size_t i = 0; i < small_max; ++i) dev_pattern[i] = static_cast<unsigned char>((i * 17u + 3u) % 253u + 1u);
-    CHECK(cudaMemcpy(dsrc, dev_pattern.data(), small_max, cudaMemcpyHostToDevice));
-    cudaStream_t s1, s2;
-    CHECK(cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking));
-    CHECK(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking));
-    cudaEvent_t e0, e1, ea, eb;
-    for (cudaEvent_t* e : {&e0, &e1, &ea, &eb}) CHECK(cudaEventCreate(e));
+// Host and device buffers of kBig each way; the first copy uses their start, the second their
+// last `y` bytes.
+class Copies {
+public:
+    Copies() : pattern_(kBig) {
+        CHECK(cudaSetDevice(0));
+        CHECK(cudaMallocHost(&hsrc_, kBig));
+        CHECK(cudaMallocHost(&hdst_, kBig));
+        CHECK(cudaMalloc(&dsrc_, kBig));
+        CHECK(cudaMalloc(&ddst_, kBig));
+        for (std::size_t i = 0; i < kBig; ++i) {
+            hsrc_[i] = static_cast<unsigned char>((i * 131u + 7u) % 251u + 1u);
+            pattern_[i] = static_cast<unsigned char>((i * 17u + 3u) % 253u + 1u);
+        }
+        CHECK(cudaMemcpy(dsrc_, pattern_.data(), kBig, cudaMemcpyHostToDevice));
+        CHECK(cudaStreamCreateWithFlags(&s1_, cudaStreamNonBlocking));
+        CHECK(cudaStreamCreateWithFlags(&s2_, cudaStreamNonBlocking));
+        for (cudaEvent_t* e : {&e0_, &e1_, &ea_, &eb_}) CHECK(cudaEventCreate(e));
+    }
+    ~Copies() {
+        for (cudaEvent_t e : {e0_, e1_, ea_, eb_}) cudaEventDestroy(e);
+        cudaStreamDestroy(s1_);
+        cudaStreamDestroy(s2_);
+        cudaFree(dsrc_);
+        cudaFree(ddst_);
+        cudaFreeHost(hsrc_);
+        cudaFreeHost(hdst_);
+    }
+
+    // The first copy of x bytes (into the GPU: first_up), tau us, the second of y bytes (into the
+    // GPU: second_up); `rewrite`: the CPU writes the second copy's host destination first.
+    Times cell(bool first_up, std::size_t x, bool second_up, std::size_t y, double tau, bool rewrite, int warmup, int reps) {
+        Times t;
+        unsigned char* h2 = hdst_ + (kBig - y);
+        for (int r = 0; r < warmup + reps; ++r) {
+            if (rewrite && !second_up) std::memset(h2, 0, y);
+            CHECK(cudaDeviceSynchronize());
+            CHECK(cudaEventRecord(e0_, s1_));
+            if (x > 0) copy(first_up, 0, x, s1_);
+            CHECK(cudaEventRecord(e1_, s1_));
+            busy_wait_us(tau);
+            CHECK(cudaEventRecord(ea_, s2_));
+            copy(second_up, kBig - y, y, s2_);
+            CHECK(cudaEventRecord(eb_, s2_));
+            CHECK(cudaDeviceSynchronize());
+            if (r < warmup) continue;
+            t.second.push_back(elapsed_us(ea_, eb_));
+            t.first.push_back(elapsed_us(e0_, e1_));
+            t.total.push_back(elapsed_us(e0_, eb_));
+        }
+        std::vector<unsigned char> got(y);
+        if (second_up) {
+            CHECK(cudaMemcpy(got.data(), ddst_ + (kBig - y), y, cudaMemcpyDeviceToHost));
+            if (std::memcmp(got.data(), hsrc_ + (kBig - y), y) != 0) fail("into the GPU", y);
+        } else if (std::memcmp(h2, pattern_.data() + (kBig - y), y) != 0) {
+            fail("out of the GPU", y);
+        }
+        return t;
+    }
+
+private:
+    void copy(bool up, std::size_t offset, std::size_t n, cudaStream_t s) {
+        if (up) {
+            CHECK(cudaMemcpyAsync(ddst_ + offset, hsrc_ + offset, n, cudaMemcpyHostToDevice, s));
+        } else {
+            CHECK(cudaMemcpyAsync(hdst_ + offset, dsrc_ + offset, n, cudaMemcpyDeviceToHost, s));
+        }
+    }
+    [[noreturn]] static void fail(const char* what, std::size_t n) {
+        std::fprintf(stderr, "verification failed: the second copy, %s, %zu bytes\n", what, n);
+        std::exit(1);
+    }
+
+    unsigned char *hsrc_ = nullptr, *hdst_ = nullptr, *dsrc_ = nullptr, *ddst_ = nullptr;
+    std::vector<unsigned char> pattern_;
+    cudaStream_t s1_{}, s2_{};
+    cudaEvent_t e0_{}, e1_{}, ea_{}, eb_{};
+};
+
+void behind(Copies& c) {
     std::printf("first_h2d_bytes,second,second_bytes,second_median_us,second_p10_us,second_p90_us,first_median_us,second_end_after_first_start_us\n");
-    const std::size_t xs[] = {0, 64 << 10, 256 << 10, 1 << 20, big};
     struct Second {
         const char* name;
-        bool down;
+        bool up;
         std::size_t bytes;
     };
-    const Second seconds[] = {{"d2h", true, 4096}, {"d2h", true, 256 << 10}, {"h2d", false, 4096}};
-    std::vector<unsigned char> check(small_max);
-    for (const Second& sec : seconds) {
-        for (const std::size_t x : xs) {
-            std::vector<double> second, first, total;
-            for (int r = 0; r < kWarmup + kReps; ++r) {
-                std::memset(hdst, 0, sec.bytes);
-                CHECK(cudaMemset(ddst2, 0, sec.bytes));
-                CHECK(cudaDeviceSynchronize());
-                CHECK(cudaEventRecord(e0, s1));
-                if (x > 0) CHECK(cudaMemcpyAsync(dbig, hsrc, x, cudaMemcpyHostToDevice, s1));
-                CHECK(cudaEventRecord(e1, s1));
-                CHECK(cudaEventRecord(ea, s2));
-                if (sec.down) {
-                    CHECK(cudaMemcpyAsync(hdst, dsrc, sec.bytes, cudaMemcpyDeviceToHost, s2));
-                } else {
-                    CHECK(cudaMemcpyAsync(ddst2, hsrc2, sec.bytes, cudaMemcpyHostToDevice, s2));
-                }
-                CHECK(cudaEventRecord(eb, s2));
-                CHECK(cudaDeviceSynchronize());
-                if (r >= kWarmup) {
-                    second.push_back(elapsed_us(ea, eb));
-                    first.push_back(elapsed_us(e0, e1));
-                    total.push_back(elapsed_us(e0, eb));
-                }
-            }
-            if (sec.down) {
-                if (std::memcmp(hdst, dev_pattern.data(), sec.bytes) != 0) {
-                    std::fprintf(stderr, "verification failed: second copy out of the GPU, %zu bytes\n", sec.bytes);
-                    return 1;
-                }
-            } else {
-                CHECK(cudaMemcpy(check.data(), ddst2, sec.bytes, cudaMemcpyDeviceToHost));
-                if (std::memcmp(check.data(), hsrc2, sec.bytes) != 0) {
-                    std::fprintf(stderr, "verification failed: second copy into the GPU, %zu bytes\n", sec.bytes);
-                    return 1;
-                }
-            }
-            if (x > 0) {
-                std::vector<unsigned char> got(x);
-                CHECK(cudaMemcpy(got.data(), dbig, x, cudaMemcpyDeviceToHost));
-                if (std::memcmp(got.data(), hsrc, x) != 0) {
-                    std::fprintf(stderr, "verification failed: first copy, %zu bytes\n", x);
-                    return 1;
-                }
-            }
-            std::printf("%zu,%s,%zu,%.4f,%.4f,%.4f,%.4f,%.4f\n", x, sec.name, sec.bytes, quantile(second, 0.5), quantile(second, 0.1),
-                        quantile(second, 0.9), quantile(first, 0.5), quantile(total, 0.5));
+    for (const Second& sec : {Second{"d2h", false, 4096}, Second{"d2h", false, 256 << 10}, Second{"h2d", true, 4096}}) {
+        for (const std::size_t x : {std::size_t{0}, std::size_t{64} << 10, std::size_t{256} << 10, std::size_t{1} << 20, std::size_t{4} << 20}) {
+            const Times t = c.cell(true, x, sec.up, sec.bytes, 0.0, true, 5, 100);
+            std::printf("%zu,%s,%zu,%.4f,%.4f,%.4f,%.4f,%.4f\n", x, sec.name, sec.bytes, quantile(t.second, 0.5), quantile(t.second, 0.1),
+                        quantile(t.second, 0.9), quantile(t.first, 0.5), quantile(t.total, 0.5));
             std::fflush(stdout);
         }
     }
-    for (cudaEvent_t e : {e0, e1, ea, eb}) CHECK(cudaEventDestroy(e));
-    CHECK(cudaStreamDestroy(s1));
-    CHECK(cudaStreamDestroy(s2));
-    CHECK(cudaFree(dbig));
-    CHECK(cudaFree(dsrc));
-    CHECK(cudaFree(ddst2));
-    CHECK(cudaFreeHost(hsrc));
-    CHECK(cudaFreeHost(hsrc2));
-    CHECK(cudaFreeHost(hdst));
+}
+
+void sweep(Copies& c) {
+    std::printf("first,first_bytes,second,second_bytes,tau_us,second_median_us,second_p10_us,second_p90_us,first_median_us,second_end_after_first_start_us\n");
+    const std::size_t xs[] = {0, 128 << 10, 512 << 10, 1 << 20, 2 << 20, 4 << 20, 16 << 20};
+    const std::size_t ys[] = {4096, 64 << 10, 256 << 10, 1 << 20, 4 << 20};
+    for (const bool first_up : {true, false}) {
+        for (const double tau : {0.0, 10.0, 30.0}) {
+            for (const std::size_t y : ys) {
+                for (const std::size_t x : xs) {
+                    const Times t = c.cell(first_up, x, !first_up, y, tau, false, 3, 40);
+                    std::printf("%s,%zu,%s,%zu,%.0f,%.4f,%.4f,%.4f,%.4f,%.4f\n", first_up ? "h2d" : "d2h", x, first_up ? "d2h" : "h2d", y, tau,
+                                quantile(t.second, 0.5), quantile(t.second, 0.1), quantile(t.second, 0.9), quantile(t.first, 0.5),
+                                quantile(t.total, 0.5));
+                    std::fflush(stdout);
+                }
+            }
+        }
+    }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    const std::string mode = argc > 1 ? argv[1] : "";
+    if (mode != "behind" && mode != "sweep") {
+        std::fprintf(stderr, "usage: %s behind|sweep\n", argv[0]);
+        return 2;
+    }
+    Copies c;
+    if (mode == "behind") behind(c);
+    if (mode == "sweep") sweep(c);
     return 0;
 }

@@ -11,13 +11,12 @@ kind=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | awk '{print
 dir="$out/$kind-$(date -u +%Y-%m-%d)-$boot"
 mkdir -p "$dir"
 nvcc -O3 -arch=sm_90 "$here/behind.cu" -o /tmp/behind
-nvcc -O3 -arch=sm_90 "$here/sweep.cu" -o /tmp/sweep
 {
   echo "## boot id $(cat /proc/sys/kernel/random/boot_id)"
   echo "## nvidia-smi"; nvidia-smi 2>&1 || true
   echo "## lscpu"; lscpu 2>&1 || true
   echo "## kernel"; uname -a; cat /proc/cmdline 2>/dev/null || true
 } >"$dir/machine.txt" 2>&1
-/tmp/behind >"$dir/behind.csv"
-/tmp/sweep >"$dir/sweep.csv"
+/tmp/behind behind >"$dir/behind.csv"
+/tmp/behind sweep >"$dir/sweep.csv"
 echo "lease $(basename "$dir"): $(($(wc -l <"$dir/behind.csv") - 1)) rows"

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Tables of sweep.csv (sweep.cu): the second copy's median time, by the first copy's size
+"""Tables of sweep.csv (behind.cu sweep): the second copy's median time, by the first copy's size
 (columns) and its own (rows), for each order of the two and each wait tau before the second
-call; and behind.csv (behind.cu) as it is. Usage: summarize.py LEASE_DIR [LEASE_DIR ...].
+call; and behind.csv (behind.cu behind) as it is. Usage: summarize.py LEASE_DIR [LEASE_DIR ...].
 Standard library only."""
 import csv
 import os
