@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Where each sawtooth of a sweep jumps: the host delay D at which a copy's end moves on to its
-channel's next try (runtime.poll_period), from the means over repetitions of a CSV that submitpoint.cu,
-pollpath.cu or ../duplex-overlap/overlap.cu writes.
+channel's next try (runtime.poll_period), from the means over repetitions of a CSV that submitpoint.cu (tails,
+shapes) or ../duplex-overlap/overlap.cu writes.
 
 Usage: jumps.py CSV GROUP_COLUMNS VALUE_COLUMN [--period US]   (GROUP_COLUMNS: one or more, comma-separated)
 

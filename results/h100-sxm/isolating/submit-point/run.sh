@@ -12,13 +12,12 @@ kind=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | awk '{print
 dir="$out/$kind-$(date -u +%Y-%m-%d)-$boot"
 mkdir -p "$dir"
 nvcc -O3 -arch=sm_90 "$here/submitpoint.cu" -o /tmp/submitpoint
-nvcc -O3 -arch=sm_90 "$here/pollpath.cu" -o /tmp/pollpath
 {
   echo "## boot id $(cat /proc/sys/kernel/random/boot_id)"
   echo "## nvidia-smi"; nvidia-smi 2>&1 || true
   echo "## lscpu"; lscpu 2>&1 || true
   echo "## kernel"; uname -a; cat /proc/cmdline 2>/dev/null || true
 } >"$dir/machine.txt" 2>&1
-/tmp/submitpoint >"$dir/submitpoint.csv" 2>"$dir/calls.csv"
-/tmp/pollpath >"$dir/pollpath.csv" 2>"$dir/pollpath-calls.csv"
+/tmp/submitpoint tails >"$dir/submitpoint.csv" 2>"$dir/calls.csv"
+/tmp/submitpoint shapes >"$dir/pollpath.csv" 2>"$dir/pollpath-calls.csv"
 echo "lease $(basename "$dir"): $(($(wc -l <"$dir/submitpoint.csv") - 1)) rows"
