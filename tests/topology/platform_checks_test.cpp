@@ -115,6 +115,8 @@ TEST(PlatformChecks, BridgeNvlinkAndSocketValuesAreRejectedOutsideTheirBounds) {
         {platform(nv + "link_rate: 2TB/s}\n", "", two_gpus), "links[3].link_rate", "at most 1TB/s"},
         {platform(nv + "max_payload: 8B}\n", "", two_gpus), "links[3].max_payload", "16B..4KiB"},
         {platform(nv + "latency: 3ms}\n", "", two_gpus), "links[3].latency", "0s..1ms"},
+        {platform(nv + "port_bandwidth: -1GB/s}\n", "", two_gpus), "links[3].port_bandwidth", "must not be negative"},
+        {platform(nv + "port_bandwidth: 30TB/s}\n", "", two_gpus), "links[3].port_bandwidth", "0B/s (the links' rate only) or a rate up to"},
         {platform(sock + "bandwidth: 0GB/s}\n", "", rc1), "links[3].bandwidth", "above 0B/s"},
         {platform(sock + "latency: 2ms}\n", "", rc1), "links[3].latency", "0s..1ms"},
         {platform(sock + "latency: [1ns]}\n", "", rc1), "links[3].latency", "single value"},

@@ -2,6 +2,7 @@
 
 #include "dmasim/config/param_io.h"
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 #include <utility>
@@ -257,6 +258,12 @@ void check_nvlink(const NvlinkParams& nv, const std::string& prefix, const FailF
     c.bandwidth("link_rate", nv.link_rate, kMaxNvlinkLinkRate);
     c.bytes("max_payload", nv.max_payload, 16, 4 * kKiB);
     c.bytes("packet_overhead", nv.packet_overhead, 0, 256);
+    // 0B/s: the links' rate only. Written so that NaN fails too.
+    const double port_max = kMaxNvlinkLinkRate * static_cast<double>(std::max<std::int64_t>(nv.links, 1));
+    if (!(nv.port_bandwidth.bytes_per_s >= 0.0 && nv.port_bandwidth.bytes_per_s <= port_max)) {
+        c.bad("port_bandwidth", "must be 0B/s (the links' rate only) or a rate up to " + bandwidth_text(port_max) + ", not " +
+                                    to_string(nv.port_bandwidth));
+    }
     c.duration("latency", nv.latency, kMaxHardwareLatency);
 }
 

@@ -36,6 +36,7 @@ void PcieLink::configure(const Params& params) {
     params_ = params;
     phys_ = pcie::link_physics(params_);
     nvlink_ = false;
+    port_ps_per_byte_ = 0.0;
     cache_overheads();
     stats_ = LinkStats{};
     reset_credits();
@@ -58,6 +59,7 @@ void PcieLink::configure_nvlink(const config::NvlinkParams& nv) {
     params_.credits_nonposted_header = params_.credits_completion_header = params_.credits_completion_data = 0;
     nvlink_ = true;
     nvlink_overhead_ = static_cast<std::uint32_t>(nv.packet_overhead.value);
+    port_ps_per_byte_ = nv.port_bandwidth.bytes_per_s > 0.0 ? 1e12 / nv.port_bandwidth.bytes_per_s : 0.0;
     phys_ = pcie::LinkPhysics{};
     phys_.lanes = nv.links;
     phys_.stream_bytes_per_s = static_cast<double>(nv.links) * nv.link_rate.bytes_per_s;
@@ -264,7 +266,8 @@ void PcieLink::transmit() {
             freed_class = chosen;
         }
     }
-    const double duration = bytes_on_wire * phys_.ps_per_byte;
+    // The GPU's NVLink port may feed the bond more slowly than its flits go (port_bandwidth).
+    const double duration = std::max(bytes_on_wire * phys_.ps_per_byte, slot->tlp.payload * port_ps_per_byte_);
     wire_free_ps_ = start + duration;
     stats_.busy_ps += duration;
     if (Tracer::active() != nullptr) probe_.busy(trace_name_, start, duration);

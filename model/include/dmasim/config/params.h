@@ -322,6 +322,10 @@ struct NvlinkParams {
     // Header flits per write packet: two 16-byte flits. NCCL's maintainers: a 25 GB/s link
     // "converts to ~20 GB/s effective bandwidth with a 128B payload" = 128 / (128 + 32).
     Bytes packet_overhead{32};
+    // What the GPU puts through its NVLink port at most, payload per direction: below what the
+    // flits allow (NCCL's maintainers: A100 copy engines reach ~230 of 240 GB/s, "some other
+    // bottlenecks on the GPUs", NVIDIA/nccl-tests#149). 0 = only the links' own rate.
+    Bandwidth port_bandwidth{0};
     Duration latency{300'000};
 
     template <class V>
@@ -330,6 +334,7 @@ struct NvlinkParams {
         v(FieldInfo{"link_rate", "bytes/s", "flits one link carries per second, one direction (NVLink 2-4: `25GB/s`; nvidia-smi shows the signalling rate, `26.5625GB/s` on NVLink 4); above 0, at most 1TB/s"}, link_rate);
         v(FieldInfo{"max_payload", "bytes", "largest write a packet carries (copy engines: 256 B); 16B..4KiB"}, max_payload);
         v(FieldInfo{"packet_overhead", "bytes", "header flits per write packet (two 16-byte flits: 128-byte writes get 80 % of the link); 0B..256B"}, packet_overhead);
+        v(FieldInfo{"port_bandwidth", "bytes/s", "payload the GPU moves over the bond at most, per direction, whatever the flits allow: 0B/s = the links' rate only (18 NVLink-4 links with 256-byte packets: 400 GB/s). Two H100 and two H200 joined by NV18: 390.9 GB/s, peer copies of 6-48 MiB a further MiB (390.0, 390.9 and 390.9 GB/s on three leases, a straight line within 0.5-0.8 us; results/h200x2-nvlink/isolating/peer-step); else at most 1TB/s per link"}, port_bandwidth);
         v(FieldInfo{"latency", "time", "one-way latency; 0s..1ms"}, latency);
     }
 };

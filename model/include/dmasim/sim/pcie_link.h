@@ -122,6 +122,7 @@ private:
     pcie::LinkPhysics phys_{};
     bool nvlink_ = false;
     std::uint32_t nvlink_overhead_ = 0;
+    double port_ps_per_byte_ = 0.0;  // NVLink: the GPU's port, payload only (0: no limit)
     std::array<std::uint32_t, 3> overhead_bytes_{};  // wire bytes a TLP adds to its payload, by TlpKind
     std::uint32_t dllp_bytes_ = 0;
     PcieLink* reverse_ = nullptr;
