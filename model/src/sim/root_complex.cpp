@@ -1,6 +1,7 @@
 #include "dmasim/sim/root_complex.h"
 
 #include <algorithm>
+#include <cmath>
 
 namespace dmasim::sim {
 
@@ -66,7 +67,34 @@ void RootComplex::configure(const Params& params, const std::vector<config::Link
     ports_read_free_ps_ = 0.0;
     io_written_.fill(JobBytes{});
     io_next_ = 0;
+    io_free_ = params_.io_cache.value;
     stats_ = RootComplexStats{};
+}
+
+double io_cache_kept_share(std::uint64_t extent, std::uint64_t cache) {
+    if (cache == 0) return 0.0;
+    if (extent <= cache) return 1.0;
+    const double r = static_cast<double>(extent) / static_cast<double>(cache);
+    // g(h) = h - exp(-r (1 - h)) is negative at 0 and positive at its minimum 1 - ln(r) / r
+    // (r > 1), where the kept share lies below; h = 1 is the other root, not reached from an
+    // empty cache. Bisection: 60 halvings are below a double's resolution.
+    double lo = 0.0;
+    double hi = 1.0 - std::log(r) / r;
+    for (int i = 0; i < 60; ++i) {
+        const double mid = 0.5 * (lo + hi);
+        (mid - std::exp(-r * (1.0 - mid)) < 0.0 ? lo : hi) = mid;
+    }
+    return 0.5 * (lo + hi);
+}
+
+std::uint64_t io_cache_free_bytes(std::uint64_t extent, std::uint64_t cache) {
+    if (extent <= cache) return cache;
+    return static_cast<std::uint64_t>(std::llround(io_cache_kept_share(extent, cache) * static_cast<double>(extent)));
+}
+
+void RootComplex::set_write_extent(std::uint64_t bytes) {
+    // No extent known: the program's first pass, which fills the cache before it evicts.
+    io_free_ = bytes == 0 ? params_.io_cache.value : io_cache_free_bytes(bytes, params_.io_cache.value);
 }
 
 bool RootComplex::idle() const {
@@ -356,7 +384,7 @@ bool RootComplex::evicts(std::uint32_t job, std::uint32_t host_kib, std::uint32_
         *entry = JobBytes{job, std::uint64_t{host_kib} << 10, true};
     }
     entry->bytes += bytes;
-    return entry->bytes > params_.io_cache.value;
+    return entry->bytes > io_free_;
 }
 
 void RootComplex::release_writes() {

@@ -246,6 +246,8 @@ ProgramOutcome Simulator::execute(const config::ModelParams& params, const Progr
                               seconds(clock_left) + ")");
     }
     const double budget = std::min(watchdog_.factor * estimate + static_cast<double>(watchdog_.margin.ps), clock_left);
+    const std::uint64_t extent = program.host_write_extent > 0 ? program.host_write_extent : host_write_extent(program);
+    for (const auto& b : top_->bridges()) b->set_write_extent(extent);
     rt.submit(program);
     try {
         top_->fabric().set_limit(kernel_now() + static_cast<sc_dt::uint64>(budget));
@@ -428,22 +430,29 @@ std::uint64_t Simulator::io_cache_bytes(const config::ModelParams& params) const
 }
 
 namespace {
-// The level from which a program's writes to host memory have filled a port's I/O cache of
-// `cache` bytes (0: they never do): the largest write's share of the program, `target` levels.
+// The level from which a program's writes to host memory have passed a port's I/O cache of
+// `cache` bytes (0: they never do): the cache's share of the largest write, `target` levels.
+// Past it the writes evict (from io_cache_free_bytes, which is less), and the levels also run
+// at the sizes where the case's other rates have settled.
 std::uint64_t settle_level(const Program& whole, std::uint64_t cache, std::uint64_t target) {
+    const std::uint64_t largest = Simulator::host_write_extent(whole);
+    if (largest <= cache) return 0;
+    const long double share = static_cast<long double>(cache) / static_cast<long double>(largest);
+    return static_cast<std::uint64_t>(std::ceil(share * static_cast<long double>(target)));
+}
+}  // namespace
+
+std::uint64_t Simulator::host_write_extent(const Program& program) {
     std::uint64_t largest = 0;
-    for (const Op& op : whole.ops) {
+    for (const Op& op : program.ops) {
         if (op.kind == Op::Kind::kCopy && op.direction == CopyDirection::kDeviceToHost && op.peer_gpu < 0) {
             largest = std::max(largest, op.host_offset + op.bytes);
         } else if (op.kind == Op::Kind::kMappedKernel) {
             largest = std::max(largest, op.mapped.write_bytes);
         }
     }
-    if (largest <= cache) return 0;
-    const long double share = static_cast<long double>(cache) / static_cast<long double>(largest);
-    return static_cast<std::uint64_t>(std::ceil(share * static_cast<long double>(target)));
+    return largest;
 }
-}  // namespace
 
 ProgramFamily Simulator::sized_family(const config::ModelParams& params, std::uint64_t size, std::uint64_t extra,
                                       std::uint64_t warmup_bytes, std::function<Program(std::uint64_t bytes)> build) const {
@@ -459,10 +468,16 @@ ProgramFamily Simulator::sized_family(const config::ModelParams& params, std::ui
     f.min_level = std::max<std::uint64_t>(1, (warmup_bytes + unit - 1) / unit);
     // A transfer's writes to host memory run differently once they have filled a port's I/O
     // cache: the warm-up starts where the largest one does, at its share of the size.
+    const Program real = build(size);
     if (const std::uint64_t cache = io_cache_bytes(params); cache > 0 && f.scalable) {
-        f.settle_level = settle_level(build(size), cache, f.target);
+        f.settle_level = settle_level(real, cache, f.target);
     }
-    f.make = [build, rest, unit](std::uint64_t m) { return build(rest + m * unit); };
+    // Every level evicts as the real program does: its repetitions pass over the real extent.
+    f.make = [build, rest, unit, extent = host_write_extent(real)](std::uint64_t m) {
+        Program p = build(rest + m * unit);
+        p.host_write_extent = extent;
+        return p;
+    };
     f.describe = [rest, unit](std::uint64_t m) { return core::to_string(core::Bytes{rest + m * unit}); };
     return f;
 }
@@ -539,10 +554,15 @@ CaseResult Simulator::run_flows(const config::ModelParams& params, const std::ve
         };
         // As for one transfer (sized_family): the warm-up starts where the largest flow that
         // writes host memory has filled a port's I/O cache.
+        const std::uint64_t extent = host_write_extent(build(real));
         if (const std::uint64_t cache = io_cache_bytes(params); cache > 0 && family.scalable) {
             family.settle_level = settle_level(build(real), cache, target);
         }
-        family.make = [&build, sizes_at](std::uint64_t m) { return build(sizes_at(m)); };
+        family.make = [&build, sizes_at, extent](std::uint64_t m) {
+            Program p = build(sizes_at(m));
+            p.host_write_extent = extent;
+            return p;
+        };
         family.describe = [sizes_at](std::uint64_t m) {
             std::string d;
             for (const auto b : sizes_at(m)) d += (d.empty() ? "" : "+") + core::to_string(core::Bytes{b});

@@ -87,6 +87,11 @@ struct Op {
 
 struct Program {
     std::vector<Op> ops;
+    // The host memory the real program's writes cover in one repetition (0: work it out from
+    // `ops`). Measured rows repeat a program on the same buffers, so a device-to-host copy finds
+    // in the I/O cache what of its own lines survived a pass (root_complex.io_cache); a level
+    // simulated smaller for fast-forward carries the real program's extent.
+    std::uint64_t host_write_extent = 0;
 };
 
 // When each operation of the last program was issued, started and finished (ps, from the

@@ -48,6 +48,15 @@ struct RootComplexStats {
     double memory_wait_ps = 0.0;
 };
 
+// What share of a buffer of `extent` bytes, written again and again, a cache of `cache` bytes
+// still holds when a pass comes back to a line. The I/O ways replace lines at random: a line
+// survives the misses of a whole pass with probability exp(-misses / lines), so the share h
+// kept solves h = exp(-(extent / cache) (1 - h)); 1 when the buffer fits.
+double io_cache_kept_share(std::uint64_t extent, std::uint64_t cache);
+// The bytes at the start of each pass whose writes find their lines in the cache, the rest
+// each evicting one: the share kept of the extent, or the whole cache while the buffer fits.
+std::uint64_t io_cache_free_bytes(std::uint64_t extent, std::uint64_t cache);
+
 class RootComplex : public sc_core::sc_module {
 public:
     using Params = config::RootComplexParams;
@@ -79,6 +88,10 @@ public:
     void set_listener(CompletionListener* listener) { listener_ = listener; }
     // Peer-to-peer through this root complex bounces through host memory (written, read back).
     void set_p2p_via_cpu(bool v) { p2p_via_cpu_ = v; }
+    // The host memory the program's writes cover in one repetition (Program::host_write_extent):
+    // its repetitions write the same lines again, and what of them the I/O cache still holds
+    // decides which writes evict (io_cache_kept_share).
+    void set_write_extent(std::uint64_t bytes);
     bool idle() const;
     const RootComplexStats& stats() const { return stats_; }
 
@@ -122,8 +135,9 @@ private:
     // A completion of `port` is waiting for the shared stage only (due, and its link ready).
     bool completion_waiting(std::size_t port) const;
     // Whether a write of `job` of `bytes` evicts a line of the I/O cache (io_cache): whether it
-    // lands past the first io_cache bytes of the program's host buffers, its job having started
-    // `host_kib` into them (Tlp::host_kib) and written what it did before.
+    // lands past the bytes of the program's host buffers whose lines a pass still finds there
+    // (io_free_), its job having started `host_kib` into them (Tlp::host_kib) and written what
+    // it did before.
     bool evicts(std::uint32_t job, std::uint32_t host_kib, std::uint32_t bytes);
     int port_towards(std::uint16_t node) const;
 
@@ -170,6 +184,7 @@ private:
         bool seen = false;
     };
     static constexpr std::size_t kIoJobs = 8;
+    std::uint64_t io_free_ = 0;  // io_cache_free_bytes of the program's extent
     std::array<JobBytes, kIoJobs> io_written_{};
     std::size_t io_next_ = 0;
     double last_release_ps_ = 0.0;     // when the last posted write left its buffer

@@ -139,6 +139,10 @@ public:
     // run, for tests of the runtime's own mechanisms and tools that build programs of their own.
     ProgramOutcome execute(const config::ModelParams& params, const Program& program);
 
+    // The host memory a program's writes cover: its largest device-to-host copy's end in its
+    // host buffers, or a mapped kernel's writes (root_complex.io_cache).
+    static std::uint64_t host_write_extent(const Program& program);
+
 private:
     // The family's real program, fast-forwarded when the fidelity allows and the checks pass.
     ProgramOutcome execute(const config::ModelParams& params, const ProgramFamily& family);

@@ -12,6 +12,8 @@
 //
 // Build: nvcc -O3 -arch=sm_90 -Xcompiler -pthread duplexmem.cu -o duplexmem
 // Run:   ./duplexmem > duplexmem.csv      (about a minute; progress on stderr)
+//        ./duplexmem repeat > repeat.csv  (as dmaprobe runs: nothing flushed, the same host
+//        buffers written and read again each repetition, 16-256 MiB, 3 warm-ups, 10 repetitions)
 //
 // Timing: a gate kernel holds stream 0; both streams' copies are queued behind it (stream 1
 // waits for an event recorded after the gate), so both start when the gate opens. Events after
@@ -47,6 +49,8 @@ constexpr std::size_t kMiB = std::size_t{1} << 20;
 constexpr std::size_t kMaxBytes = 512 * kMiB;
 constexpr std::size_t kReuseBytes = 16 * kMiB;  // a reused host buffer: well inside the 300 MiB L3
 constexpr int kReps = 5;
+constexpr int kRepeatWarmups = 3;  // repeat mode: enough passes for the cache's steady state
+constexpr int kRepeatReps = 10;
 constexpr int kLoadThreads = 8;
 constexpr std::size_t kLoadBytes = std::size_t{2} << 30;  // the load threads' buffer, 7x the L3
 constexpr int kFlushThreads = 4;
@@ -234,7 +238,14 @@ void verify(const Case& c, Buffers& b) {
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+    // repeat: the steady state of repetitions that rewrite the same host buffers, as the main
+    // plan's are: what a D2H copy's writes find of their own earlier lines in the I/O cache.
+    const bool repeat = argc > 1 && std::strcmp(argv[1], "repeat") == 0;
+    if (argc > 1 && !repeat) {
+        std::fprintf(stderr, "usage: duplexmem [repeat]\n");
+        return 2;
+    }
     Buffers b;
     CHECK(cudaSetDevice(0));
     CHECK(cudaHostAlloc(&b.h_src, kMaxBytes, cudaHostAllocDefault));
@@ -260,13 +271,16 @@ int main() {
     DramLoad load(load_buffer);
 
     std::vector<Case> cases;
-    const std::size_t sizes_mib[] = {4, 8, 12, 16, 20, 24, 32, 40, 48, 64, 96, 128, 256, 512};
+    const std::vector<std::size_t> sizes_mib =
+        repeat ? std::vector<std::size_t>{16, 24, 32, 40, 48, 56, 64, 80, 96, 128, 192, 256}
+               : std::vector<std::size_t>{4, 8, 12, 16, 20, 24, 32, 40, 48, 64, 96, 128, 256, 512};
     for (const std::size_t mib : sizes_mib) {
         for (const Mode m : {Mode::kH2d, Mode::kD2h, Mode::kDuplex}) {
             cases.push_back({m, mib * kMiB, 0, 0, false, m == Mode::kH2d ? "h2d" : m == Mode::kD2h ? "d2h" : "duplex"});
         }
     }
     for (const std::size_t mib : {std::size_t{64}, std::size_t{256}}) {
+        if (repeat) break;
         cases.push_back({Mode::kDuplex, mib * kMiB, 0, kReuseBytes, false, "duplex-d2h-reuse16"});
         cases.push_back({Mode::kDuplex, mib * kMiB, kReuseBytes, 0, false, "duplex-h2d-reuse16"});
         cases.push_back({Mode::kDuplex, mib * kMiB, kReuseBytes, kReuseBytes, false, "duplex-both-reuse16"});
@@ -274,28 +288,33 @@ int main() {
         cases.push_back({Mode::kH2d, mib * kMiB, kReuseBytes, 0, false, "h2d-reuse16"});
     }
     for (const std::size_t mib : {std::size_t{16}, std::size_t{64}, std::size_t{128}}) {
+        if (repeat) break;
         cases.push_back({Mode::kDuplex, mib * kMiB, 0, 0, true, "duplex-warm"});
         cases.push_back({Mode::kH2d, mib * kMiB, 0, 0, true, "h2d-warm"});
     }
 
     std::printf("label,load,size_bytes,rep,h2d_us,d2h_us,cpu_load_gbps\n");
     std::uint64_t sink = 0;
-    const DramLoad::Kind loads[] = {DramLoad::Kind::kNone, DramLoad::Kind::kRead, DramLoad::Kind::kWrite};
+    const std::vector<DramLoad::Kind> loads =
+        repeat ? std::vector<DramLoad::Kind>{DramLoad::Kind::kNone}
+               : std::vector<DramLoad::Kind>{DramLoad::Kind::kNone, DramLoad::Kind::kRead, DramLoad::Kind::kWrite};
+    const int warmups = repeat ? kRepeatWarmups : 1;
+    const int reps = repeat ? kRepeatReps : kReps;
     for (const DramLoad::Kind lk : loads) {
         load.start(lk);
         std::fprintf(stderr, "load %s\n", DramLoad::name(lk));
         for (const Case& c : cases) {
             // The reuse and warm cases answer their question without a CPU load.
             if (lk != DramLoad::Kind::kNone && (c.reuse_h2d != 0 || c.reuse_d2h != 0 || c.warm)) continue;
-            for (int rep = -1; rep < kReps; ++rep) {
+            for (int rep = -warmups; rep < reps; ++rep) {
                 const std::size_t src_bytes = c.reuse_h2d != 0 ? c.reuse_h2d : c.bytes;
                 const std::size_t dst_bytes = c.reuse_d2h != 0 ? c.reuse_d2h : c.bytes;
                 if (c.warm) {
                     sink += touch(b.h_src, src_bytes / sizeof(std::uint64_t));
-                } else {
+                } else if (!repeat) {
                     flush(b.h_src, src_bytes);
                 }
-                flush(b.h_dst, dst_bytes);
+                if (!repeat) flush(b.h_dst, dst_bytes);
                 const std::uint64_t before = load.bytes();
                 const auto t0 = std::chrono::steady_clock::now();
                 queue(c, b);
@@ -306,8 +325,8 @@ int main() {
                 float h2d_ms = 0.0f, d2h_ms = 0.0f;
                 CHECK(cudaEventElapsedTime(&h2d_ms, b.open, b.end_h2d));
                 CHECK(cudaEventElapsedTime(&d2h_ms, b.open, b.end_d2h));
-                if (rep == -1) {
-                    verify(c, b);
+                if (rep < 0) {
+                    if (rep == -warmups) verify(c, b);
                     continue;
                 }
                 std::printf("%s,%s,%zu,%d,%.3f,%.3f,%.2f\n", c.label, DramLoad::name(lk), c.bytes, rep,
