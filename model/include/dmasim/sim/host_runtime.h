@@ -70,8 +70,8 @@ struct Op {
     int peer_gpu = -1;  // kCopy: >= 0 makes it a device-to-device copy into that GPU
     std::uint32_t request_bytes = 0;  // kCopy: write size (0: MPS); NVLink takes larger writes
     // kCopy: where in the program's host buffers it starts. Copies of one buffer's parts start
-    // where the part does; copies of the same buffer again start where it did (the host's I/O
-    // cache, root_complex.io_cache, keeps what a program wrote first).
+    // where the part does; copies of the same buffer again start where it did (a pass finds the
+    // first share of the buffer in the host's I/O cache, root_complex.io_cache).
     std::uint64_t host_offset = 0;
     // Work the runtime queues itself inside a call the application made (the pieces of a staged
     // peer copy): no call overhead of its own.

@@ -51,7 +51,7 @@ struct alignas(16) Tlp {
     // where it would leave out trailing padding and copy 26 bytes in two overlapping moves.
     std::uint8_t spare[2] = {};
     // Writes to host memory: where in the program's host buffers its transfer starts, in KiB
-    // (root_complex.io_cache holds the first bytes a program writes, not what it writes again).
+    // (a pass finds the first share of its buffers in root_complex.io_cache, and evicts past it).
     std::uint32_t host_kib = 0;
 };
 
