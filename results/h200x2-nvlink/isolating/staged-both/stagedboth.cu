@@ -14,7 +14,12 @@
 //   gated0to1    one way behind the spin kernel (the reference for gated);
 //   swap         as free, but GPU 0's copy issued before GPU 1's;
 //   later0:D     as gated, GPU 0's spin D us longer: its copy starts D us after GPU 1's
-//   later1:D     (later1: GPU 1's later). Each copy timed from its own GPU's start event.
+//   later1:D     (later1: GPU 1's later). Each copy timed from its own GPU's start event;
+//   delay:D      as free, but the CPU spins D us between GPU 1's calls and GPU 0's, and GPU 0's
+//                start event is recorded right before its call: does a copy issued while the
+//                other's pieces run lose time, and only then?
+//   queries:D    as delay, the CPU calling cudaEventQuery on GPU 1's end event for those D us
+//                (the driver busy beside the pieces, not only the CPU).
 // The CPU side: the time each cudaMemcpyPeerAsync keeps the CPU (call0, call1), and, for both and
 // free, when the CPU first sees each copy's end event done (cudaEventQuery in a loop), from the
 // start of the first call (seen0, seen1): which copy ends first, and by how much.
@@ -174,8 +179,9 @@ int main(int argc, char** argv) {
     for (const std::string& c : cases) {
         const std::string base = c.substr(0, c.find(':'));
         if (base != "0to1" && base != "1to0" && base != "both" && base != "free" && base != "swap" && base != "gated" &&
-            base != "gated0to1" && base != "later0" && base != "later1") {
-            std::fprintf(stderr, "unknown case %s (0to1 1to0 both free swap gated gated0to1 later0:US later1:US)\n", c.c_str());
+            base != "gated0to1" && base != "later0" && base != "later1" && base != "delay" && base != "queries") {
+            std::fprintf(stderr, "unknown case %s (0to1 1to0 both free swap gated gated0to1 later0:US later1:US delay:US queries:US)\n",
+                         c.c_str());
             return 2;
         }
     }
@@ -189,7 +195,9 @@ int main(int argc, char** argv) {
             const bool from1 = base != "0to1" && base != "gated0to1";
             const bool waits = base == "both";
             const bool gated = base == "gated" || base == "gated0to1" || base == "later0" || base == "later1";
-            const bool polls = base == "both" || base == "free" || base == "swap";
+            // delay:D / queries:D: the CPU's D us between GPU 1's calls and GPU 0's.
+            const bool delayed = base == "delay" || base == "queries";
+            const bool polls = base == "both" || base == "free" || base == "swap" || delayed;
             const bool first0 = base == "swap";
             if (from0) clear(g[1].dst, n, 1);
             if (from1) clear(g[0].dst, n, 0);
@@ -211,8 +219,18 @@ int main(int argc, char** argv) {
                 CHECK(cudaSetDevice(0));
                 const Clock::time_point t_begin = Clock::now();
                 double c0 = 0, c1 = 0;
-                if (from0) CHECK(cudaEventRecord(g[0].start, g[0].s));
+                if (from0 && !delayed) CHECK(cudaEventRecord(g[0].start, g[0].s));
                 const auto issue0 = [&] {
+                    if (delayed) {
+                        const Clock::time_point until = Clock::now() + std::chrono::nanoseconds(static_cast<long long>(later * 1e3));
+                        while (Clock::now() < until) {
+                            if (base == "queries") {
+                                const cudaError_t e = cudaEventQuery(g[1].end);
+                                if (e != cudaSuccess && e != cudaErrorNotReady) CHECK(e);
+                            }
+                        }
+                        CHECK(cudaEventRecord(g[0].start, g[0].s));
+                    }
                     const Clock::time_point t = Clock::now();
                     CHECK(cudaMemcpyPeerAsync(g[1].dst, 1, g[0].src, 0, n, g[0].s));
                     c0 = since_us(t);
