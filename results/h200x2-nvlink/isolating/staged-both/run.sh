@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # One lease of the staged-both case, on a machine of two GPUs (CUDA toolkit only):
 #   results/h200x2-nvlink/isolating/staged-both/run.sh OUTDIR [CASES SIZES NAME]
-# Writes OUTDIR/<kind>-<date>-<boot id>/: stagedboth.csv, machine.txt (nvidia-smi, nvidia-smi topo -m,
+# Writes OUTDIR/<kind>-<date>-<boot id>/: stagedboth.csv (and stagedboth-NAME.csv for CASES
+# SIZES NAME), stagedpool.csv (one direction's copies at once; leases before 2026-11-28 lack it), machine.txt (nvidia-smi, nvidia-smi topo -m,
 # lscpu, kernel). <kind>: the GPU name's second word in lower case, x the number of GPUs.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -11,6 +12,7 @@ kind=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | awk '{print
 dir="$out/$kind-$(date -u +%Y-%m-%d)-$boot"
 mkdir -p "$dir"
 nvcc -O3 -arch=sm_90 "$here/stagedboth.cu" -o "/tmp/stagedboth"
+nvcc -O3 -arch=sm_90 "$here/stagedpool.cu" -o "/tmp/stagedpool"
 {
   echo "## boot id $(cat /proc/sys/kernel/random/boot_id)"
   echo "## nvidia-smi"; nvidia-smi 2>&1 || true
@@ -20,4 +22,5 @@ nvcc -O3 -arch=sm_90 "$here/stagedboth.cu" -o "/tmp/stagedboth"
 } >"$dir/machine.txt" 2>&1
 "/tmp/stagedboth" >"$dir/stagedboth.csv"
 if [ $# -gt 1 ]; then "/tmp/stagedboth" "$2" "${3:-1024}" >"$dir/stagedboth-${4:-extra}.csv"; fi
+"/tmp/stagedpool" >"$dir/stagedpool.csv"
 echo "lease $(basename "$dir"): $(($(wc -l <"$dir/stagedboth.csv") - 1)) rows"
