@@ -96,6 +96,9 @@ TEST(Peer, TheLentMachinesBondHasItsMeasuredPortRate) {
         EXPECT_EQ(l.nvlink.links, 18);
     }
     EXPECT_EQ(bonds, 1);
+    // `topo show` names the port beside the bond's flit rate.
+    const topology::Bottleneck b = topology::bottleneck(plat, plat.at("gpu0"), plat.at("gpu1"));
+    EXPECT_NE(b.link.find("NVLink x18, GPU port 390.9GB/s"), std::string::npos) << b.link;
 }
 
 TEST(Peer, BothWaysUseBothDirectionsOfTheBond) {

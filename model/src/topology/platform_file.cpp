@@ -616,7 +616,11 @@ std::string describe(const Platform& p, EdgeId e) {
     std::string s = g[boost::source(e, g)].name + "-" + g[boost::target(e, g)].name + " (";
     switch (l.kind) {
         case LinkKind::kPcie: s += "PCIe " + pcie::describe_link(l.pcie); break;
-        case LinkKind::kNvlink: s += "NVLink x" + std::to_string(l.nvlink.links); break;
+        case LinkKind::kNvlink:
+            s += "NVLink x" + std::to_string(l.nvlink.links);
+            // The GPU may feed the bond less than its flits carry (nvlink.port_bandwidth).
+            if (l.nvlink.port_bandwidth.bytes_per_s > 0.0) s += ", GPU port " + core::to_string(l.nvlink.port_bandwidth);
+            break;
         case LinkKind::kSocket: s += "socket link"; break;
         case LinkKind::kInternal: s += "internal"; break;
     }
