@@ -554,9 +554,10 @@ CaseResult Simulator::run_flows(const config::ModelParams& params, const std::ve
         };
         // As for one transfer (sized_family): the warm-up starts where the largest flow that
         // writes host memory has filled a port's I/O cache.
-        const std::uint64_t extent = host_write_extent(build(real));
+        const Program whole = build(real);
+        const std::uint64_t extent = host_write_extent(whole);
         if (const std::uint64_t cache = io_cache_bytes(params); cache > 0 && family.scalable) {
-            family.settle_level = settle_level(build(real), cache, target);
+            family.settle_level = settle_level(whole, cache, target);
         }
         family.make = [&build, sizes_at, extent](std::uint64_t m) {
             Program p = build(sizes_at(m));
