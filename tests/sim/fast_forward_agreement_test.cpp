@@ -286,6 +286,7 @@ const char* const kCases[] = {
     "scenarios/whatif/host-eras.yaml|v100-gen3",
     "scenarios/whatif/pcie-links.yaml|h100-sxm",
     "scenarios/whatif/peer-links.yaml|workstation-2gpu-switch",
+    "scenarios/whatif/peer-pcie-pairs.yaml|dgx-h100-pcie",
     "scenarios/whatif/radar.yaml|radar-rootports",
     "scenarios/whatif/radar.yaml|radar-switch",
 };

@@ -120,7 +120,18 @@ TEST(PlatformChecks, BridgeNvlinkAndSocketValuesAreRejectedOutsideTheirBounds) {
         {platform(sock + "bandwidth: 0GB/s}\n", "", rc1), "links[3].bandwidth", "above 0B/s"},
         {platform(sock + "latency: 2ms}\n", "", rc1), "links[3].latency", "0s..1ms"},
         {platform(sock + "latency: [1ns]}\n", "", rc1), "links[3].latency", "single value"},
+        {platform(pcie, ", peer_write_size: 100B"), "nodes[1].peer_write_size", "a power of two from 64B to 4KiB"},
+        {platform(pcie, ", peer_write_size: 32B"), "nodes[1].peer_write_size", "a power of two from 64B to 4KiB"},
+        {platform(pcie, ", peer_write_size: 8KiB"), "nodes[1].peer_write_size", "a power of two from 64B to 4KiB"},
+        {platform(sock + "bandwidth: 64GB/s, peer_bandwidth: 80GB/s}\n", "", rc1), "links[3].peer_bandwidth",
+         "up to the link's bandwidth (64GB/s)"},
+        {platform(sock + "peer_bandwidth: -1GB/s}\n", "", rc1), "links[3].peer_bandwidth", "must not be negative"},
+        {platform(pcie + "  - {a: cpu0, b: rc1, kind: internal}\n  - {a: rc0, b: rc1, kind: pcie, peer_bandwidth: 1GB/s}\n", "", rc1),
+         "links[3].peer_bandwidth", "unknown key"},
     });
+    // Accepted: a root complex that cuts peer writes into 64-byte ones, a socket link's peer rate.
+    EXPECT_TRUE(parse(platform(pcie, ", peer_write_size: 64B")).accepted);
+    EXPECT_TRUE(parse(platform(sock + "bandwidth: 64GB/s, peer_bandwidth: 22GB/s}\n", "", rc1)).accepted);
 }
 
 TEST(PlatformChecks, TheShapeOfTheMachineIsChecked) {

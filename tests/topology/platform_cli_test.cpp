@@ -91,5 +91,40 @@ TEST_F(PlatformCli, AGoodPlatformFileStillValidatesAndShows) {
     EXPECT_NE(t.out.find("gpu0"), std::string::npos) << t.out;
 }
 
+// Issue 15: one pair hop by hop with its peer-to-peer policy; refused and bounced pairs and each
+// bridge's policy in the full listing.
+TEST_F(PlatformCli, TopoShowGivesOnePairAndMarksPairsThatAreNotForwardedStraight) {
+    const Outcome pair = cli({"topo", "show", "dgx-h100", "--from", "gpu0", "--to", "nic4"});
+    EXPECT_EQ(pair.code, 0) << pair.err;
+    EXPECT_NE(pair.out.find("gpu0 -> nic4: SYS"), std::string::npos) << pair.out;
+    EXPECT_NE(pair.out.find("rc0        -> rc2"), std::string::npos) << pair.out;
+    EXPECT_NE(pair.out.find("peer-to-peer 22GB/s"), std::string::npos) << pair.out;
+    EXPECT_NE(pair.out.find("peer-to-peer: direct"), std::string::npos) << pair.out;
+    EXPECT_EQ(pair.out.find("route bottlenecks"), std::string::npos) << "one pair only:\n" << pair.out;
+
+    std::ofstream(dir_ / "shut.yaml") << "name: shut\nnodes:\n  - {name: cpu0, kind: cpu}\n"
+                                         "  - {name: rc0, kind: root_complex, p2p: refused}\n"
+                                         "  - {name: sw0, kind: switch, p2p: via_cpu}\n"
+                                         "  - {name: gpu0, kind: gpu}\n  - {name: gpu1, kind: gpu}\n  - {name: gpu2, kind: gpu}\n"
+                                         "links:\n  - {a: cpu0, b: rc0, kind: internal}\n  - {a: rc0, b: sw0}\n"
+                                         "  - {a: sw0, b: gpu0}\n  - {a: sw0, b: gpu1}\n  - {a: rc0, b: gpu2}\n";
+    const Outcome all = cli({"topo", "show", (dir_ / "shut.yaml").string()});
+    EXPECT_EQ(all.code, 0) << all.err;
+    EXPECT_NE(all.out.find("gpu0     -- gpu1     bounced through host memory at sw0"), std::string::npos) << all.out;
+    EXPECT_NE(all.out.find("gpu0     -- gpu2     refused: rc0 refuses peer-to-peer traffic"), std::string::npos) << all.out;
+    EXPECT_NE(all.out.find("root complex: read completions up to 128B, 150ns to memory, p2p refused"), std::string::npos)
+        << all.out;
+    EXPECT_NE(all.out.find("p2p via_cpu"), std::string::npos) << all.out;
+
+    // One end without the other, or an end that is not a device or CPU: bad input, exit 2.
+    const Outcome half = cli({"topo", "show", "dgx-h100", "--from", "gpu0"});
+    EXPECT_EQ(half.code, 2);
+    EXPECT_NE(half.err.find("key '--to'"), std::string::npos) << half.err;
+    const Outcome bridge = cli({"topo", "show", "dgx-h100", "--from", "gpu0", "--to", "rc0"});
+    EXPECT_EQ(bridge.code, 2);
+    EXPECT_NE(bridge.err.find("'rc0' is not a device or CPU of platform dgx-h100"), std::string::npos) << bridge.err;
+    EXPECT_EQ(bridge.out, "");
+}
+
 }  // namespace
 }  // namespace dmasim::app

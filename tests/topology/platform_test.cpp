@@ -181,6 +181,75 @@ TEST(PeerPolicy, AscendRuleAllowsPeerCopiesOnlyUnderOneSwitch) {
     EXPECT_THROW(check_scenario_platform(s, ascend), core::InputError);  // there is no fourth GPU
 }
 
+// Issue 15: the same-switch rule is about the PCIe tree, whatever NVLink joins the pair. Two
+// GPUs under sw0 with an NVSwitch between all three: gpu0-gpu1 share sw0 and may copy (over
+// NVLink); gpu0-gpu2 have NVLink but sit under different switches and may not.
+TEST(PeerPolicy, TheSameSwitchRuleIsJudgedOnPcieMembershipNotOnNvlink) {
+    const config::ModelParams params;
+    const std::string yaml =
+        "name: ascend-nv\npeer_rule: same_switch\nnodes:\n  - {name: cpu0, kind: cpu}\n  - {name: rc0, kind: root_complex}\n"
+        "  - {name: sw0, kind: switch}\n  - {name: sw1, kind: switch}\n  - {name: nvs, kind: nvswitch}\n"
+        "  - {name: gpu0, kind: gpu}\n  - {name: gpu1, kind: gpu}\n  - {name: gpu2, kind: gpu}\n"
+        "links:\n  - {a: cpu0, b: rc0, kind: internal}\n  - {a: rc0, b: sw0}\n  - {a: rc0, b: sw1}\n"
+        "  - {a: sw0, b: gpu0}\n  - {a: sw0, b: gpu1}\n  - {a: sw1, b: gpu2}\n"
+        "  - {a: gpu0, b: nvs, kind: nvlink}\n  - {a: gpu1, b: nvs, kind: nvlink}\n  - {a: gpu2, b: nvs, kind: nvlink}\n";
+    const Platform p = parse_platform(yaml, "a.yaml", params);
+    EXPECT_EQ(route_class(p, p.at("gpu0"), p.at("gpu1")), "NV18");
+    EXPECT_EQ(pcie_route_class(p, p.at("gpu0"), p.at("gpu1")), "PIX");
+    EXPECT_EQ(peer_refusal(p, p.at("gpu0"), p.at("gpu1")), "");
+    const std::string why = peer_refusal(p, p.at("gpu0"), p.at("gpu2"));
+    EXPECT_NE(why.find("gpu0 and gpu2 are PHB on PCIe"), std::string::npos) << why;
+}
+
+// Every device-to-device path honours the bridges on it: refused names the bridge; via_cpu is
+// reported, not refused; NVLink crosses no bridge.
+TEST(PeerPolicy, EveryBridgeOnTheRouteSaysWhatItDoesWithPeerTraffic) {
+    const config::ModelParams params;
+    const auto host = [&](const std::string& policy) {
+        return parse_platform("name: h\nnodes:\n  - {name: cpu0, kind: cpu}\n  - {name: rc0, kind: root_complex, p2p: " + policy +
+                                  "}\n  - {name: gpu0, kind: gpu}\n  - {name: fpga0, kind: fpga}\n"
+                                  "links:\n  - {a: cpu0, b: rc0, kind: internal}\n  - {a: rc0, b: gpu0}\n  - {a: rc0, b: fpga0}\n",
+                              "h.yaml", params);
+    };
+    const Platform allowed = host("allowed"), via = host("via_cpu"), refused = host("refused");
+    EXPECT_EQ(peer_path(allowed, allowed.at("fpga0"), allowed.at("gpu0")).refusal, "");
+    EXPECT_EQ(peer_path(allowed, allowed.at("fpga0"), allowed.at("gpu0")).via_cpu, "");
+    EXPECT_EQ(peer_path(via, via.at("fpga0"), via.at("gpu0")).via_cpu, "rc0");
+    EXPECT_EQ(peer_path(via, via.at("fpga0"), via.at("gpu0")).refusal, "");
+    EXPECT_EQ(peer_path(refused, refused.at("fpga0"), refused.at("gpu0")).refusal, "rc0 refuses peer-to-peer traffic");
+    // A card that writes each frame into the GPU itself has no fallback: the scenario is refused,
+    // naming frame.via; the way through pinned host memory is not.
+    config::Scenario s;
+    s.file = "frames.yaml";
+    s.strategies = {"periodic"};
+    s.options.periodic.via = "fpga_direct";
+    try {
+        check_scenario_platform(s, refused);
+        ADD_FAILURE() << "fpga_direct through a refusing root complex was accepted";
+    } catch (const core::InputError& e) {
+        EXPECT_EQ(e.file(), "frames.yaml");
+        EXPECT_EQ(e.key(), "frame.via");
+        EXPECT_NE(std::string(e.what()).find("rc0 refuses peer-to-peer traffic"), std::string::npos) << e.what();
+    }
+    EXPECT_NO_THROW(check_scenario_platform(s, via));
+    s.options.periodic.via = "fpga_via_host";
+    EXPECT_NO_THROW(check_scenario_platform(s, refused));
+    // Flows have no fallback either: a card's flow into the GPU through it is refused.
+    config::Scenario f;
+    f.file = "flows.yaml";
+    config::FlowSpec flow;
+    flow.strategy = "third_party_dma";
+    flow.device = 0;
+    f.flows = {flow};
+    try {
+        check_scenario_platform(f, refused);
+        ADD_FAILURE() << "a card's flow through a refusing root complex was accepted";
+    } catch (const core::InputError& e) {
+        EXPECT_EQ(e.key(), "flows[0].strategy");
+    }
+    EXPECT_NO_THROW(check_scenario_platform(f, allowed));
+}
+
 }  // namespace
 }  // namespace dmasim::topology
 

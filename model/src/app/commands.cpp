@@ -477,8 +477,60 @@ int cmd_compare(const Options& o, int argc, char** argv, std::ostream& out, std:
     return kExitOk;
 }
 
-int cmd_topo_show(const std::string& ref, std::ostream& out) {
+namespace {
+// What peer-to-peer traffic between two devices does on this platform, in a few words.
+std::string peer_words(const topology::Platform& p, topology::NodeId a, topology::NodeId b) {
+    const topology::PeerPath path = topology::peer_path(p, a, b);
+    if (!path.refusal.empty()) return "refused: " + path.refusal;
+    if (!path.via_cpu.empty()) return "bounced through host memory at " + path.via_cpu;
+    return "direct";
+}
+
+const char* policy_name(topology::P2pPolicy v) {
+    switch (v) {
+        case topology::P2pPolicy::kAllowed: return "allowed";
+        case topology::P2pPolicy::kViaCpu: return "via_cpu";
+        case topology::P2pPolicy::kRefused: return "refused";
+    }
+    return "?";
+}
+
+// One pair: its class, each hop with its link and rate, the bottleneck and the peer policy.
+int show_pair(const topology::Platform& p, const std::string& from, const std::string& to, std::ostream& out) {
+    const auto name_of = [&](const std::string& n, const char* key) {
+        const auto id = p.find(n);
+        if (!id || p.node(*id).kind == topology::NodeKind::kRootComplex || p.node(*id).kind == topology::NodeKind::kSwitch ||
+            p.node(*id).kind == topology::NodeKind::kNvSwitch) {
+            std::string names;
+            auto devs = topology::devices(p);
+            for (const auto c : p.nodes_of(topology::NodeKind::kCpu)) devs.push_back(c);
+            for (const auto d : devs) names += (names.empty() ? "" : ", ") + p.node(d).name;
+            throw core::InputError(p.origin().empty() ? p.name() : p.origin(), key,
+                                   "'" + n + "' is not a device or CPU of platform " + p.name() + " (" + names + ")");
+        }
+        return *id;
+    };
+    const auto a = name_of(from, "--from");
+    const auto b = name_of(to, "--to");
+    out << fmt::format("{} -> {}: {}\n", from, to, topology::route_class(p, a, b));
+    for (const auto& h : p.route(a, b)) {
+        out << fmt::format("  {:<10} -> {:<10} {:>8.1f} GB/s  {}\n", p.node(h.from).name, p.node(h.to).name,
+                           topology::link_gbps(p.link(h.edge)), topology::describe(p, h.edge));
+    }
+    const auto bn = topology::bottleneck(p, a, b);
+    if (!bn.link.empty()) out << fmt::format("bottleneck: {:.1f} GB/s, {}\n", bn.gbps, bn.link);
+    const bool devices = p.node(a).kind != topology::NodeKind::kCpu && p.node(b).kind != topology::NodeKind::kCpu;
+    if (devices && a != b) out << "peer-to-peer: " << peer_words(p, a, b) << "\n";
+    return kExitOk;
+}
+}  // namespace
+
+int cmd_topo_show(const std::string& ref, const std::string& from, const std::string& to, std::ostream& out) {
     const topology::Platform p = topology::load_platform(config::resolve_platform(ref, ""), config::ModelParams{});
+    if (from.empty() != to.empty()) {
+        throw core::InputError(ref, from.empty() ? "--from" : "--to", "give --from and --to together (one pair), or neither");
+    }
+    if (!from.empty()) return show_pair(p, from, to, out);
     auto devs = topology::devices(p);
     for (const auto n : p.nodes_of(topology::NodeKind::kCpu)) devs.push_back(n);
     out << p.name() << (p.description().empty() ? "" : ": " + p.description()) << "\n";
@@ -502,16 +554,29 @@ int cmd_topo_show(const std::string& ref, std::ostream& out) {
                                topology::route_class(p, devs[i], devs[j]), b.gbps, b.link);
         }
     }
+    // Device pairs whose peer-to-peer traffic is not forwarded straight (GPUs, cards, NICs).
+    std::vector<std::string> marked;
+    const auto endpoints = topology::devices(p);
+    for (std::size_t i = 0; i < endpoints.size(); ++i) {
+        for (std::size_t j = i + 1; j < endpoints.size(); ++j) {
+            const std::string w = peer_words(p, endpoints[i], endpoints[j]);
+            if (w != "direct") {
+                marked.push_back(fmt::format("  {:<8} -- {:<8} {}", p.node(endpoints[i]).name, p.node(endpoints[j]).name, w));
+            }
+        }
+    }
+    out << "\npeer-to-peer: " << (marked.empty() ? "every device pair direct\n" : "pairs not forwarded straight:\n");
+    for (const auto& m : marked) out << m << "\n";
     out << "\nbridges:\n";
     for (const auto n : p.nodes_of(topology::NodeKind::kRootComplex)) {
         const auto& b = p.node(n).bridge;
-        out << fmt::format("  {:<8} root complex: read completions up to {}, {} to memory\n", p.node(n).name,
-                           core::to_string(b.completion_size), core::to_string(b.forward_latency));
+        out << fmt::format("  {:<8} root complex: read completions up to {}, {} to memory, p2p {}\n", p.node(n).name,
+                           core::to_string(b.completion_size), core::to_string(b.forward_latency), policy_name(p.node(n).p2p));
     }
     for (const auto kind : {topology::NodeKind::kSwitch, topology::NodeKind::kNvSwitch}) {
         for (const auto n : p.nodes_of(kind)) {
-            out << fmt::format("  {:<8} {}: {} port to port\n", p.node(n).name, topology::to_string(kind),
-                               core::to_string(p.node(n).bridge.switch_latency));
+            out << fmt::format("  {:<8} {}: {} port to port, p2p {}\n", p.node(n).name, topology::to_string(kind),
+                               core::to_string(p.node(n).bridge.switch_latency), policy_name(p.node(n).p2p));
         }
     }
     if (p.peer_same_switch_only()) out << "\npeer rule: peer copies only between devices under one PCIe switch\n";
@@ -1184,6 +1249,10 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
     std::string topo_out;
     auto* topo_show = topo->add_subcommand("show", "print the matrix of route classes (as nvidia-smi topo -m) and each route's bottleneck link");
     topo_show->add_option("platform", topo_platform, "a shipped platform name or a platform file")->required();
+    std::string topo_from;
+    std::string topo_to;
+    topo_show->add_option("--from", topo_from, "with --to: only the route between these two devices or CPUs (e.g. gpu0), hop by hop, and its peer-to-peer policy");
+    topo_show->add_option("--to", topo_to, "the other end of --from");
     auto* topo_dot = topo->add_subcommand("dot", "write the platform graph in Graphviz format");
     topo_dot->add_option("platform", topo_platform, "a shipped platform name or a platform file")->required();
     topo_dot->add_option("--out,-o", topo_out, "file to write ('-' or nothing: standard output)");
@@ -1252,7 +1321,7 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
         if (*validate) return cmd_validate(o, out);
         if (*plan) return cmd_plan(o, out);
         if (*params) return cmd_params(out, markdown);
-        if (*topo_show) return cmd_topo_show(topo_platform, out);
+        if (*topo_show) return cmd_topo_show(topo_platform, topo_from, topo_to, out);
         if (*topo_dot) return cmd_topo_dot(topo_platform, topo_out, out);
         if (*topo_import) return cmd_topo_import(import_root, sysfs_opt->count() > 0, import_smi, import_name, topo_out, out);
     } catch (const core::InputError& e) {

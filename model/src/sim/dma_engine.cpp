@@ -230,6 +230,7 @@ void DmaEngine::prepare() {
         if (issued_ < job_.bytes) {
             if (available_ <= issued_) return;  // waiting for GPU memory
             t.kind = TlpKind::kMemWrite;
+            t.peer = job_.peer;
             t.payload = static_cast<std::uint32_t>(std::min<std::uint64_t>(write_size_, available_ - issued_));
             while (!available_since_.empty() && available_since_.front().end <= issued_) available_since_.pop();
             offered_since_ps_ = available_since_.empty() ? now_ps() : available_since_.front().since_ps;

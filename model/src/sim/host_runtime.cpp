@@ -297,6 +297,7 @@ void HostRuntime::dispatch(std::size_t i) {
             job.direction = CopyDirection::kDeviceToHost;
             job.bytes = op.bytes;
             job.host_node = gpus_[static_cast<std::size_t>(op.peer_gpu)]->node_id();
+            job.peer = true;
             job.semaphore_node = host_node_;
             job.request_bytes = op.request_bytes;
             submit_job(engine_for(op.gpu, CopyDirection::kDeviceToHost), job, i);

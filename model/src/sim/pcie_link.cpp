@@ -1,7 +1,6 @@
 #include "dmasim/sim/pcie_link.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <string>
 
 namespace dmasim::sim {
@@ -36,7 +35,9 @@ void PcieLink::configure(const Params& params) {
     params_ = params;
     phys_ = pcie::link_physics(params_);
     nvlink_ = false;
+    flow_control_ = true;
     port_ps_per_byte_ = 0.0;
+    peer_ps_per_byte_ = 0.0;
     cache_overheads();
     stats_ = LinkStats{};
     reset_credits();
@@ -58,8 +59,10 @@ void PcieLink::configure_nvlink(const config::NvlinkParams& nv) {
     params_.credits_posted_header = params_.credits_posted_data = 0;
     params_.credits_nonposted_header = params_.credits_completion_header = params_.credits_completion_data = 0;
     nvlink_ = true;
+    flow_control_ = false;
     nvlink_overhead_ = static_cast<std::uint32_t>(nv.packet_overhead.value);
     port_ps_per_byte_ = nv.port_bandwidth.bytes_per_s > 0.0 ? 1e12 / nv.port_bandwidth.bytes_per_s : 0.0;
+    peer_ps_per_byte_ = 0.0;
     phys_ = pcie::LinkPhysics{};
     phys_.lanes = nv.links;
     phys_.stream_bytes_per_s = static_cast<double>(nv.links) * nv.link_rate.bytes_per_s;
@@ -71,7 +74,22 @@ void PcieLink::configure_nvlink(const config::NvlinkParams& nv) {
 }
 
 std::uint32_t PcieLink::wire_bytes(const Tlp& t) const {
-    return t.payload + overhead_bytes_[static_cast<std::size_t>(t.kind)];
+    return t.payload + packets_of(t) * overhead_bytes_[static_cast<std::size_t>(t.kind)];
+}
+
+void PcieLink::use_socket_credits(const Params& credits) {
+    params_.credits_posted_header = credits.credits_posted_header;
+    params_.credits_posted_data = credits.credits_posted_data;
+    params_.credits_nonposted_header = credits.credits_nonposted_header;
+    params_.credits_completion_header = credits.credits_completion_header;
+    params_.credits_completion_data = credits.credits_completion_data;
+    params_.updatefc_coalesce = credits.updatefc_coalesce;
+    flow_control_ = true;
+    reset_credits();
+}
+
+void PcieLink::set_peer_bandwidth(core::Bandwidth bw) {
+    peer_ps_per_byte_ = bw.bytes_per_s > 0.0 ? 1e12 / bw.bytes_per_s : 0.0;
 }
 
 // A TLP's wire bytes are its payload plus what its kind adds (framing, header, digests), which
@@ -266,8 +284,10 @@ void PcieLink::transmit() {
             freed_class = chosen;
         }
     }
-    // The GPU's NVLink port may feed the bond more slowly than its flits go (port_bandwidth).
-    const double duration = std::max(bytes_on_wire * phys_.ps_per_byte, slot->tlp.payload * port_ps_per_byte_);
+    // The GPU's NVLink port may feed the bond more slowly than its flits go (port_bandwidth), and
+    // a socket link may carry peer-to-peer writes more slowly than other traffic (peer_bandwidth).
+    const double payload_ps_per_byte = std::max(port_ps_per_byte_, slot->tlp.peer ? peer_ps_per_byte_ : 0.0);
+    const double duration = std::max(bytes_on_wire * phys_.ps_per_byte, slot->tlp.payload * payload_ps_per_byte);
     wire_free_ps_ = start + duration;
     stats_.busy_ps += duration;
     if (Tracer::active() != nullptr) probe_.busy(trace_name_, start, duration);
@@ -321,7 +341,7 @@ void PcieLink::tlp_freed(const Tlp& t) {
     if (!cr.infinite_header) freed_header_[c] += 1;
     if (!cr.infinite_data && t.payload > 0) freed_data_[c] += pcie::data_credits(t.payload);
     ++freed_since_update_;
-    if (!nvlink_) flush_updates(held_by_receiver_ == 0);
+    if (flow_control_) flush_updates(held_by_receiver_ == 0);
 }
 
 void PcieLink::flush_updates(bool force) {

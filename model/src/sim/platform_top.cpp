@@ -173,6 +173,8 @@ void PlatformTop::configure(const config::ModelParams& params, const topology::P
             port_links.push_back(pcie ? links_from.link(e).pcie : params.link);
         }
         rc.configure(links_from.node(self).bridge, port_links, params.host_memory);
+        // The case's policy: the same topology may come with another bridge setting.
+        rc.set_p2p_via_cpu(links_from.node(self).p2p == topology::P2pPolicy::kViaCpu);
     }
     for (auto& entry : links_) {
         // The same platform, loaded for this case: its links carry this case's settings.
@@ -186,6 +188,10 @@ void PlatformTop::configure(const config::ModelParams& params, const topology::P
             entry.link->configure(props.pcie);
         } else {
             entry.link->configure_nvlink(props.nvlink);
+            if (props.kind == topology::LinkKind::kSocket) {
+                entry.link->set_peer_bandwidth(props.peer_bandwidth);
+                entry.link->use_socket_credits(params.link);
+            }
         }
     }
     runtime_->configure(runtime_params(params));
@@ -195,17 +201,19 @@ void PlatformTop::flush_trace() {
     for (auto& l : links_) l.link->flush_trace();
 }
 
-bool PlatformTop::idle() const {
+bool PlatformTop::idle() const { return busy_part().empty(); }
+
+std::string PlatformTop::busy_part() const {
     for (const auto& l : links_) {
-        if (!l.link->idle()) return false;
+        if (!l.link->idle()) return "link " + l.label;
     }
     for (const auto& rc : bridges_) {
-        if (!rc->idle()) return false;
+        if (!rc->idle()) return std::string("bridge ") + rc->name();
     }
     for (const auto& d : devices_) {
-        if (!d->idle()) return false;
+        if (!d->idle()) return std::string("device ") + d->name();
     }
-    return true;
+    return {};
 }
 
 }  // namespace dmasim::sim

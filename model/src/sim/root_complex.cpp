@@ -34,6 +34,8 @@ void RootComplex::configure(const Params& params, const std::vector<config::Link
                             const config::MemoryParams& host_memory) {
     params_ = params;
     forward_ps_ = static_cast<double>(params_.forward_latency.ps);
+    peer_write_log2_ = 0;
+    for (std::uint64_t w = params_.peer_write_size.value; w > 1; w >>= 1) ++peer_write_log2_;
     if (port_links.size() != ports.size()) SC_REPORT_ERROR(name(), "configure: one link setting per port expected");
     // Completions never exceed the port's MPS and are cut at its RCB multiples (spec).
     completion_bytes_.clear();
@@ -126,6 +128,12 @@ tlm::tlm_sync_enum RootComplex::port_fw(int port, Tlp& t, tlm::tlm_phase& phase,
         // Not for this socket's memory: on to the port towards its destination. Its ingress
         // buffer stays taken until it has left.
         stats_.forwarded++;
+        // A root complex may cut a peer write into smaller writes (root_complex.peer_write_size):
+        // each then pays its header and credit on every link it crosses from here on.
+        if (!is_switch_ && t.peer && peer_write_log2_ > 0 && t.payload > (1U << peer_write_log2_) &&
+            (t.packet_log2 == 0 || t.packet_log2 > peer_write_log2_)) {
+            t.packet_log2 = peer_write_log2_;
+        }
         const core::Duration hop = is_switch_ ? params_.switch_latency : params_.forward_latency;
         double due = now + static_cast<double>(hop.ps);
         if (p2p_via_cpu_ && t.payload > 0) {

@@ -272,7 +272,7 @@ ProgramOutcome Simulator::execute(const config::ModelParams& params, const Progr
         top_->fabric().set_limit(kernel_now() + step.value());
         sc_core::sc_start(step);
     }
-    if (!top_->idle()) fail("the model did not come to rest after the program ended");
+    if (!top_->idle()) fail("the model did not come to rest after the program ended (" + top_->busy_part() + " still busy)");
     if (Tracer* tr = Tracer::active()) {
         top_->flush_trace();
         tr->span(tr->track("cases", "case"), trace_label_, t0, t0 + rt.elapsed_ps());
@@ -614,7 +614,9 @@ public:
     }
     std::vector<int> devices_of_kind(topology::NodeKind kind) const override { return s_.devices_of_kind(kind); }
     std::string device_name(int device) const override { return s_.device_name(device); }
-    const topology::Platform& platform() const override { return *s_.platform_; }
+    // The case's own load of the platform where it has one (its bridges' p2p policies and
+    // settings), else the elaborated one: the same topology either way.
+    const topology::Platform& platform() const override { return s_.links_from_ != nullptr ? *s_.links_from_ : *s_.platform_; }
     Fidelity fidelity() const override { return s_.fidelity_; }
     const std::string& label() const override { return s_.trace_label_; }
 

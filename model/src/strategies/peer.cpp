@@ -35,8 +35,9 @@ void run_peer(Engine& engine, Case& c) {
     const bool both = dirs.size() == 2;
     // A platform rule (Ascend: one switch only) or a bridge may refuse peer traffic.
     const topology::Platform& platform = engine.platform();
-    const std::string refusal = topology::peer_refusal(platform, *platform.find(engine.device_name(src)),
-                                                       *platform.find(engine.device_name(dst)));
+    const topology::PeerPath path =
+        topology::peer_path(platform, *platform.find(engine.device_name(src)), *platform.find(engine.device_name(dst)));
+    const std::string& refusal = path.refusal;
     if (!refusal.empty() && po.refused == "error") throw std::invalid_argument("peer copy refused: " + refusal);
     // Peer access on: the source's copy engine writes straight into the peer, by the route the
     // graph gives (NVLink when there is one, else through the switch or the root complex).
@@ -105,7 +106,10 @@ void run_peer(Engine& engine, Case& c) {
         };
         const ProgramOutcome o = engine.execute_sized(params, spec.bytes, 1, engine.default_warmup(params), build);
         c.take_main(o);
-        result.rows.push_back(row("peer=on", timed(o), both ? 2 : 1, "peer access enabled: writes over " + route, o));
+        result.rows.push_back(row("peer=on", timed(o), both ? 2 : 1, "peer access enabled: writes over " + route +
+                                                        (path.via_cpu.empty() ? std::string()
+                                                                              : ", bounced through host memory at " + path.via_cpu),
+                                  o));
     }
     if (off) {
         // Peer access off: the runtime stages the copy through pinned host buffers of its own,

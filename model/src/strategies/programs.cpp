@@ -64,6 +64,12 @@ RowResult not_modelled(std::string variant, int directions, std::string why) {
     return r;
 }
 
+RowResult refused_row(std::string variant, int directions, std::string why) {
+    RowResult r = make_row(std::move(variant), 0.0, directions, "refused by the platform: " + std::move(why));
+    r.status = "refused";
+    return r;
+}
+
 // A stream no strategy's own operations use.
 constexpr int kComputeStream = 7;
 

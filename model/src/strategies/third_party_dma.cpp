@@ -7,6 +7,7 @@
 #include <stdexcept>
 
 #include "dmasim/core/limits.h"
+#include "dmasim/topology/platform_file.h"
 
 namespace dmasim::strategies {
 
@@ -25,6 +26,11 @@ void run_third_party_dma(Engine& engine, Case& c) {
     const auto row = [](std::string variant, double ps, std::string note, const ProgramOutcome& o) {
         return make_row(std::move(variant), ps, 1, with_note(std::move(note), o.fast_forward));
     };
+    // A bridge on the way may refuse peer-to-peer traffic: then the card cannot write into the GPU
+    // (nothing stages it), and only the path through host memory is left.
+    const topology::Platform& platform = engine.platform();
+    const topology::PeerPath path =
+        topology::peer_path(platform, *platform.find(engine.device_name(card)), *platform.find(engine.device_name(gpu)));
     // Direct: the card's DMA engine writes the frame into GPU memory through the GPU's BAR,
     // window by window when the BAR aperture is smaller than the frame (the driver remaps it).
     const std::uint64_t aperture = params.gpu.bar_aperture.value;
@@ -46,13 +52,19 @@ void run_third_party_dma(Engine& engine, Case& c) {
         }
         return prog;
     };
-    // A level adds whole BAR windows.
-    const ProgramOutcome o = engine.execute_sized(params, spec.bytes, aperture == 0 ? 1 : aperture,
-                                                  std::max(engine.default_warmup(params), 2 * aperture), direct);
-    c.take_main(o);
-    result.rows.push_back(row("", o.elapsed_ps, "card writes GPU memory through the BAR" +
-                                                    (windows > 1 ? " in " + std::to_string(windows) + " aperture windows" : std::string()),
-                              o));
+    if (!path.refusal.empty()) {
+        result.rows.push_back(refused_row("", 1, "the card cannot write into the GPU: " + path.refusal));
+    } else {
+        // A level adds whole BAR windows.
+        const ProgramOutcome o = engine.execute_sized(params, spec.bytes, aperture == 0 ? 1 : aperture,
+                                                      std::max(engine.default_warmup(params), 2 * aperture), direct);
+        c.take_main(o);
+        result.rows.push_back(row("", o.elapsed_ps,
+                                  "card writes GPU memory through the BAR" +
+                                      (windows > 1 ? " in " + std::to_string(windows) + " aperture windows" : std::string()) +
+                                      (path.via_cpu.empty() ? std::string() : ", bounced through host memory at " + path.via_cpu),
+                                  o));
+    }
     // Via host: the card writes pinned host memory, then the GPU copies it in.
     const auto via_host = [&](std::uint64_t bytes) {
         Program prog;
@@ -65,6 +77,7 @@ void run_third_party_dma(Engine& engine, Case& c) {
         return prog;
     };
     const ProgramOutcome h = engine.execute_sized(params, spec.bytes, 1, engine.default_warmup(params), via_host);
+    if (!path.refusal.empty()) c.take_main(h);
     result.rows.push_back(row("via_host", h.elapsed_ps, "card writes pinned host memory, then cudaMemcpy H2D", h));
 }
 

@@ -80,6 +80,10 @@ struct OnlyNvlink {
     const Graph* graph = nullptr;
     bool operator()(EdgeId e) const { return (*graph)[e].kind == LinkKind::kNvlink; }
 };
+struct NotNvlink {
+    const Graph* graph = nullptr;
+    bool operator()(EdgeId e) const { return (*graph)[e].kind != LinkKind::kNvlink; }
+};
 struct AnyEdge {
     const Graph* graph = nullptr;
     bool operator()(EdgeId) const { return true; }
@@ -98,6 +102,29 @@ bool search(const Graph& graph, NodeId a, NodeId b, EdgeFilter edges, std::vecto
 }
 }  // namespace
 
+namespace {
+std::vector<Hop> hops_of(const Graph& graph, NodeId a, NodeId b, const std::vector<NodeId>& pred) {
+    std::vector<Hop> hops;
+    for (NodeId v = b; v != a; v = pred[v]) {
+        const NodeId u = pred[v];
+        hops.push_back(Hop{boost::edge(u, v, graph).first, u, v});
+    }
+    std::reverse(hops.begin(), hops.end());
+    return hops;
+}
+}  // namespace
+
+std::vector<Hop> Platform::pcie_route(NodeId a, NodeId b) const {
+    if (a == b) return {};
+    std::vector<NodeId> pred;
+    if (!search(graph_, a, b, NotNvlink{&graph_}, pred)) {
+        throw core::InputError(origin_.empty() ? "platform " + name_ : origin_, "links",
+                               "no PCIe route from " + graph_[a].name + " to " + graph_[b].name +
+                                   ": no chain of PCIe links through root complexes and switches joins them");
+    }
+    return hops_of(graph_, a, b, pred);
+}
+
 std::vector<Hop> Platform::route(NodeId a, NodeId b) const {
     if (a == b) return {};
     // NVLink first (what the CUDA driver uses between GPUs that have it), then any link.
@@ -109,13 +136,7 @@ std::vector<Hop> Platform::route(NodeId a, NodeId b) const {
                                "no route from " + graph_[a].name + " to " + graph_[b].name +
                                    ": no chain of links through root complexes and switches joins them");
     }
-    std::vector<Hop> hops;
-    for (NodeId v = b; v != a; v = pred[v]) {
-        const NodeId u = pred[v];
-        hops.push_back(Hop{boost::edge(u, v, graph_).first, u, v});
-    }
-    std::reverse(hops.begin(), hops.end());
-    return hops;
+    return hops_of(graph_, a, b, pred);
 }
 
 EdgeId Platform::next_edge(NodeId from, NodeId to) const {

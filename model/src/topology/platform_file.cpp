@@ -498,19 +498,28 @@ Platform read_platform(const YAML::Node& doc, const std::string& origin, const c
             props.nvlink.link_rate = core::Bandwidth{64e9};
             props.nvlink.latency = core::Duration{150'000};
             props.nvlink.max_payload = params.link.mps;
-            for (const char* key : {"bandwidth", "latency"}) {
+            for (const char* key : {"bandwidth", "latency", "peer_bandwidth"}) {
                 if (!l[key]) continue;
                 used.insert(key);
                 const std::string value = scalar_of(l[key], origin, where + "." + key);
                 try {
                     if (std::string(key) == "bandwidth") {
                         props.nvlink.link_rate = core::parse_bandwidth(value);
+                    } else if (std::string(key) == "peer_bandwidth") {
+                        props.peer_bandwidth = core::parse_bandwidth(value);
                     } else {
                         props.nvlink.latency = core::parse_duration(value);
                     }
                 } catch (const core::UnitError& e) {
                     throw InputError(origin, where + "." + key, e.what());
                 }
+            }
+            // Written so that NaN fails too; 0B/s: peer writes cross as any other traffic.
+            if (l["peer_bandwidth"] &&
+                !(props.peer_bandwidth.bytes_per_s >= 0.0 && props.peer_bandwidth.bytes_per_s <= props.nvlink.link_rate.bytes_per_s)) {
+                throw InputError(origin, where + ".peer_bandwidth",
+                                 "must be 0B/s (as other traffic) or a rate up to the link's bandwidth (" +
+                                     core::to_string(props.nvlink.link_rate) + "), not " + core::to_string(props.peer_bandwidth));
             }
         } else if (kind == "internal") {
             props.kind = LinkKind::kInternal;
@@ -621,7 +630,10 @@ std::string describe(const Platform& p, EdgeId e) {
             // The GPU may feed the bond less than its flits carry (nvlink.port_bandwidth).
             if (l.nvlink.port_bandwidth.bytes_per_s > 0.0) s += ", GPU port " + core::to_string(l.nvlink.port_bandwidth);
             break;
-        case LinkKind::kSocket: s += "socket link"; break;
+        case LinkKind::kSocket:
+            s += "socket link";
+            if (l.peer_bandwidth.bytes_per_s > 0.0) s += ", peer-to-peer " + core::to_string(l.peer_bandwidth);
+            break;
         case LinkKind::kInternal: s += "internal"; break;
     }
     return s + ")";
@@ -659,8 +671,11 @@ std::string effective_json(const Platform& p) {
                 fields.section("link", "", l.pcie);
                 break;
             case LinkKind::kNvlink:
+                fields.section("nvlink", "", l.nvlink);
+                break;
             case LinkKind::kSocket:
                 fields.section("nvlink", "", l.nvlink);
+                json.value("peer_bandwidth", core::to_string(l.peer_bandwidth));
                 break;
             case LinkKind::kInternal: break;
         }
@@ -671,9 +686,8 @@ std::string effective_json(const Platform& p) {
     return json.str();
 }
 
-std::string route_class(const Platform& p, NodeId a, NodeId b) {
-    if (a == b) return "X";
-    const auto hops = p.route(a, b);
+namespace {
+std::string class_of(const Platform& p, const std::vector<Hop>& hops) {
     const Graph& g = p.graph();
     // All NVLink (directly or through NVSwitches): NV# with the narrowest bond.
     bool all_nvlink = true;
@@ -701,6 +715,13 @@ std::string route_class(const Platform& p, NodeId a, NodeId b) {
     if (host_bridges == 1) return "PHB";
     return switches <= 1 ? "PIX" : "PXB";
 }
+}  // namespace
+
+std::string route_class(const Platform& p, NodeId a, NodeId b) { return a == b ? "X" : class_of(p, p.route(a, b)); }
+
+std::string pcie_route_class(const Platform& p, NodeId a, NodeId b) {
+    return a == b ? "X" : class_of(p, p.pcie_route(a, b));
+}
 
 Bottleneck bottleneck(const Platform& p, NodeId a, NodeId b) {
     Bottleneck best;
@@ -712,22 +733,35 @@ Bottleneck bottleneck(const Platform& p, NodeId a, NodeId b) {
     return best;
 }
 
-std::string peer_refusal(const Platform& p, NodeId a, NodeId b) {
-    const auto hops = p.route(a, b);
+PeerPath peer_path(const Platform& p, NodeId a, NodeId b) {
+    PeerPath out;
+    if (a == b) return out;
     const Graph& g = p.graph();
     if (p.peer_same_switch_only()) {
-        const bool one_switch = hops.size() == 2 && g[hops[0].to].kind == NodeKind::kSwitch;
+        // A rule about the PCIe tree: judged on PCIe membership, whatever NVLink joins the pair.
+        const auto tree = p.pcie_route(a, b);
+        const bool one_switch = tree.size() == 2 && g[tree[0].to].kind == NodeKind::kSwitch;
         if (!one_switch) {
-            return "platform " + p.name() + " allows peer copies only between devices under one PCIe switch; " +
-                   g[a].name + " and " + g[b].name + " are " + route_class(p, a, b);
+            out.refusal = "platform " + p.name() + " allows peer copies only between devices under one PCIe switch; " +
+                          g[a].name + " and " + g[b].name + " are " + pcie_route_class(p, a, b) + " on PCIe";
+            return out;
         }
     }
+    // The bridges the traffic crosses (none over NVLink) say what they do with it.
+    const auto hops = p.route(a, b);
     for (std::size_t i = 0; i + 1 < hops.size(); ++i) {
         const NodeProps& n = g[hops[i].to];
-        if (n.p2p == P2pPolicy::kRefused) return n.name + " refuses peer-to-peer traffic";
+        if (n.p2p == P2pPolicy::kRefused) {
+            out.refusal = n.name + " refuses peer-to-peer traffic";
+            out.via_cpu.clear();
+            return out;
+        }
+        if (n.p2p == P2pPolicy::kViaCpu && out.via_cpu.empty()) out.via_cpu = n.name;
     }
-    return {};
+    return out;
 }
+
+std::string peer_refusal(const Platform& p, NodeId a, NodeId b) { return peer_path(p, a, b).refusal; }
 
 std::string to_dot(const Platform& p) {
     const Graph& g = p.graph();
@@ -798,6 +832,18 @@ void check_scenario_platform(const config::Scenario& s, const Platform& p) {
             std::none_of(cards.begin(), cards.end(), [&](NodeId n) { return p.node(n).device == "fpga"; })) {
             throw InputError(s.file, where + ".strategy", "platform " + p.name() + " has no capture card (fpga)");
         }
+        // A flow has no fallback through host memory: a refused path is the scenario's error.
+        if (f.strategy == "peer") {
+            const std::string why = peer_refusal(p, g[static_cast<std::size_t>(f.device)], g[static_cast<std::size_t>(f.peer_device)]);
+            if (!why.empty()) throw InputError(s.file, where + ".peer_device", "the platform refuses this peer flow: " + why);
+        }
+        if (f.strategy == "third_party_dma") {
+            const std::string why = peer_refusal(p, cards.front(), g[static_cast<std::size_t>(f.device)]);
+            if (!why.empty()) {
+                throw InputError(s.file, where + ".strategy",
+                                 "the platform refuses the card's writes into GPU " + std::to_string(f.device) + ": " + why);
+            }
+        }
     }
     if (!s.flows.empty()) return;
     for (const auto& st : s.strategies) {
@@ -835,6 +881,15 @@ void check_scenario_platform(const config::Scenario& s, const Platform& p) {
             std::none_of(cards.begin(), cards.end(), [&](NodeId n) { return p.node(n).device == "fpga"; })) {
             throw InputError(s.file, "frame.via", via + " needs a capture card (an fpga node); platform " + p.name() +
                                                        " has none (shipped: radar-switch, radar-rootports)");
+        }
+        if (st == "periodic" && via == "fpga_direct" && !g.empty()) {
+            // The card writes each frame into GPU memory itself: nothing can stage it on the way.
+            const std::string why = peer_refusal(p, cards.front(), g.front());
+            if (!why.empty()) {
+                throw InputError(s.file, "frame.via",
+                                 "fpga_direct needs the card to write into the GPU, which the platform refuses: " + why +
+                                     "; fpga_via_host goes through pinned host memory");
+            }
         }
         if ((st != "peer" && st != "third_party_dma") && g.empty()) {
             throw InputError(s.file, "platform", "platform " + p.name() + " has no GPU");

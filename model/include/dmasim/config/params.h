@@ -89,6 +89,7 @@ struct RootComplexParams {
     Duration switch_latency{100'000};
     Duration partial_write{1'260};
     Duration shared_line_write{2'010};
+    Bytes peer_write_size{0};
 
     template <class V>
     void visit(V&& v) {
@@ -102,6 +103,7 @@ struct RootComplexParams {
         v(FieldInfo{"switch_latency", "time", "a PCIe switch's port-to-port forwarding latency (cut-through); 0s..1ms"}, switch_latency);
         v(FieldInfo{"partial_write", "time", "a posted write of part of a host cache line (cpu.cache_line) that no neighbouring write touches: the time the host takes to merge it, one write after another (H100 host: 1.26 ns); 0s..1us"}, partial_write);
         v(FieldInfo{"shared_line_write", "time", "the same for a partial write whose line neighbouring writes also touch (H100 host: 2.01 ns); 0s..1us"}, shared_line_write);
+        v(FieldInfo{"peer_write_size", "bytes", "largest write this root complex forwards from one device to another (peer-to-peer): a larger write leaves it as writes of this size, each with its own header on the wire, on every link after it (the pieces share the write's flow-control credit). 0B = forwarded as it came. Intel Xeon root complexes: 64 B (NCCL: \"Intel CPU convert GPU P2P traffic into 64B PCI TLPs\", src/graph/topo.h, which it prices as 6/5 the bandwidth); a power of two, 64B..4KiB, or 0B"}, peer_write_size);
     }
 };
 

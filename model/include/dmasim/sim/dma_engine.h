@@ -51,6 +51,7 @@ struct CopyJob {
     std::uint64_t bytes = 0;
     std::uint16_t host_node = 0;  // completer of reads / target of writes (host memory or a peer GPU)
     std::uint16_t semaphore_node = 0;  // where the completion semaphore goes (host memory)
+    bool peer = false;  // device to device: its data writes are peer-to-peer (Tlp::peer)
     std::uint32_t host_kib = 0;  // where in the program's host buffers it starts (Tlp::host_kib)
     // SM (zero-copy) traffic: requests of this size (0: MRRS for reads, MPS for writes) and at
     // most this many reads in flight (0: the engine's tags).

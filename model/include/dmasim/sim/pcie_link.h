@@ -63,6 +63,14 @@ public:
     // The same module as one direction of an NVLink bond: packets of payload + a fixed
     // overhead at the bond's rate; no DLLPs and no credit limit.
     void configure_nvlink(const config::NvlinkParams& params);
+    // A socket link's rate for peer-to-peer writes (Tlp::peer), payload per direction; 0: as any
+    // other traffic. After configure/configure_nvlink, which clear it.
+    void set_peer_bandwidth(core::Bandwidth bw);
+    // A socket link's flow control: credits as a PCIe receiver's (the scenario's link.* ones),
+    // returned by updates that cost the link no wire time. Without it a root complex behind the
+    // link would take in whatever the other socket sends, however slowly it can pass it on.
+    // After configure_nvlink, which clears it.
+    void use_socket_credits(const Params& credits);
     bool is_nvlink() const { return nvlink_; }
     bool idle() const;
     // Timeline: the name its occupancy counter goes under, and the end of a run.
@@ -123,6 +131,8 @@ private:
     bool nvlink_ = false;
     std::uint32_t nvlink_overhead_ = 0;
     double port_ps_per_byte_ = 0.0;  // NVLink: the GPU's port, payload only (0: no limit)
+    double peer_ps_per_byte_ = 0.0;  // socket links: peer-to-peer writes, payload only (0: no limit)
+    bool flow_control_ = true;       // credits returned by UpdateFC (PCIe, socket links); NVLink: none
     std::array<std::uint32_t, 3> overhead_bytes_{};  // wire bytes a TLP adds to its payload, by TlpKind
     std::uint32_t dllp_bytes_ = 0;
     PcieLink* reverse_ = nullptr;

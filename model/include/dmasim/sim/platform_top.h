@@ -39,6 +39,8 @@ public:
     // `links_from` (the same platform, loaded with the case's parameters).
     void configure(const config::ModelParams& params, const topology::Platform& links_from);
     bool idle() const;
+    // The first part not at rest (a link, bridge or device, by name), empty when all are.
+    std::string busy_part() const;
     void flush_trace();
 
     HostRuntime& runtime() { return *runtime_; }

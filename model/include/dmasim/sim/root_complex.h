@@ -148,6 +148,7 @@ private:
     std::uint16_t memory_node_;
     std::vector<std::uint32_t> completion_bytes_;  // per port
     bool p2p_via_cpu_ = false;
+    std::uint8_t peer_write_log2_ = 0;  // log2 of params_.peer_write_size (0: forwarded whole)
     double memory_latency_ps_ = 0.0;
     double memory_ps_per_byte_ = 0.0;  // the memory controller's service time per byte
     double merge_free_ps_ = 0.0;       // when the merge of shared-line partial writes is free

@@ -47,15 +47,28 @@ struct alignas(16) Tlp {
     std::uint32_t job = 0;       // the transfer it belongs to
     bool last = false;           // last completion of its read request
     LineWrite line_write = LineWrite::kWhole;  // writes: how much of its host cache line it writes
-    // The rest of the 32 bytes as a member: a copy then moves all of them, as two aligned halves,
-    // where it would leave out trailing padding and copy 26 bytes in two overlapping moves.
-    std::uint8_t spare[2] = {};
+    // A write from one device to another (peer-to-peer), which bridges may treat apart.
+    bool peer = false;
+    // A write a bridge re-packetized (root_complex.peer_write_size): it now travels as packets of
+    // at most 2^packet_log2 bytes, each with its own header, framing and LCRC on the wire. 0: one
+    // packet. It stays one Tlp, so a link charges what its packets cost, not an event per packet,
+    // and its pieces share one flow-control header credit (with a credit each, the 128 posted
+    // header credits of link.* would hold two GPUs on two root ports to 14 GB/s, a loop of
+    // credits no measurement or source here speaks for).
+    std::uint8_t packet_log2 = 0;
     // Writes to host memory: where in the program's host buffers its transfer starts, in KiB
     // (a pass finds the first share of its buffers in root_complex.io_cache, and evicts past it).
     std::uint32_t host_kib = 0;
 };
 
 static_assert(sizeof(Tlp) == 32, "a TLP is copied as two aligned 16-byte halves");
+
+// The packets a Tlp stands for on the wire (Tlp::packet_log2).
+inline std::uint32_t packets_of(const Tlp& t) {
+    if (t.packet_log2 == 0 || t.payload == 0) return 1;
+    const std::uint32_t size = 1U << t.packet_log2;
+    return (t.payload + size - 1) >> t.packet_log2;
+}
 
 struct PcieProtocol {
     using tlm_payload_type = Tlp;

@@ -41,6 +41,9 @@ Op simple_op(Op::Kind kind, core::Duration d = {});
 RowResult make_row(std::string variant, double ps, int directions, std::string note);
 // A row the model cannot back with a mechanism yet: no time, status not_modelled.
 RowResult not_modelled(std::string variant, int directions, std::string why);
+// A row of a path the platform refuses (a bridge that refuses peer-to-peer traffic): no time,
+// status refused.
+RowResult refused_row(std::string variant, int directions, std::string why);
 // `note`, ending with how the program was fast-forwarded when it was.
 std::string with_note(std::string note, const std::string& fast_forward);
 // A row of a simulated program: its note says how the program was computed.

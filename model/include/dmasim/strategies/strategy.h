@@ -43,6 +43,8 @@ public:
     // Runtime device indices of the platform's GPUs or endpoints, in the order users number them.
     virtual std::vector<int> devices_of_kind(topology::NodeKind kind) const = 0;
     virtual std::string device_name(int device) const = 0;
+    // The case's platform: its topology is the elaborated one's; its settings and bridges'
+    // policies are the case's.
     virtual const topology::Platform& platform() const = 0;
     virtual sim::Fidelity fidelity() const = 0;
     // The case as messages and the timeline name it ("pinned h2d 1MiB").

@@ -38,6 +38,10 @@ struct LinkProps {
     LinkKind kind = LinkKind::kPcie;
     config::LinkParams pcie;      // used when kind == kPcie
     config::NvlinkParams nvlink;  // used when kind == kNvlink, and for kSocket (one link of the socket bandwidth)
+    // kSocket: the rate peer-to-peer writes (device to device) get across, payload per direction,
+    // below what other traffic gets (NCCL prices a path across Intel sockets at 6-40 GB/s by CPU
+    // generation, src/graph/topo.h); 0 = as any other traffic.
+    core::Bandwidth peer_bandwidth{0.0};
 };
 
 using Graph = boost::adjacency_list<boost::vecS, boost::vecS, boost::undirectedS, NodeProps, LinkProps>;
@@ -66,6 +70,9 @@ public:
     // node (a CPU is where memory is, not a bridge). Empty when a == b; throws core::InputError
     // naming the platform's file when b cannot be reached.
     std::vector<Hop> route(NodeId a, NodeId b) const;
+    // The same over PCIe and socket links alone (no NVLink): the PCIe tree's own route, which
+    // rules about PCIe switch membership judge (Ascend's one-switch rule) whatever NVLink adds.
+    std::vector<Hop> pcie_route(NodeId a, NodeId b) const;
     // The route's first edge out of `from` towards `to` (the egress a node uses).
     EdgeId next_edge(NodeId from, NodeId to) const;
 

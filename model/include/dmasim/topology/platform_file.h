@@ -30,6 +30,8 @@ const config::LinkParams* device_pcie_link(const Platform& p, NodeId device);
 
 // X, NV#, PIX, PXB, PHB, NODE or SYS.
 std::string route_class(const Platform& p, NodeId a, NodeId b);
+// The same for the PCIe route alone (Platform::pcie_route): PIX, PXB, PHB, NODE or SYS.
+std::string pcie_route_class(const Platform& p, NodeId a, NodeId b);
 // The slowest link on the route and its data rate per direction (GB/s).
 struct Bottleneck {
     std::string link;  // "rc0-sw0 (pcie Gen5 x16)"
@@ -39,7 +41,15 @@ Bottleneck bottleneck(const Platform& p, NodeId a, NodeId b);
 double link_gbps(const LinkProps& l);
 std::string describe(const Platform& p, EdgeId e);
 
-// Whether a peer copy from a to b is allowed by the platform's rules; if not, why.
+// How peer-to-peer traffic from device a to device b goes by the platform's rules and the
+// bridges on its route: refused (and why), bounced through host memory at a via_cpu bridge, or
+// straight (both empty). The same for a GPU's peer copy and a card's DMA into a GPU.
+struct PeerPath {
+    std::string refusal;  // non-empty: refused, and why
+    std::string via_cpu;  // the first bridge on the route that bounces it through host memory
+};
+PeerPath peer_path(const Platform& p, NodeId a, NodeId b);
+// peer_path's refusal alone.
 std::string peer_refusal(const Platform& p, NodeId a, NodeId b);
 
 std::string to_dot(const Platform& p);

@@ -1,0 +1,143 @@
+// Peer-to-peer through the PCIe tree of a two-socket host (issue 15): pairs under one switch
+// (PIX), on two root complexes of one socket (NODE) and on two sockets (SYS); what a root
+// complex does with peer writes (root_complex.peer_write_size, p2p policies) and what the link
+// between the sockets gives them (peer_bandwidth). One elaborated platform; each case loads its
+// own variant of it (CaseSpec::platform), as a scenario's --set does.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "dmasim/pcie/wire.h"
+#include "dmasim/sim/simulator.h"
+#include "dmasim/topology/platform_file.h"
+
+namespace dmasim::sim {
+namespace {
+
+constexpr std::uint64_t kMiB = 1 << 20;
+
+// gpu0 and gpu1 under sw0 on rc0; gpu2 under sw1 on rc1 (socket 0); gpu3 under sw2 on rc2
+// (socket 1); a capture card on its own root port of rc1. `rc` is appended to every root
+// complex, `rc1` to rc1 alone, `socket` to the link between the sockets.
+std::string host(const std::string& rc, const std::string& rc1 = "", const std::string& socket = "") {
+    return "name: two-sockets\nnodes:\n"
+           "  - {name: cpu0, kind: cpu, socket: 0}\n  - {name: cpu1, kind: cpu, socket: 1}\n"
+           "  - {name: rc0, kind: root_complex, socket: 0" + rc + "}\n"
+           "  - {name: rc1, kind: root_complex, socket: 0" + rc + rc1 + "}\n"
+           "  - {name: rc2, kind: root_complex, socket: 1" + rc + "}\n"
+           "  - {name: sw0, kind: switch, socket: 0}\n  - {name: sw1, kind: switch, socket: 0}\n"
+           "  - {name: sw2, kind: switch, socket: 1}\n"
+           "  - {name: gpu0, kind: gpu, socket: 0}\n  - {name: gpu1, kind: gpu, socket: 0}\n"
+           "  - {name: gpu2, kind: gpu, socket: 0}\n  - {name: gpu3, kind: gpu, socket: 1}\n"
+           "  - {name: fpga0, kind: fpga, socket: 0}\n"
+           "links:\n"
+           "  - {a: cpu0, b: rc0, kind: internal}\n  - {a: cpu0, b: rc1, kind: internal}\n"
+           "  - {a: cpu1, b: rc2, kind: internal}\n"
+           "  - {a: rc0, b: rc1, kind: socket, bandwidth: 256GB/s, latency: 50ns}\n"
+           "  - {a: rc0, b: rc2, kind: socket, bandwidth: 64GB/s, latency: 150ns" + socket + "}\n"
+           "  - {a: rc0, b: sw0}\n  - {a: sw0, b: gpu0}\n  - {a: sw0, b: gpu1}\n"
+           "  - {a: rc1, b: sw1}\n  - {a: sw1, b: gpu2}\n  - {a: rc1, b: fpga0}\n"
+           "  - {a: rc2, b: sw2}\n  - {a: sw2, b: gpu3}\n";
+}
+
+config::ModelParams params() {
+    config::ModelParams p;
+    p.link.generation = 5;
+    p.link.lanes = 16;
+    return p;
+}
+
+Simulator& simulator() {
+    static Simulator s(topology::parse_platform(host(""), "two-sockets.yaml", params()), params());
+    return s;
+}
+
+CaseResult run(const topology::Platform& platform, const std::string& strategy, const std::string& dir, int src, int dst,
+               const std::string& access, std::uint64_t bytes = 64 * kMiB) {
+    config::StrategyOptions o;
+    o.peer.access = access;
+    o.peer.src_device = src;
+    o.peer.dst_device = dst;
+    CaseSpec spec{strategy, dir, bytes, o, {}, &platform};
+    return simulator().run(params(), spec);
+}
+
+double gbps(const RowResult& r, std::uint64_t bytes) {
+    return static_cast<double>(bytes) * r.directions / (r.time_ps * 1e-12) * 1e-9;
+}
+
+const RowResult& row(const CaseResult& r, const std::string& variant) {
+    for (const auto& x : r.rows) {
+        if (x.variant == variant) return x;
+    }
+    throw std::runtime_error("no row " + variant);
+}
+
+TEST(PeerPaths, AnIntelRootComplexCutsPeerWritesIntoSmallerWrites) {
+    const topology::Platform whole = topology::parse_platform(host(""), "a.yaml", params());
+    const topology::Platform cut = topology::parse_platform(host(", peer_write_size: 64B"), "b.yaml", params());
+    const double pix_whole = gbps(run(whole, "peer", "h2d", 0, 1, "on").rows.front(), 64 * kMiB);
+    const double pix_cut = gbps(run(cut, "peer", "h2d", 0, 1, "on").rows.front(), 64 * kMiB);
+    const double node_whole = gbps(run(whole, "peer", "h2d", 0, 2, "on").rows.front(), 64 * kMiB);
+    const double node_cut = gbps(run(cut, "peer", "h2d", 0, 2, "on").rows.front(), 64 * kMiB);
+    // Under one switch nothing changes: the switch passes the GPU's 256-byte writes on.
+    EXPECT_NEAR(pix_cut, pix_whole, 0.005 * pix_whole);
+    // Through the root complexes each 256-byte write leaves as four 64-byte ones, each with its
+    // own header, framing and LCRC: the copy's rate falls as the wire's payload share does.
+    config::LinkParams l = params().link;
+    const double share_whole = 256.0 / pcie::tlp_wire_bytes(pcie::TlpKind::kMemWrite, 256, l);
+    const double share_cut = 256.0 / (4.0 * pcie::tlp_wire_bytes(pcie::TlpKind::kMemWrite, 64, l));
+    EXPECT_NEAR(node_cut / node_whole, share_cut / share_whole, 0.03);
+    EXPECT_LT(node_cut, 0.85 * pix_cut);
+}
+
+TEST(PeerPaths, PixNodeAndSysPairsDifferAsTheHostsBridgesSay) {
+    // The Intel host of the shipped dgx-h100: 64-byte peer writes, 22 GB/s of peer traffic across
+    // the sockets (NCCL's SRP_QPI_BW).
+    const topology::Platform intel =
+        topology::parse_platform(host(", peer_write_size: 64B", "", ", peer_bandwidth: 22GB/s"), "intel.yaml", params());
+    const double pix = gbps(run(intel, "peer", "h2d", 0, 1, "on").rows.front(), 64 * kMiB);
+    const double node = gbps(run(intel, "peer", "h2d", 0, 2, "on").rows.front(), 64 * kMiB);
+    const double sys = gbps(run(intel, "peer", "h2d", 0, 3, "on").rows.front(), 64 * kMiB);
+    EXPECT_GT(pix, node * 1.15);
+    EXPECT_GT(node, sys * 1.5);
+    // Across the sockets the link's peer rate holds the copy, less what the copy's ends cost.
+    EXPECT_LT(sys, 22.0);
+    EXPECT_GT(sys, 0.95 * 22.0);
+    // Both ways across the sockets, staging through host memory beats peer access there.
+    const CaseResult both = run(intel, "peer", "both", 0, 3, "both");
+    EXPECT_LT(gbps(row(both, "peer=on"), 64 * kMiB), gbps(row(both, "peer=off"), 64 * kMiB));
+    // Both ways on one socket the root complexes' link takes in no more than the slower links
+    // after it pass on: the case comes to rest (with nothing holding the rc0-rc1 link back it
+    // queued without bound and never did).
+    const CaseResult node_both = run(intel, "peer", "both", 0, 2, "on", 256 * kMiB);
+    EXPECT_GT(gbps(node_both.rows.front(), 256 * kMiB), 1.8 * node);
+}
+
+TEST(PeerPaths, ARefusingRootComplexLeavesTheCardOnlyThePathThroughHost) {
+    const topology::Platform open = topology::parse_platform(host(""), "open.yaml", params());
+    const topology::Platform shut = topology::parse_platform(host("", ", p2p: refused"), "shut.yaml", params());
+    const CaseResult ok = run(open, "third_party_dma", "h2d", 0, 0, "on", 4 * kMiB);
+    const CaseResult refused = run(shut, "third_party_dma", "h2d", 0, 0, "on", 4 * kMiB);
+    EXPECT_EQ(row(ok, "").status, "ok");
+    EXPECT_EQ(row(refused, "").status, "refused");
+    EXPECT_NE(row(refused, "").note.find("rc1 refuses peer-to-peer traffic"), std::string::npos);
+    // The way through host memory does not cross a bridge port to port: unchanged.
+    EXPECT_EQ(row(refused, "via_host").status, "ok");
+    EXPECT_DOUBLE_EQ(row(refused, "via_host").time_ps, row(ok, "via_host").time_ps);
+}
+
+TEST(PeerPaths, AViaCpuBridgeIsNamedInThePeerRowAndCostsTheBounce) {
+    const topology::Platform open = topology::parse_platform(host(""), "open.yaml", params());
+    const topology::Platform bounce = topology::parse_platform(host("", ", p2p: via_cpu"), "bounce.yaml", params());
+    const CaseResult a = run(open, "peer", "h2d", 0, 2, "on");
+    const CaseResult b = run(bounce, "peer", "h2d", 0, 2, "on");
+    const RowResult& straight = a.rows.front();
+    const RowResult& bounced = b.rows.front();
+    EXPECT_NE(bounced.note.find("bounced through host memory at rc1"), std::string::npos);
+    EXPECT_EQ(straight.note.find("bounced"), std::string::npos);
+    EXPECT_GT(bounced.time_ps, straight.time_ps);
+}
+
+}  // namespace
+}  // namespace dmasim::sim
