@@ -990,14 +990,14 @@ def fig_latency(sim, meas, out):
 
 
 def whatif_radar_label(sc):
-    """radar-switch-fpga-via-host-gen3x8 -> 'switch, via host, all links Gen3 x8' (the scenario's
-    link section sets every link of the platform)."""
+    """radar-switch-fpga-via-host-gen3x8 -> 'switch, via host, card on Gen3 x8' (the scenario's
+    links section sets the card's own link)."""
     m = re.fullmatch(r"radar-(\w+)-(fpga-direct|fpga-via-host|2gbps-direct)-gen(\d+)x(\d+)", sc)
     if not m:
         return sc[len("radar-"):] if sc.startswith("radar-") else sc
     how = {"fpga-direct": "direct", "fpga-via-host": "via host",
            "2gbps-direct": "direct, 2 GB/s"}[m.group(2)]
-    return f"{m.group(1)}, {how}, all links Gen{m.group(3)} x{m.group(4)}"
+    return f"{m.group(1)}, {how}, card on Gen{m.group(3)} x{m.group(4)}"
 
 
 def fig_whatif_radar(sim, meas, out):

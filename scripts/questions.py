@@ -212,17 +212,17 @@ def q_radar(sim, ms):
         ("4 MiB / 8 ms, pinned, then a 9 ms processing kernel", "radar-8ms-process9ms"),
     ]
     whatif = [
-        ("4 MiB / 8 ms, card writes GPU memory directly, all links Gen5 x16, behind a switch, 6 ms kernel",
+        ("4 MiB / 8 ms, card writes GPU memory directly, card on Gen5 x16, behind a switch, 6 ms kernel",
          "radar-switch-fpga-direct-gen5x16"),
-        ("4 MiB / 8 ms, card writes GPU memory directly, all links Gen3 x8, behind a switch, 6 ms kernel",
+        ("4 MiB / 8 ms, card writes GPU memory directly, card on Gen3 x8, behind a switch, 6 ms kernel",
          "radar-switch-fpga-direct-gen3x8"),
-        ("4 MiB / 8 ms, card → pinned host → GPU, all links Gen3 x8, behind a switch, 6 ms kernel",
+        ("4 MiB / 8 ms, card → pinned host → GPU, card on Gen3 x8, behind a switch, 6 ms kernel",
          "radar-switch-fpga-via-host-gen3x8"),
-        ("4 MiB / 8 ms, card writes GPU memory directly, all links Gen3 x8, root ports, 6 ms kernel",
+        ("4 MiB / 8 ms, card writes GPU memory directly, card on Gen3 x8, root ports, 6 ms kernel",
          "radar-rootports-fpga-direct-gen3x8"),
-        ("4 MiB / 8 ms, card → pinned host → GPU, all links Gen3 x8, root ports, 6 ms kernel",
+        ("4 MiB / 8 ms, card → pinned host → GPU, card on Gen3 x8, root ports, 6 ms kernel",
          "radar-rootports-fpga-via-host-gen3x8"),
-        ("4 MiB / 2 ms (2 GB/s), card directly, all links Gen3 x4, behind a switch, 1 ms deadline",
+        ("4 MiB / 2 ms (2 GB/s), card directly, card on Gen3 x4, behind a switch, 1 ms deadline",
          "radar-switch-2gbps-direct-gen3x4"),
     ]
     lines = [
@@ -253,9 +253,9 @@ def q_radar(sim, ms):
         lines.append(f"| {label} | {fmt_us(p50)} | {fmt_us(p99)} | {misses(sim, scen)} | " + " | ".join(cells) + " |")
     lines += [
         "",
-        "With a capture card (model only: 100 frames; the scenario's link section sets every link of the",
-        "platform — card, switch or root ports, GPU — to the generation and width named; latency from the",
-        "frame's release to the end of its processing kernel where there is one):",
+        "With a capture card (model only: 100 frames; the scenario's `links:` section sets the card's own",
+        "link to the generation and width named, the GPU's and the switch's stay Gen5 x16; latency from",
+        "the frame's release to the end of its processing kernel where there is one):",
         "",
         "| case | model frame latency | misses |",
         "|---|---|---|",
@@ -283,9 +283,9 @@ def q_radar(sim, ms):
         f"({100 * pin / period:.1f} % of the period)" + (f" and {fmt_us(pin_m)} (p99 {fmt_us(p99_m)}) on the {ref.label}" if pin_m and p99_m else "")
         + f"; the copy from an mmap'd pageable buffer {fmt_us(pag)}" + (f" ({fmt_us(pag_m)} measured)" if pag_m else "")
         + f", {pag / pin:.1f}× longer" + (", and no frame misses its deadline either way" if none_missed else "")
-        + ". Let the card write into pinned memory, or straight into GPU memory if its driver can: with every link at "
+        + ". Let the card write into pinned memory, or straight into GPU memory if its driver can: with the card on "
         f"Gen3 x8, going through pinned host memory adds {fmt_us(via - direct)} per frame to writing GPU memory directly "
-        f"({fmt_us(via)} against {fmt_us(direct)}, each including its 6 ms kernel). At 2 GB/s with every link at Gen3 x4 "
+        f"({fmt_us(via)} against {fmt_us(direct)}, each including its 6 ms kernel). At 2 GB/s from a card on Gen3 x4 "
         "the card "
         + (f"misses {misses(sim, 'radar-switch-2gbps-direct-gen3x4')} {fmt_us(fast_deadline)} deadlines: a frame takes "
            f"{fmt_us(fast)} to arrive" if missed("radar-switch-2gbps-direct-gen3x4") else
@@ -298,7 +298,7 @@ def q_radar(sim, ms):
     ]
     summary = (f"radar 4 MiB/8 ms: pinned bounce {fmt_us(pin)}, mmap'd pageable {fmt_us(pag)}, "
                f"{misses(sim, 'radar-8ms')} and {misses(sim, 'radar-8ms-pageable')} frames missed; "
-               f"all links Gen3 x8: card direct {fmt_us(direct)} vs via host {fmt_us(via)}")
+               f"card on Gen3 x8: direct {fmt_us(direct)} vs via host {fmt_us(via)}")
     return lines, summary
 
 

@@ -2,6 +2,9 @@
 #include "dmasim/topology/platform_file.h"
 #include "dmasim/core/error.h"
 #include "dmasim/pcie/wire.h"
+#include "dmasim/config/scenario.h"
+
+#include <algorithm>
 
 #include <fstream>
 #include <sstream>
@@ -282,6 +285,59 @@ TEST(RouteClasses, ShippedPlatformsReproduceTheLentMachinesNvidiaSmiMatrix) {
         }
         EXPECT_EQ(rows, g.size()) << fixture;
     }
+}
+
+}  // namespace
+}  // namespace dmasim::topology
+
+namespace dmasim::topology {
+namespace {
+
+// Issue 15: one device's own link set by the scenario (`links:` or --set links.DEV.KEY), where
+// `link:` sets every link: the radar what-if's card on Gen3 x8 no longer slows the GPU's link.
+TEST(DeviceLinks, AScenarioSetsOneDevicesLinkAndLeavesTheOthers) {
+    const auto scenarios = config::load_scenarios(std::string(DMASIM_SOURCE_DIR) + "/scenarios/whatif/radar.yaml", {});
+    const auto it = std::find_if(scenarios.begin(), scenarios.end(),
+                                 [](const config::Scenario& s) { return s.name == "radar-switch-fpga-direct-gen3x8"; });
+    ASSERT_NE(it, scenarios.end());
+    const Platform p = load_platform(*it);
+    const config::LinkParams* card = device_pcie_link(p, p.at("fpga0"));
+    const config::LinkParams* gpu = device_pcie_link(p, p.at("gpu0"));
+    ASSERT_NE(card, nullptr);
+    ASSERT_NE(gpu, nullptr);
+    EXPECT_EQ(card->generation, 3);
+    EXPECT_EQ(card->lanes, 8);
+    EXPECT_EQ(gpu->generation, 5);
+    EXPECT_EQ(gpu->lanes, 16);
+    // --set links.fpga0.lanes=4 changes that one key of that one link.
+    config::Scenario s = *it;
+    config::apply_parameter(s, config::SetOverride{"links.fpga0.lanes", "4", ""});
+    const Platform q = load_platform(s);
+    EXPECT_EQ(device_pcie_link(q, q.at("fpga0"))->lanes, 4);
+    EXPECT_EQ(device_pcie_link(q, q.at("fpga0"))->generation, 3);
+    EXPECT_EQ(device_pcie_link(q, q.at("gpu0"))->lanes, 16);
+}
+
+TEST(DeviceLinks, BadDeviceKeyOrValueNamesTheScenarioKey) {
+    const auto outcome = [](const std::string& links) -> std::pair<std::string, std::string> {
+        try {
+            const auto v = config::parse_scenarios("platform: radar-switch\nstrategy: third_party_dma\nsizes: 4MiB\n" + links,
+                                                   "s.yaml");
+            (void)load_platform(v.front());
+        } catch (const core::InputError& e) {
+            return {e.file() + ": " + e.key(), e.what()};
+        }
+        return {"accepted", ""};
+    };
+    EXPECT_EQ(outcome("links: { fpga0: { lanes: 4 } }\n").first, "accepted");
+    EXPECT_EQ(outcome("links: { gpu7: { lanes: 4 } }\n").first, "s.yaml: links.gpu7");
+    EXPECT_NE(outcome("links: { gpu7: { lanes: 4 } }\n").second.find("no device named 'gpu7' (gpu0, fpga0)"), std::string::npos);
+    EXPECT_EQ(outcome("links: { sw0: { lanes: 4 } }\n").first, "s.yaml: links.sw0");
+    EXPECT_EQ(outcome("links: { fpga0: { lanes: 3 } }\n").first, "s.yaml: links.fpga0.lanes");
+    EXPECT_EQ(outcome("links: { fpga0: { speed: 3 } }\n").first, "s.yaml: links.fpga0.speed");
+    EXPECT_EQ(outcome("links: { fpga0: { lanes: eight } }\n").first, "s.yaml: links.fpga0.lanes");
+    EXPECT_EQ(outcome("links: { fpga0: 8 }\n").first, "s.yaml: links.fpga0");
+    EXPECT_EQ(outcome("links: [fpga0]\n").first, "s.yaml: links");
 }
 
 }  // namespace

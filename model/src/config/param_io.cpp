@@ -102,6 +102,18 @@ void write_config_json(core::JsonWriter& json, const Scenario& scenario, const s
     json.value("repetitions", s.repetitions);
     json.value("warmup", s.warmup);
     json.value("link_explicit", s.link_explicit);
+    if (!s.device_links.empty()) {
+        // What the scenario set on single devices' links (platform_effective has the result).
+        json.begin_array("links");
+        for (const auto& d : s.device_links) {
+            json.begin_object();
+            json.value("device", d.device);
+            json.value("key", d.key);
+            json.value("value", d.value);
+            json.end_object();
+        }
+        json.end_array();
+    }
     if (!fidelity.empty()) json.value("fidelity", fidelity);
     JsonFieldWriter d{&json};
     s.params.visit_sections(d);

@@ -27,8 +27,8 @@ using core::InputError;
 // Keys a scenario document may have at its top level, besides the parameter and strategy
 // sections (which come from the visitors so that they cannot drift from the structs).
 const std::vector<std::string>& run_keys() {
-    static const std::vector<std::string> keys{"name",  "description", "platform",    "strategy", "direction",
-                                               "sizes", "repetitions", "warmup",      "flows"};
+    static const std::vector<std::string> keys{"name",  "description", "platform", "strategy", "direction",
+                                               "sizes", "repetitions", "warmup",   "flows",    "links"};
     return keys;
 }
 
@@ -493,6 +493,35 @@ void apply_set(YAML::Node& doc, const SetOverride& set) {
 
 void read_flows(const YAML::Node& node, const std::string& file, Scenario& s);
 
+// One setting of a device's own link: the key must be a link.* key and the value parse as it
+// does there (bounds are checked with the platform, as for link.*).
+void set_device_link(Scenario& s, const std::string& device, const std::string& key, const std::string& value,
+                     const std::string& where) {
+    LinkParams probe;
+    bool found = false;
+    probe.visit([&](const FieldInfo& fi, auto& field) {
+        if (found || key != fi.key) return;
+        found = true;
+        try {
+            parse_field(value, field);
+        } catch (const core::UnitError& e) {
+            throw InputError(s.file, where, e.what());
+        }
+    });
+    if (!found) {
+        std::string keys;
+        probe.visit([&](const FieldInfo& fi, auto&) { keys += std::string(keys.empty() ? "" : ", ") + fi.key; });
+        throw InputError(s.file, where, "not a link setting; a device's link takes: " + keys);
+    }
+    for (auto& d : s.device_links) {
+        if (d.device == device && d.key == key) {
+            d.value = value;
+            return;
+        }
+    }
+    s.device_links.push_back(Scenario::DeviceLink{device, key, value});
+}
+
 Scenario read_document(const YAML::Node& doc, const std::string& file, std::size_t index) {
     Scenario s;
     s.file = file;
@@ -509,6 +538,21 @@ Scenario read_document(const YAML::Node& doc, const std::string& file, std::size
         }
     }
     s.link_explicit = static_cast<bool>(doc["link"]);
+    if (const YAML::Node links = doc["links"]) {
+        if (!links.IsMap()) throw InputError(file, "links", "expected a map of devices, e.g. links: { fpga0: { generation: 3, lanes: 8 } }");
+        for (const auto& dev : links) {
+            const std::string device = dev.first.as<std::string>();
+            const std::string where = "links." + device;
+            if (!dev.second.IsMap() || dev.second.size() == 0) {
+                throw InputError(file, where, "expected a map of link settings, e.g. { generation: 3, lanes: 8 }");
+            }
+            for (const auto& kv : dev.second) {
+                const std::string key = kv.first.as<std::string>();
+                if (!kv.second.IsScalar()) throw InputError(file, where + "." + key, "expected a single value");
+                set_device_link(s, device, key, kv.second.Scalar(), where + "." + key);
+            }
+        }
+    }
 
     auto scalar = [&](const char* key) -> std::string {
         const YAML::Node n = doc[key];
@@ -903,6 +947,17 @@ struct ParameterSetter {
 }  // namespace
 
 void apply_parameter(Scenario& s, const SetOverride& set) {
+    if (set.path.compare(0, 6, "links.") == 0) {
+        // links.DEVICE.KEY: one device's own link.
+        const std::string rest = set.path.substr(6);
+        const auto dot = rest.find('.');
+        if (dot == std::string::npos || dot == 0 || dot + 1 == rest.size()) {
+            throw InputError(s.file, set.path, "a device's link is set as links.DEVICE.KEY, e.g. links.fpga0.lanes=8");
+        }
+        set_device_link(s, rest.substr(0, dot), rest.substr(dot + 1), set.value, set.path);
+        validate(s);
+        return;
+    }
     ParameterSetter setter{set, s.file};
     s.params.visit_sections(setter);
     if (!setter.found) throw InputError(s.file, set.path, "not a model parameter (section.key, see dmasim params)");

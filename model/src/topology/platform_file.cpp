@@ -371,7 +371,7 @@ void check_calibration_key(const YAML::Node& n, const std::string& origin) {
 }
 
 Platform read_platform(const YAML::Node& doc, const std::string& origin, const config::ModelParams& params,
-                       const std::vector<std::string>& explicit_keys) {
+                       const std::vector<std::string>& explicit_keys, const DeviceLinks& device_links) {
     if (!doc.IsMap()) throw InputError(origin, "", "a platform must be a YAML map");
     for (const auto& kv : doc) {
         const std::string k = kv.first.as<std::string>();
@@ -487,6 +487,25 @@ Platform read_platform(const YAML::Node& doc, const std::string& origin, const c
         if (kind == "pcie") {
             apply_keys(l, props.pcie, origin, where, used);
             apply_explicit(props.pcie, params.link, "link", explicit_keys);
+            // A device's own link: the scenario's settings for that device win over both.
+            for (const NodeId end : {*na, *nb}) {
+                if (!is_device(p.node(end).kind)) continue;
+                bool set = false;
+                for (const auto& d : device_links.settings) {
+                    if (d.device != p.node(end).name) continue;
+                    set = true;
+                    props.pcie.visit([&](const config::FieldInfo& fi, auto& field) {
+                        if (fi.key == d.key) config::parse_field(d.value, field);
+                    });
+                }
+                // Its bounds as link.* has them, the error naming the scenario's key.
+                if (set) {
+                    config::check_link(props.pcie, "links." + p.node(end).name + ".",
+                                       [&](const std::string& key, const std::string& message) {
+                                           throw InputError(device_links.scenario_file, key, message);
+                                       });
+                }
+            }
         } else if (kind == "nvlink") {
             props.kind = LinkKind::kNvlink;
             apply_keys(l, props.nvlink, origin, where, used);
@@ -547,6 +566,19 @@ Platform read_platform(const YAML::Node& doc, const std::string& origin, const c
         }
         records.push_back(LinkRecord{*na, *nb, props.kind, p.add_link(*na, *nb, props)});
     }
+    // Every device the scenario set a link for is a device of this platform with a PCIe link.
+    for (const auto& d : device_links.settings) {
+        const auto n = p.find(d.device);
+        if (!n || !is_device(p.node(*n).kind)) {
+            std::string names;
+            for (const auto v : devices(p)) names += (names.empty() ? "" : ", ") + p.node(v).name;
+            throw InputError(device_links.scenario_file, "links." + d.device,
+                             "platform " + p.name() + " has no device named '" + d.device + "' (" + names + ")");
+        }
+        if (device_pcie_link(p, *n) == nullptr) {
+            throw InputError(device_links.scenario_file, "links." + d.device, d.device + " has no PCIe link on platform " + p.name());
+        }
+    }
     check_structure(p, records, origin);
     check_neighbours(p, records, params, origin);
     return p;
@@ -572,25 +604,26 @@ const YAML::Node& parsed_platform_text(const std::string& yaml, const std::strin
 }  // namespace
 
 Platform parse_platform(const std::string& yaml, const std::string& origin, const config::ModelParams& params,
-                        const std::vector<std::string>& explicit_keys) {
+                        const std::vector<std::string>& explicit_keys, const DeviceLinks& device_links) {
     const YAML::Node& doc = parsed_platform_text(yaml, origin);
     try {
-        return read_platform(doc, origin, params, explicit_keys);
+        return read_platform(doc, origin, params, explicit_keys, device_links);
     } catch (const YAML::Exception& e) {
         throw InputError(origin, "", config::yaml_error_message(e));
     }
 }
 
 Platform load_platform(const std::string& ref, const config::ModelParams& params,
-                       const std::vector<std::string>& explicit_keys) {
+                       const std::vector<std::string>& explicit_keys, const DeviceLinks& device_links) {
     const auto& shipped = config::shipped_platforms();
     const auto it = shipped.find(ref);
-    if (it != shipped.end()) return parse_platform(it->second, "platforms/" + ref + ".yaml", params, explicit_keys);
-    return parse_platform(core::read_input_file(ref, "platform"), ref, params, explicit_keys);
+    if (it != shipped.end()) return parse_platform(it->second, "platforms/" + ref + ".yaml", params, explicit_keys, device_links);
+    return parse_platform(core::read_input_file(ref, "platform"), ref, params, explicit_keys, device_links);
 }
 
 Platform load_platform(const config::Scenario& s) {
-    return load_platform(config::resolve_platform(s.platform, s.file), s.params, s.explicit_keys);
+    return load_platform(config::resolve_platform(s.platform, s.file), s.params, s.explicit_keys,
+                         DeviceLinks{s.file, s.device_links});
 }
 
 std::vector<NodeId> gpus(const Platform& p) { return p.nodes_of(NodeKind::kGpu); }

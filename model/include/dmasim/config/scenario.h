@@ -205,6 +205,15 @@ struct Scenario {
     bool link_explicit = false;           // the scenario (or --set) chose the link itself
     std::vector<std::string> explicit_keys;  // dotted keys the file or --set gave (override platform files)
     std::vector<FlowSpec> flows;             // when given: the scenario is these flows, run together
+    // `links: { fpga0: { generation: 3, lanes: 8 } }` or `--set links.fpga0.lanes=8`: settings of
+    // one device's own PCIe link, over the platform file's and the scenario's link.* (the card on
+    // Gen3 x8 while the GPU stays on Gen5). Checked against the platform when it is loaded.
+    struct DeviceLink {
+        std::string device;
+        std::string key;    // a link.* key
+        std::string value;  // as written
+    };
+    std::vector<DeviceLink> device_links;
     // Which calibration its parameters start from: a built-in name ("h100-sxm"), a file as
     // given, or "none" (the defaults). Written beside every number it produced.
     std::string calibration = "none";

@@ -11,14 +11,22 @@
 
 namespace dmasim::topology {
 
+// A scenario's settings of single devices' own links (config::Scenario::device_links) and the
+// scenario file its errors name.
+struct DeviceLinks {
+    std::string scenario_file;
+    std::vector<config::Scenario::DeviceLink> settings;
+};
+
 // Reads a platform from YAML text. Links take `params.link` / `params.nvlink`, then the
-// file's own keys, then the scenario's explicitly set `link.*`/`nvlink.*` keys (what-ifs).
-// Throws core::InputError naming `origin` and the key.
+// file's own keys, then the scenario's explicitly set `link.*`/`nvlink.*` keys (what-ifs), then
+// the scenario's settings of a device's own link (`links.fpga0.lanes`). Throws core::InputError
+// naming `origin` and the key (the scenario file and `links.DEVICE.KEY` for a device's setting).
 Platform parse_platform(const std::string& yaml, const std::string& origin, const config::ModelParams& params,
-                        const std::vector<std::string>& explicit_keys = {});
+                        const std::vector<std::string>& explicit_keys = {}, const DeviceLinks& device_links = {});
 // A shipped platform by name, or a platform file (see config::resolve_platform).
 Platform load_platform(const std::string& ref, const config::ModelParams& params,
-                       const std::vector<std::string>& explicit_keys = {});
+                       const std::vector<std::string>& explicit_keys = {}, const DeviceLinks& device_links = {});
 // The platform a scenario runs on.
 Platform load_platform(const config::Scenario& scenario);
 
