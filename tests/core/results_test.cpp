@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
@@ -52,8 +53,8 @@ TEST(Results, CsvRoundTripWithQuoting) {
     EXPECT_NEAR(rows[0].time_us, 20000.0, 1e-6);
 }
 
-TEST(Results, SpeedupIsTheLastColumnAndTimeOnlyRowsHaveNoRate) {
-    const std::string tail = ",calibration,speedup";
+TEST(Results, SpeedupIsAmongTheLastColumnsAndTimeOnlyRowsHaveNoRate) {
+    const std::string tail = ",calibration,speedup,host_read_bytes,host_written_bytes";
     EXPECT_EQ(results_csv_header().substr(results_csv_header().size() - tail.size()), tail);
     ResultRow overlap = sample_row();
     overlap.strategy = "async_overlap";
@@ -74,7 +75,7 @@ TEST(Results, SpeedupIsTheLastColumnAndTimeOnlyRowsHaveNoRate) {
     EXPECT_EQ(field(format_result_row(setup), 6), "");
     EXPECT_EQ(field(format_result_row(overlap), 6), "");
     EXPECT_NE(field(format_result_row(copy), 6), "");
-    EXPECT_EQ(format_result_row(copy).back(), ',');  // no speed-up: an empty last field
+    EXPECT_EQ(format_result_row(copy).substr(format_result_row(copy).size() - 3), ",,,");  // no speed-up, no host bytes
     std::stringstream ss;
     write_results_csv(ss, {overlap, setup, copy});
     const auto rows = read_results_csv(ss, "mem");
@@ -84,8 +85,8 @@ TEST(Results, SpeedupIsTheLastColumnAndTimeOnlyRowsHaveNoRate) {
     EXPECT_NEAR(rows[1].time_us, setup.time_us, 1e-6);  // the time is still there
 }
 
-TEST(Results, CvAndCalibrationAreTheLastColumnsAndRoundTrip) {
-    const std::string tail = ",note,cv,calibration,speedup";
+TEST(Results, CvAndCalibrationAreAmongTheLastColumnsAndRoundTrip) {
+    const std::string tail = ",note,cv,calibration,speedup,host_read_bytes,host_written_bytes";
     EXPECT_EQ(results_csv_header().substr(results_csv_header().size() - tail.size()), tail);
     ResultRow r = sample_row();
     r.cv = 0.0123;
@@ -101,6 +102,32 @@ TEST(Results, CvAndCalibrationAreTheLastColumnsAndRoundTrip) {
     EXPECT_EQ(rows[0].calibration, "results/x,y/calibration.yaml");
     EXPECT_EQ(rows[1].calibration, "h100-sxm");
     EXPECT_EQ(rows[0].note, "has \"quotes\"");  // the columns before them are intact
+}
+
+// Issue 15: a model row says how much host memory its program read and wrote; measured rows and
+// rows of no one program leave both empty, and files written before the columns still load.
+TEST(Results, HostMemoryBytesRoundTripAndStayEmptyWhereUnknown) {
+    ResultRow model = sample_row();
+    model.host_read_bytes = 4194304;
+    model.host_written_bytes = 64;
+    const ResultRow measured = sample_row();
+    std::stringstream ss;
+    write_results_csv(ss, {model, measured});
+    const std::string text = ss.str();
+    const auto rows = read_results_csv(ss, "mem");
+    ASSERT_EQ(rows.size(), 2U);
+    EXPECT_EQ(rows[0].host_read_bytes, 4194304);
+    EXPECT_EQ(rows[0].host_written_bytes, 64);
+    EXPECT_EQ(rows[1].host_read_bytes, -1);
+    EXPECT_EQ(rows[1].host_written_bytes, -1);
+    EXPECT_NE(text.find(",4194304,64\n"), std::string::npos) << text;
+    std::stringstream bad(results_csv_header() + "\n" + format_result_row(measured) + "-5\n");
+    try {
+        (void)read_results_csv(bad, "bad.csv");
+        ADD_FAILURE() << "a negative byte count was read";
+    } catch (const InputError& e) {
+        EXPECT_EQ(e.key(), "host_written_bytes");
+    }
 }
 
 TEST(Results, ReadsFilesWrittenBeforeTheCvColumn) {
@@ -175,7 +202,7 @@ TEST(Results, Percentiles) {
 
 TEST(Results, ReaderRangeChecksEveryValueAndNamesLineAndColumn) {
     const std::string header = results_csv_header() + "\n";
-    const std::string good = "s,pinned,h2d,1,4096,7.5,0.5,hw,20,7.4,7.6,7.3,7.9,,ok,,0.01,,\n";
+    const std::string good = "s,pinned,h2d,1,4096,7.5,0.5,hw,20,7.4,7.6,7.3,7.9,,ok,,0.01,,,,\n";
     // Each a field of the good row broken: (column, value, what the message must say).
     struct Case {
         int column;
@@ -201,12 +228,14 @@ TEST(Results, ReaderRangeChecksEveryValueAndNamesLineAndColumn) {
         {12, "-inf", "key 'max_us'"},
         {16, "nan", "key 'cv'"},
         {16, "-0.5", "key 'cv'"},
+        {19, "-1", "key 'host_read_bytes': '-1' is not a whole number of bytes"},
+        {20, "1.5", "key 'host_written_bytes'"},
     };
     for (const auto& c : cases) {
         std::vector<std::string> f;
         std::stringstream fields(good.substr(0, good.size() - 1));
         for (std::string cell; std::getline(fields, cell, ',');) f.push_back(cell);
-        f.resize(19);
+        f.resize(static_cast<std::size_t>(std::count(header.begin(), header.end(), ',') + 1));
         f[static_cast<std::size_t>(c.column)] = c.value;
         std::string row;
         for (std::size_t i = 0; i < f.size(); ++i) row += (i ? "," : "") + f[i];
@@ -221,7 +250,7 @@ TEST(Results, ReaderRangeChecksEveryValueAndNamesLineAndColumn) {
         }
     }
     // Rows that are not ok carry no time and may have run no repetition.
-    std::stringstream skipped(header + "s,peer,h2d,1,4096,0,0,hw,0,0,0,0,0,,skipped,needs two GPUs,0,,\n");
+    std::stringstream skipped(header + "s,peer,h2d,1,4096,0,0,hw,0,0,0,0,0,,skipped,needs two GPUs,0,,,,\n");
     const auto rows = read_results_csv(skipped, "m.csv");
     ASSERT_EQ(rows.size(), 1U);
     EXPECT_EQ(rows[0].repetitions, 0);

@@ -139,5 +139,31 @@ TEST(PeerPaths, AViaCpuBridgeIsNamedInThePeerRowAndCostsTheBounce) {
     EXPECT_GT(bounced.time_ps, straight.time_ps);
 }
 
+// Issue 15 (the mapping thread's argument that going through host memory costs it two accesses
+// per byte): each row carries the host memory traffic of its program.
+TEST(PeerPaths, TheCardsRowsSayWhatHostMemoryServedThem) {
+    const topology::Platform open = topology::parse_platform(host(""), "open.yaml", params());
+    const std::uint64_t bytes = 4 * kMiB;
+    const CaseResult r = run(open, "third_party_dma", "h2d", 0, 0, "on", bytes);
+    const RowResult& direct = row(r, "");
+    const RowResult& via = row(r, "via_host");
+    ASSERT_TRUE(direct.host_bytes);
+    ASSERT_TRUE(via.host_bytes);
+    // Straight into the GPU: no data through host memory (a semaphore or two at most).
+    EXPECT_LT(direct.host_read_bytes + direct.host_written_bytes, 4096U);
+    // Through host memory: the card's writes land there and the GPU's copy reads them back.
+    EXPECT_GE(via.host_written_bytes, bytes);
+    EXPECT_LT(via.host_written_bytes, bytes + 4096);
+    EXPECT_GE(via.host_read_bytes, bytes);
+    EXPECT_LT(via.host_read_bytes, bytes + 4096);
+    // A peer copy staged through host memory: each piece written and read once.
+    const CaseResult staged = run(open, "peer", "h2d", 0, 1, "off", 16 * kMiB);
+    EXPECT_GE(row(staged, "peer=off").host_written_bytes, 16 * kMiB);
+    EXPECT_GE(row(staged, "peer=off").host_read_bytes, 16 * kMiB);
+    // A refused row times nothing and says nothing about host memory.
+    const topology::Platform shut = topology::parse_platform(host("", ", p2p: refused"), "shut.yaml", params());
+    EXPECT_FALSE(row(run(shut, "third_party_dma", "h2d", 0, 0, "on", bytes), "").host_bytes);
+}
+
 }  // namespace
 }  // namespace dmasim::sim

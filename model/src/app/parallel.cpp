@@ -250,6 +250,10 @@ public:
             r.min_us = rr.min_ps * 1e-6;
             r.max_us = rr.max_ps * 1e-6;
             r.status = rr.status;
+            if (rr.host_bytes) {
+                r.host_read_bytes = static_cast<std::int64_t>(rr.host_read_bytes);
+                r.host_written_bytes = static_cast<std::int64_t>(rr.host_written_bytes);
+            }
             r.note = rr.status == "ok" ? links.note + (rr.note.empty() ? "" : "; " + rr.note) : rr.note;
             if (!band_note.empty() && banded.banded.at(i)) r.note += "; " + band_note;
             if (!banded.model_error.empty() && banded.model_error.at(i) > 0.0) {
@@ -303,6 +307,8 @@ void put_rows(ByteWriter& w, const std::vector<core::ResultRow>& rows) {
         w.f64(r.time_us).str(r.source).u64(static_cast<std::uint64_t>(r.repetitions));
         w.f64(r.p10_us).f64(r.p90_us).f64(r.min_us).f64(r.max_us).str(r.variant).str(r.status).str(r.note).f64(r.cv);
         w.str(r.calibration).f64(r.speedup);
+        // -1 (empty) travels as 2^64 - 1.
+        w.u64(static_cast<std::uint64_t>(r.host_read_bytes)).u64(static_cast<std::uint64_t>(r.host_written_bytes));
     }
 }
 
@@ -327,6 +333,8 @@ std::vector<core::ResultRow> get_rows(ByteReader& in) {
         r.cv = in.f64();
         r.calibration = in.str();
         r.speedup = in.f64();
+        r.host_read_bytes = static_cast<std::int64_t>(in.u64());
+        r.host_written_bytes = static_cast<std::int64_t>(in.u64());
     }
     return rows;
 }

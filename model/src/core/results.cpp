@@ -130,7 +130,7 @@ double ResultRow::gbps() const {
 const std::string& results_csv_header() {
     static const std::string header =
         "scenario,strategy,direction,directions,size_bytes,time_us,gbps,source,repetitions,"
-        "p10_us,p90_us,min_us,max_us,variant,status,note,cv,calibration,speedup";
+        "p10_us,p90_us,min_us,max_us,variant,status,note,cv,calibration,speedup,host_read_bytes,host_written_bytes";
     return header;
 }
 
@@ -143,6 +143,8 @@ std::string format_result_row(const ResultRow& r) {
     s += fmt_time(r.min_us) + ',' + fmt_time(r.max_us) + ',';
     s += csv_field(r.variant) + ',' + csv_field(r.status) + ',' + csv_field(r.note) + ',';
     s += fmt_double(r.cv) + ',' + csv_field(r.calibration) + ',' + (r.speedup > 0 ? fmt_double(r.speedup) : std::string());
+    const auto count = [](std::int64_t v) { return v < 0 ? std::string() : std::to_string(v); };
+    s += ',' + count(r.host_read_bytes) + ',' + count(r.host_written_bytes);
     return s;
 }
 
@@ -214,6 +216,14 @@ std::vector<ResultRow> read_results_csv(std::istream& in, const std::string& ori
         r.cv = time("cv", 0);
         r.calibration = get("calibration");
         r.speedup = time("speedup", 0);
+        for (const auto& [name, field] : {std::pair<const char*, std::int64_t*>{"host_read_bytes", &r.host_read_bytes},
+                                          {"host_written_bytes", &r.host_written_bytes}}) {
+            const std::string v = get(name);
+            if (!v.empty()) {
+                *field = static_cast<std::int64_t>(
+                    parse_whole(v, where, name, 0, std::uint64_t{1} << 62, "a whole number of bytes, or empty"));
+            }
+        }
         rows.push_back(std::move(r));
     }
     return rows;

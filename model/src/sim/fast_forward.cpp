@@ -119,6 +119,9 @@ Extrapolation extrapolate(const std::array<ProgramOutcome, 3>& at, const Levels&
     out.writes = fit.count(at[0].writes, at[1].writes, at[2].writes, "writes");
     out.host_memory_bytes =
         fit.count(at[0].host_memory_bytes, at[1].host_memory_bytes, at[2].host_memory_bytes, "host memory bytes");
+    out.host_read_bytes = fit.count(at[0].host_read_bytes, at[1].host_read_bytes, at[2].host_read_bytes, "host memory bytes read");
+    out.host_written_bytes =
+        fit.count(at[0].host_written_bytes, at[1].host_written_bytes, at[2].host_written_bytes, "host memory bytes written");
     out.memory_wait_ps = fit.real(at[0].memory_wait_ps, at[1].memory_wait_ps, at[2].memory_wait_ps, "reads' wait for host memory");
     out.peak_outstanding_reads = static_cast<std::uint32_t>(
         fit.count(at[0].peak_outstanding_reads, at[1].peak_outstanding_reads, at[2].peak_outstanding_reads,

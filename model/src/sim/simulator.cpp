@@ -283,6 +283,8 @@ ProgramOutcome Simulator::execute(const config::ModelParams& params, const Progr
     out.timings = rt.timings();
     const MemoryStats& hm = top_->host_memory().stats();
     out.host_memory_bytes = hm.bytes_read + hm.bytes_written;
+    out.host_read_bytes = hm.bytes_read;
+    out.host_written_bytes = hm.bytes_written;
     for (const auto& b : top_->bridges()) {
         out.memory_wait_ps += b->stats().memory_wait_ps;
     }

@@ -58,7 +58,7 @@ void run_peer(Engine& engine, Case& c) {
     };
     const std::string route = topology::to_string(first_hop(src, dst));
     const auto row = [](std::string variant, double ps, int directions, std::string note, const ProgramOutcome& o) {
-        return make_row(std::move(variant), ps, directions, with_note(std::move(note), o.fast_forward));
+        return sim_row(std::move(variant), ps, directions, std::move(note), o);
     };
     const bool on = (po.access == "on" || po.access == "both") && refusal.empty();
     const bool off = po.access == "off" || po.access == "both" || !refusal.empty();

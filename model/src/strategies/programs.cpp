@@ -166,7 +166,11 @@ std::string with_note(std::string note, const std::string& fast_forward) {
 }
 
 RowResult sim_row(std::string variant, double ps, int directions, std::string note, const ProgramOutcome& o) {
-    return make_row(std::move(variant), ps, directions, with_note(std::move(note), o.fast_forward));
+    RowResult r = make_row(std::move(variant), ps, directions, with_note(std::move(note), o.fast_forward));
+    r.host_bytes = true;
+    r.host_read_bytes = o.host_read_bytes;
+    r.host_written_bytes = o.host_written_bytes;
+    return r;
 }
 
 bool host_buffer_not_modelled(Case& c) {

@@ -24,7 +24,7 @@ void run_third_party_dma(Engine& engine, Case& c) {
     const int card = cards.front();
     const int gpu = gpus.front();
     const auto row = [](std::string variant, double ps, std::string note, const ProgramOutcome& o) {
-        return make_row(std::move(variant), ps, 1, with_note(std::move(note), o.fast_forward));
+        return sim_row(std::move(variant), ps, 1, std::move(note), o);
     };
     // A bridge on the way may refuse peer-to-peer traffic: then the card cannot write into the GPU
     // (nothing stages it), and only the path through host memory is left.

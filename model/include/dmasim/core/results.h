@@ -37,7 +37,11 @@ struct ResultRow {
     std::string calibration;     // model rows: the calibration behind the number ("none": the
                                  // defaults); empty in measured rows. Older files lack it
     double speedup = 0.0;        // overlap rows: the serial variant's time over this row's; 0 (an
-                                 // empty field) elsewhere. Last column: older files lack it
+                                 // empty field) elsewhere. Older files lack it
+    // Model rows of one program: the bytes host memory served it, read and written (-1: empty,
+    // as in measured rows and rows that time no one program). Last columns: older files lack them.
+    std::int64_t host_read_bytes = -1;
+    std::int64_t host_written_bytes = -1;
 
     // gbps = size_bytes * directions / time_us / 1e3 (decimal GB/s); 0 when time is 0.
     double gbps() const;

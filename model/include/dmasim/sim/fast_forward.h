@@ -34,7 +34,11 @@ struct ProgramOutcome {
     std::uint64_t read_requests = 0;
     std::uint64_t writes = 0;
     std::uint32_t peak_outstanding_reads = 0;
-    std::uint64_t host_memory_bytes = 0;
+    std::uint64_t host_memory_bytes = 0;  // host_read_bytes + host_written_bytes
+    // What the host's memory controllers served the program: bytes read and written (DMA, CPU
+    // copies, write-backs); what the I/O cache absorbs is not here.
+    std::uint64_t host_read_bytes = 0;
+    std::uint64_t host_written_bytes = 0;
     // What reads waited, all together, for the root ports' ways to memory
     // (root_complex.memory_bandwidth). In steady state each read waits as long at every size, and
     // the sum is affine in it; a queue still filling makes each read wait longer than the one

@@ -54,6 +54,11 @@ struct RowResult {
     // "ok", or "not_modelled" for a case whose mechanism this version lacks (the note says
     // which): a clear answer per row instead of a number the model cannot back.
     std::string status = "ok";
+    // The host memory traffic of the program the row times (ProgramOutcome), where the row is
+    // one program's: a copy's, a pair's; not a per-hop latency, a frame or a setup cost.
+    bool host_bytes = false;
+    std::uint64_t host_read_bytes = 0;
+    std::uint64_t host_written_bytes = 0;
 };
 
 struct CaseSpec {
