@@ -2,7 +2,11 @@
 #include "dmasim/strategies/programs.h"
 #include "dmasim/strategies/registry.h"
 
+#include <algorithm>
 #include <stdexcept>
+#include <string>
+
+#include "dmasim/core/limits.h"
 
 namespace dmasim::strategies {
 
@@ -13,23 +17,43 @@ void run_cpu_mapped(Engine& engine, Case& c) {
     const auto& dirs = c.dirs;
     if (c.ndirs() != 1) throw std::invalid_argument("cpu_mapped moves one direction at a time");
     const int gpu = engine.devices_of_kind(topology::NodeKind::kGpu).front();
+    // The mapping reaches GPU memory through BAR1: a buffer larger than its aperture
+    // (gpu.bar_aperture; 0 = all of GPU memory, as resizable BAR gives) is mapped a window at a
+    // time, each further window after a remap (gpu.bar_remap), as third_party_dma's card is.
+    const std::uint64_t aperture = params.gpu.bar_aperture.value;
+    const std::uint64_t windows = aperture == 0 ? 1 : (spec.bytes + aperture - 1) / aperture;
+    if (windows > core::limits::kMaxCasePieces) {
+        throw std::invalid_argument(engine.label() + ": " + std::to_string(windows) + " BAR windows; at most " +
+                                    std::to_string(core::limits::kMaxCasePieces));
+    }
     const auto build = [&](std::uint64_t bytes) {
         Program prog;
-        Op op;
-        op.kind = Op::Kind::kCpuMapped;
-        op.direction = dirs.front();
-        op.bytes = bytes;
-        op.gpu = gpu;
-        prog.ops.push_back(op);
+        const std::uint64_t w = aperture == 0 ? bytes : aperture;
+        for (std::uint64_t done = 0; done < bytes; done += w) {
+            if (done > 0) prog.ops.push_back(simple_op(Op::Kind::kCpuWork, params.gpu.bar_remap));
+            Op op;
+            op.kind = Op::Kind::kCpuMapped;
+            op.direction = dirs.front();
+            op.bytes = std::min(w, bytes - done);
+            op.gpu = gpu;
+            prog.ops.push_back(op);
+        }
         return prog;
     };
-    const ProgramOutcome o = engine.execute_sized(params, spec.bytes, 1, engine.default_warmup(params), build);
+    // A level adds whole windows.
+    const ProgramOutcome o = engine.execute_sized(params, spec.bytes, aperture == 0 ? 1 : aperture,
+                                                  std::max(engine.default_warmup(params), 2 * aperture), build);
     c.take_main(o);
+    const std::string in_windows =
+        windows > 1 ? ", in " + std::to_string(windows) + " windows of the " + core::to_string(params.gpu.bar_aperture) +
+                          " BAR1 aperture (a remap between them)"
+                    : std::string();
     result.rows.push_back(sim_row("", o.elapsed_ps, 1,
-                              dirs.front() == CopyDirection::kHostToDevice
-                                  ? "CPU stores through a write-combining BAR mapping: 64-byte posted writes"
-                                      : "CPU loads through the BAR mapping: uncached, " +
-                                            std::to_string(params.cpu.mmio_reads_in_flight) + " in flight",
+                                  (dirs.front() == CopyDirection::kHostToDevice
+                                       ? "CPU stores through a write-combining BAR mapping: 64-byte posted writes"
+                                       : "CPU loads through the BAR mapping: uncached, " +
+                                             std::to_string(params.cpu.mmio_reads_in_flight) + " in flight") +
+                                      in_windows,
                                   o));
 }
 
