@@ -325,3 +325,32 @@ TEST(Peer, AWaitOnTheOtherGpusFinishedWorkCostsAnAcquire) {
 
 }  // namespace
 }  // namespace dmasim::sim
+
+namespace dmasim::sim {
+namespace {
+
+// Issue 15: peer access enabled from the source to the destination only. One way the copy is a
+// peer copy as before; both ways the destination's copy into the source has no peer access and
+// is staged through host memory, so the row follows that staged copy.
+TEST(Peer, AccessEnabledOneWayStagesTheOtherWaysCopy) {
+    const config::ModelParams p;
+    const auto run = [&](const std::string& dir, const std::string& access, const std::string& enable) {
+        config::StrategyOptions o;
+        o.peer.access = access;
+        o.peer.enable = enable;
+        return simulator().run(p, CaseSpec{"peer", dir, 16 * kMiB, o, {}});
+    };
+    const double one_way_alone = run("h2d", "on", "one_way").time_ps;
+    EXPECT_DOUBLE_EQ(one_way_alone, run("h2d", "on", "both_ways").time_ps);
+    const CaseResult both_on = run("both", "on", "both_ways");
+    const CaseResult half = run("both", "on", "one_way");
+    const double staged_alone = run("h2d", "off", "both_ways").time_ps;
+    const double staged_both = run("both", "off", "both_ways").time_ps;
+    EXPECT_GT(half.time_ps, 3.0 * both_on.time_ps);  // NVLink's copy is several times the staged one
+    EXPECT_GT(half.time_ps, 0.95 * staged_alone);    // the staged copy sets the row...
+    EXPECT_LT(half.time_ps, staged_both);            // ...without the other staged copy beside it
+    EXPECT_NE(half.rows.front().note.find("peer access enabled one way"), std::string::npos) << half.rows.front().note;
+}
+
+}  // namespace
+}  // namespace dmasim::sim

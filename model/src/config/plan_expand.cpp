@@ -133,6 +133,10 @@ core::Plan expand_plan(const std::vector<Scenario>& scenarios) {
                             // their rows apart.
                             c.set("peer_access", peer_mode);
                             c.set("variant", std::string(local_copy ? "local" : peer_mode == "1" ? "peer=on" : "peer=off"));
+                            if (peer_mode == "1" && direction == "both" && s.options.peer.enable == "one_way") {
+                                c.set("hw_skip", std::string("peer access enabled one way only (peer.enable: one_way): "
+                                                             "dmaprobe enables it both ways"));
+                            }
                         }
                         plan.cases.push_back(std::move(c));
                     }

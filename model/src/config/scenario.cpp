@@ -427,6 +427,7 @@ void validate(Scenario& s) {
         fail("peer.access", "a copy within one GPU (src_device = dst_device) has no peer access to turn off: use on");
     }
     if (p.refused != "staged" && p.refused != "error") fail("peer.refused", "must be staged or error");
+    if (p.enable != "both_ways" && p.enable != "one_way") fail("peer.enable", "must be both_ways or one_way");
     in_range("registered.reuses", s.options.registered.reuses, 1, lim::kMaxReuses);
     const auto& du = s.options.duplex.host_memory;
     if (du != "pinned" && du != "pageable") fail("duplex.host_memory", "must be pinned or pageable");

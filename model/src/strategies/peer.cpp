@@ -94,83 +94,99 @@ void run_peer(Engine& engine, Case& c) {
         start(alone);
         return o.elapsed_ps - engine.execute(params, alone).timings.front().start_ps;
     };
+    // Staged through host memory (peer access off, or not enabled the way a copy goes): the runtime
+    // stages the copy through pinned host buffers of its own, piece by piece: a device-to-host
+    // copy on the source, then a host-to-device copy on the destination. The pieces rotate through
+    // the buffers, so the next piece leaves the source while the last one enters the destination,
+    // and a buffer is written again only after the other GPU has emptied it. Every handoff is
+    // between two GPUs (runtime.cross_device_wait), and so is the source's stream learning that
+    // the last piece has arrived.
+    const std::uint64_t piece = params.runtime.peer_staging_piece.value;
+    const auto buffers = static_cast<int>(params.runtime.peer_staging_buffers);
+    const std::uint64_t pieces = (spec.bytes + piece - 1) / piece;
+    // Validation refuses more; the check keeps a case built in code from exhausting memory.
+    if (pieces > core::limits::kMaxCasePieces) {
+        throw std::invalid_argument(engine.label() + ": " + std::to_string(pieces) + " staging pieces; at most " +
+                                    std::to_string(core::limits::kMaxCasePieces));
+    }
+    struct Way {
+        int from, to, user_stream;
+    };
+    // One way's staged copy, its buffers the w-th set of streams; returns the wait on its user
+    // stream for its last piece.
+    const auto staged_way = [&](Program& prog, const Way& way, std::size_t w, std::uint64_t bytes) {
+        const int first_buffer = 2 + static_cast<int>(w) * buffers;
+        // The other way's call was issued on a stream that waits for the start event: its
+        // pieces, whichever buffer they take, leave once that GPU has seen it.
+        if (both && way.user_stream == 1) {
+            for (int b = 0; b < buffers; ++b) prog.ops.push_back(wait_for(0, first_buffer + b, way.from));
+        }
+        std::size_t last_up = 0;
+        for (std::uint64_t k = 0; k * piece < bytes; ++k) {
+            const std::uint64_t n = std::min(piece, bytes - k * piece);
+            const int stream = first_buffer + static_cast<int>(k % static_cast<std::uint64_t>(buffers));
+            Op down = copy_op(CopyDirection::kDeviceToHost, n, stream, false);
+            down.gpu = way.from;
+            // The application's one call; the runtime queues the rest itself, spending CPU time
+            // on each piece past the second (runtime.peer_staged_piece_call), so that a call made
+            // after it (the other way's, both ways) starts that much later.
+            down.queued_by_runtime = k > 0;
+            down.peer_call = k == 0;
+            down.staged_peer = k == 0 || k >= 2;
+            Op up = copy_op(CopyDirection::kHostToDevice, n, stream, false);
+            up.gpu = way.to;
+            up.queued_by_runtime = true;
+            prog.ops.push_back(down);
+            prog.ops.push_back(up);
+            last_up = prog.ops.size() - 1;
+        }
+        prog.ops.push_back(wait_for(last_up, way.user_stream, way.from));
+        return prog.ops.size() - 1;
+    };
+    // A level adds whole rounds of the buffers, so that streams keep their turns.
+    const std::uint64_t round = piece * static_cast<std::uint64_t>(buffers);
     if (on) {
+        // Enabled one way only (peer.enable: one_way, cudaDeviceEnablePeerAccess on the source
+        // alone): the destination's copy into the source has no peer access and is staged.
+        const bool reverse_staged = both && po.enable == "one_way";
         const auto build = [&](std::uint64_t bytes) {
             Program prog;
             start(prog);
-            if (both) prog.ops.push_back(peer_copy(dst, src, 1, false, bytes));
-            const std::size_t other = prog.ops.size() - 1;
+            std::size_t other = 0;
+            if (reverse_staged) {
+                other = staged_way(prog, Way{dst, src, 1}, 0, bytes);
+            } else if (both) {
+                prog.ops.push_back(peer_copy(dst, src, 1, false, bytes));
+                other = prog.ops.size() - 1;
+            }
             prog.ops.push_back(peer_copy(src, dst, 0, false, bytes));
             if (both) prog.ops.push_back(wait_for(other, 0, src));
             return prog;
         };
-        const ProgramOutcome o = engine.execute_sized(params, spec.bytes, 1, engine.default_warmup(params), build);
+        const ProgramOutcome o =
+            reverse_staged ? engine.execute_sized(params, spec.bytes, round, std::max(engine.default_warmup(params), 2 * round), build)
+                           : engine.execute_sized(params, spec.bytes, 1, engine.default_warmup(params), build);
         c.take_main(o);
-        result.rows.push_back(row("peer=on", timed(o), both ? 2 : 1, "peer access enabled: writes over " + route +
+        result.rows.push_back(row("peer=on", timed(o), both ? 2 : 1,
+                                  std::string(reverse_staged ? "peer access enabled one way: the source's copy writes over " +
+                                                                   route + ", the other way's is staged through host"
+                                                             : "peer access enabled: writes over " + route) +
                                                         (path.via_cpu.empty() ? std::string()
                                                                               : ", bounced through host memory at " + path.via_cpu),
                                   o));
     }
     if (off) {
-        // Peer access off: the runtime stages the copy through pinned host buffers of its own,
-        // piece by piece: a device-to-host copy on the source, then a host-to-device copy on the
-        // destination. The pieces rotate through the buffers, so the next piece leaves the
-        // source while the last one enters the destination, and a buffer is written again only
-        // after the other GPU has emptied it. Every handoff is between two GPUs
-        // (runtime.cross_device_wait), and so is the source's stream learning that the last
-        // piece has arrived.
-        const std::uint64_t piece = params.runtime.peer_staging_piece.value;
-        const auto buffers = static_cast<int>(params.runtime.peer_staging_buffers);
-        const std::uint64_t pieces = (spec.bytes + piece - 1) / piece;
-        // Validation refuses more; the check keeps a case built in code from exhausting memory.
-        if (pieces > core::limits::kMaxCasePieces) {
-            throw std::invalid_argument(engine.label() + ": " + std::to_string(pieces) + " staging pieces; at most " +
-                                        std::to_string(core::limits::kMaxCasePieces));
-        }
+        // Peer access off: both ways staged.
         // In dmaprobe's order: the other way's call first (both ways), then the source's.
-        struct Way {
-            int from, to, user_stream;
-        };
-        const std::vector<Way> ways = both ? std::vector<Way>{{dst, src, 1}, {src, dst, 0}} : std::vector<Way>{{src, dst, 0}};
         const auto build = [&](std::uint64_t bytes) {
             Program prog;
             start(prog);
-            std::vector<std::size_t> arrived;  // per way: the wait on its user stream for the last piece
-            for (std::size_t w = 0; w < ways.size(); ++w) {
-                const int first_buffer = 2 + static_cast<int>(w) * buffers;
-                // The other way's call was issued on a stream that waits for the start event: its
-                // pieces, whichever buffer they take, leave once that GPU has seen it.
-                if (both && ways[w].user_stream == 1) {
-                    for (int b = 0; b < buffers; ++b) prog.ops.push_back(wait_for(0, first_buffer + b, ways[w].from));
-                }
-                std::size_t last_up = 0;
-                for (std::uint64_t k = 0; k * piece < bytes; ++k) {
-                    const std::uint64_t n = std::min(piece, bytes - k * piece);
-                    const int stream = first_buffer + static_cast<int>(k % static_cast<std::uint64_t>(buffers));
-                    Op down = copy_op(CopyDirection::kDeviceToHost, n, stream, false);
-                    down.gpu = ways[w].from;
-                    // The application's one call; the runtime queues the rest itself, spending
-                    // CPU time on each piece past the second (runtime.peer_staged_piece_call), so
-                    // that a call made after it (the other way's, both ways) starts that much later.
-                    down.queued_by_runtime = k > 0;
-                    down.peer_call = k == 0;
-                    down.staged_peer = k == 0 || k >= 2;
-                    Op up = copy_op(CopyDirection::kHostToDevice, n, stream, false);
-                    up.gpu = ways[w].to;
-                    up.queued_by_runtime = true;
-                    prog.ops.push_back(down);
-                    prog.ops.push_back(up);
-                    last_up = prog.ops.size() - 1;
-                }
-                arrived.push_back(prog.ops.size());
-                prog.ops.push_back(wait_for(last_up, ways[w].user_stream, ways[w].from));
-            }
+            const std::size_t other = both ? staged_way(prog, Way{dst, src, 1}, 0, bytes) : 0;
+            staged_way(prog, Way{src, dst, 0}, both ? 1 : 0, bytes);
             // Both ways: the source's stream also waits for the other GPU's stream.
-            if (both) prog.ops.push_back(wait_for(arrived.front(), 0, src));
+            if (both) prog.ops.push_back(wait_for(other, 0, src));
             return prog;
         };
-        // A level adds whole rounds of the buffers, so that streams keep their turns.
-        const std::uint64_t round = piece * static_cast<std::uint64_t>(buffers);
         const ProgramOutcome o =
             engine.execute_sized(params, spec.bytes, round, std::max(engine.default_warmup(params), 2 * round), build);
         if (!on) c.take_main(o);

@@ -63,8 +63,11 @@ NodeKind kind_of(const std::string& k, std::string& device) {
     if (k == "root_complex") return NodeKind::kRootComplex;
     if (k == "switch") return NodeKind::kSwitch;
     if (k == "nvswitch") return NodeKind::kNvSwitch;
-    if (k == "gpu") {
-        device = "gpu";
+    if (k == "gpu" || k == "npu") {
+        // An accelerator that is not a GPU (an NPU such as Ascend's) is modelled as one: copy
+        // engines, memory and a PCIe link with the gpu.* and dma.* settings; it is numbered with
+        // the GPUs, in file order, and says what it is in topo show and config.json.
+        device = k;
         return NodeKind::kGpu;
     }
     if (k == "fpga" || k == "nic" || k == "nvme") {
@@ -189,7 +192,7 @@ void check_structure(const Platform& p, const std::vector<LinkRecord>& links, co
     if (p.nodes_of(NodeKind::kCpu).empty()) fail("nodes", "a platform needs a cpu node");
     if (p.nodes_of(NodeKind::kRootComplex).empty()) fail("nodes", "a platform needs a root_complex node");
     if (p.nodes_of(NodeKind::kGpu).empty() && p.nodes_of(NodeKind::kEndpoint).empty()) {
-        fail("nodes", "a platform needs a device (gpu, fpga, nic or nvme)");
+        fail("nodes", "a platform needs a device (gpu, npu, fpga, nic or nvme)");
     }
 
     // Root complexes and their CPUs (internal links join only those two kinds).
@@ -416,7 +419,7 @@ Platform read_platform(const YAML::Node& doc, const std::string& origin, const c
             props.kind = kind_of(text_of(n["kind"], origin, where + ".kind"), props.device);
         } catch (const std::invalid_argument& e) {
             throw InputError(origin, where + ".kind",
-                             std::string("'") + e.what() + "' is not cpu, root_complex, switch, nvswitch, gpu, fpga, nic or nvme");
+                             std::string("'") + e.what() + "' is not cpu, root_complex, switch, nvswitch, gpu, npu, fpga, nic or nvme");
         }
         std::set<std::string> used{"name", "kind", "socket", "p2p"};
         props.bridge = params.root_complex;

@@ -124,6 +124,7 @@ struct PeerOptions {
     std::int64_t src_device = 0;
     std::int64_t dst_device = 1;
     std::string refused = "staged";
+    std::string enable = "both_ways";
 
     template <class V>
     void visit(V&& v) {
@@ -131,6 +132,7 @@ struct PeerOptions {
         v(FieldInfo{"src_device", "ordinal", "source GPU device ordinal"}, src_device);
         v(FieldInfo{"dst_device", "ordinal", "destination GPU device ordinal; the source's own ordinal: a copy within one GPU"}, dst_device);
         v(FieldInfo{"refused", "name", "when the platform refuses peer traffic: staged (copy through host) or error"}, refused);
+        v(FieldInfo{"enable", "name", "with peer access on, which way it was enabled (cudaDeviceEnablePeerAccess): both_ways, or one_way, from the source to the destination only, so that the destination's copy into the source in a both-ways row is staged through host memory; model only (dmaprobe enables both ways)"}, enable);
     }
 };
 
