@@ -342,3 +342,36 @@ TEST(DeviceLinks, BadDeviceKeyOrValueNamesTheScenarioKey) {
 
 }  // namespace
 }  // namespace dmasim::topology
+
+namespace dmasim::topology {
+namespace {
+
+// Issue 15: an accelerator that is not a GPU. Ascend's NPUs under one switch, peer copies only
+// there: an npu node is numbered with the GPUs, says what it is, and the same-switch rule holds.
+TEST(Npu, AnNpuIsAnAcceleratorNumberedWithTheGpusAndNamedAsItIs) {
+    const Platform p = parse_platform(
+        "name: ascend\npeer_rule: same_switch\nnodes:\n  - {name: cpu0, kind: cpu}\n  - {name: rc0, kind: root_complex}\n"
+        "  - {name: sw0, kind: switch}\n  - {name: sw1, kind: switch}\n"
+        "  - {name: npu0, kind: npu}\n  - {name: npu1, kind: npu}\n  - {name: npu2, kind: npu}\n"
+        "links:\n  - {a: cpu0, b: rc0, kind: internal}\n  - {a: rc0, b: sw0}\n  - {a: rc0, b: sw1}\n"
+        "  - {a: sw0, b: npu0}\n  - {a: sw0, b: npu1}\n  - {a: sw1, b: npu2}\n",
+        "ascend.yaml", config::ModelParams{});
+    const auto g = gpus(p);
+    ASSERT_EQ(g.size(), 3U);
+    EXPECT_EQ(p.node(g[0]).name, "npu0");
+    EXPECT_EQ(p.node(g[0]).device, "npu");
+    EXPECT_NE(effective_json(p).find("\"kind\": \"npu\""), std::string::npos);
+    EXPECT_EQ(peer_refusal(p, g[0], g[1]), "");
+    EXPECT_NE(peer_refusal(p, g[0], g[2]), "");
+    try {
+        parse_platform("name: x\nnodes:\n  - {name: cpu0, kind: cpu}\n  - {name: rc0, kind: root_complex}\n"
+                       "  - {name: tpu0, kind: tpu}\nlinks:\n  - {a: cpu0, b: rc0, kind: internal}\n  - {a: rc0, b: tpu0}\n",
+                       "x.yaml", config::ModelParams{});
+        ADD_FAILURE() << "an unknown kind was accepted";
+    } catch (const core::InputError& e) {
+        EXPECT_NE(std::string(e.what()).find("gpu, npu, fpga, nic or nvme"), std::string::npos) << e.what();
+    }
+}
+
+}  // namespace
+}  // namespace dmasim::topology
