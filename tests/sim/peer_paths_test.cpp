@@ -165,5 +165,31 @@ TEST(PeerPaths, TheCardsRowsSayWhatHostMemoryServedThem) {
     EXPECT_FALSE(row(run(shut, "third_party_dma", "h2d", 0, 0, "on", bytes), "").host_bytes);
 }
 
+// Issue 15: the CPU copying out of the card's memory window mapped into user space (the radar
+// thread's memcpy from the mapping): uncached loads to the card, one at a time.
+TEST(PeerPaths, TheCpuReadsTheCardsWindowOneUncachedLoadAtATime) {
+    const topology::Platform open = topology::parse_platform(host(""), "open.yaml", params());
+    config::ModelParams p = params();
+    const auto read = [&](std::uint64_t load) {
+        p.cpu.mmio_read_bytes = core::Bytes{load};
+        config::StrategyOptions o;
+        o.cpu_mapped.target = "card";
+        return simulator().run(p, CaseSpec{"cpu_mapped", "d2h", 256 * 1024, o, {}, &open});
+    };
+    const CaseResult wide = read(64);
+    const CaseResult narrow = read(16);
+    // Four times the loads, each a round trip: about four times as long.
+    EXPECT_NEAR(narrow.time_ps / wide.time_ps, 4.0, 0.2);
+    EXPECT_NE(wide.rows.front().note.find("from the card's memory window"), std::string::npos) << wide.rows.front().note;
+    // The loads go to the card, not to a GPU.
+    std::uint64_t to_card = 0, to_gpu = 0;
+    for (const auto& l : wide.links) {
+        if (l.label == "rc1->fpga0") to_card = l.stats.tlps;
+        if (l.label == "sw0->gpu0") to_gpu = l.stats.tlps;
+    }
+    EXPECT_GE(to_card, 256U * 1024 / 64);
+    EXPECT_EQ(to_gpu, 0U);
+}
+
 }  // namespace
 }  // namespace dmasim::sim

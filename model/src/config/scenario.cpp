@@ -428,6 +428,9 @@ void validate(Scenario& s) {
     }
     if (p.refused != "staged" && p.refused != "error") fail("peer.refused", "must be staged or error");
     if (p.enable != "both_ways" && p.enable != "one_way") fail("peer.enable", "must be both_ways or one_way");
+    if (s.options.cpu_mapped.target != "gpu" && s.options.cpu_mapped.target != "card") {
+        fail("cpu_mapped.target", "must be gpu or card");
+    }
     in_range("registered.reuses", s.options.registered.reuses, 1, lim::kMaxReuses);
     const auto& du = s.options.duplex.host_memory;
     if (du != "pinned" && du != "pageable") fail("duplex.host_memory", "must be pinned or pageable");

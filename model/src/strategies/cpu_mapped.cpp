@@ -16,11 +16,19 @@ void run_cpu_mapped(Engine& engine, Case& c) {
     CaseResult& result = c.result;
     const auto& dirs = c.dirs;
     if (c.ndirs() != 1) throw std::invalid_argument("cpu_mapped moves one direction at a time");
-    const int gpu = engine.devices_of_kind(topology::NodeKind::kGpu).front();
+    // GPU memory through BAR1, or the capture card's memory window (cpu_mapped.target).
+    const bool card = spec.options.cpu_mapped.target == "card";
+    const auto targets = engine.devices_of_kind(card ? topology::NodeKind::kEndpoint : topology::NodeKind::kGpu);
+    if (targets.empty()) {
+        throw std::invalid_argument(std::string("cpu_mapped.target: ") + (card ? "card" : "gpu") + ": platform " +
+                                    engine.platform().name() + " has none");
+    }
+    const int gpu = targets.front();
     // The mapping reaches GPU memory through BAR1: a buffer larger than its aperture
     // (gpu.bar_aperture; 0 = all of GPU memory, as resizable BAR gives) is mapped a window at a
-    // time, each further window after a remap (gpu.bar_remap), as third_party_dma's card is.
-    const std::uint64_t aperture = params.gpu.bar_aperture.value;
+    // time, each further window after a remap (gpu.bar_remap), as third_party_dma's card is. A
+    // card's window is mapped whole.
+    const std::uint64_t aperture = card ? 0 : params.gpu.bar_aperture.value;
     const std::uint64_t windows = aperture == 0 ? 1 : (spec.bytes + aperture - 1) / aperture;
     if (windows > core::limits::kMaxCasePieces) {
         throw std::invalid_argument(engine.label() + ": " + std::to_string(windows) + " BAR windows; at most " +
@@ -52,8 +60,9 @@ void run_cpu_mapped(Engine& engine, Case& c) {
                                   (dirs.front() == CopyDirection::kHostToDevice
                                        ? "CPU stores through a write-combining BAR mapping: 64-byte posted writes"
                                        : "CPU loads through the BAR mapping: uncached, " +
+                                             core::to_string(params.cpu.mmio_read_bytes) + " each, " +
                                              std::to_string(params.cpu.mmio_reads_in_flight) + " in flight") +
-                                      in_windows,
+                                      (card ? std::string(", from the card's memory window") : std::string()) + in_windows,
                                   o));
 }
 

@@ -927,6 +927,10 @@ void check_scenario_platform(const config::Scenario& s, const Platform& p) {
                                      "; fpga_via_host goes through pinned host memory");
             }
         }
+        if (st == "cpu_mapped" && s.options.cpu_mapped.target == "card" && cards.empty()) {
+            throw InputError(s.file, "cpu_mapped.target", "card: platform " + p.name() +
+                                                              " has no card (an fpga, nic or nvme node; shipped: radar-switch, radar-rootports)");
+        }
         if ((st != "peer" && st != "third_party_dma") && g.empty()) {
             throw InputError(s.file, "platform", "platform " + p.name() + " has no GPU");
         }

@@ -85,6 +85,15 @@ struct PinnedOptions {
     }
 };
 
+struct CpuMappedOptions {
+    std::string target = "gpu";
+
+    template <class V>
+    void visit(V&& v) {
+        v(FieldInfo{"target", "name", "whose memory the CPU maps and loads or stores: gpu (GPU memory through BAR1, gdrcopy style) or card (the capture card's memory window, a device BAR mapped into user space: the radar thread's copy loop)"}, target);
+    }
+};
+
 struct AsyncOptions {
     std::int64_t streams = 4;
     Duration kernel{0};
@@ -166,6 +175,7 @@ struct StrategyOptions {
     ComputeOptions compute;
     HostBufferOptions host_buffer;
     PinnedOptions pinned;
+    CpuMappedOptions cpu_mapped;
 
     template <class V>
     void visit_sections(V&& v) {
@@ -178,6 +188,7 @@ struct StrategyOptions {
         v.section("compute", "duplex, zero_copy: a compute kernel beside the transfer", compute);
         v.section("host_buffer", "pinned, pageable, registered: placement of the host buffer", host_buffer);
         v.section("pinned", "pinned: what is timed", pinned);
+        v.section("cpu_mapped", "cpu_mapped: whose memory the CPU maps", cpu_mapped);
     }
 };
 
