@@ -160,9 +160,17 @@ TEST(PeerPaths, TheCardsRowsSayWhatHostMemoryServedThem) {
     const CaseResult staged = run(open, "peer", "h2d", 0, 1, "off", 16 * kMiB);
     EXPECT_GE(row(staged, "peer=off").host_written_bytes, 16 * kMiB);
     EXPECT_GE(row(staged, "peer=off").host_read_bytes, 16 * kMiB);
+    // The GPU copying out of the card's registered window reads the card's BAR: no data
+    // through host memory either.
+    const RowResult& reads = row(r, "gpu_reads_card");
+    EXPECT_EQ(reads.status, "ok");
+    ASSERT_TRUE(reads.host_bytes);
+    EXPECT_LT(reads.host_read_bytes + reads.host_written_bytes, 4096U);
     // A refused row times nothing and says nothing about host memory.
     const topology::Platform shut = topology::parse_platform(host("", ", p2p: refused"), "shut.yaml", params());
-    EXPECT_FALSE(row(run(shut, "third_party_dma", "h2d", 0, 0, "on", bytes), "").host_bytes);
+    const CaseResult refused = run(shut, "third_party_dma", "h2d", 0, 0, "on", bytes);
+    EXPECT_FALSE(row(refused, "").host_bytes);
+    EXPECT_EQ(row(refused, "gpu_reads_card").status, "refused");
 }
 
 // Issue 15: the CPU copying out of the card's memory window mapped into user space (the radar

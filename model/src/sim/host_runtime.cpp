@@ -292,15 +292,17 @@ void HostRuntime::dispatch(std::size_t i) {
     if (op.kind == Op::Kind::kCopy) {
         dispatched_[i] = 1;
         if (op.peer_gpu >= 0) {
-            // Device to device with peer access: the source GPU's engine writes into the peer.
+            // Device to device: the engine writes into the peer (peer access), or reads the
+            // peer's memory through its BAR (a card's window registered as I/O memory).
             CopyJob job;
-            job.direction = CopyDirection::kDeviceToHost;
+            const bool reads = op.direction == CopyDirection::kHostToDevice;
+            job.direction = reads ? CopyDirection::kHostToDevice : CopyDirection::kDeviceToHost;
             job.bytes = op.bytes;
             job.host_node = gpus_[static_cast<std::size_t>(op.peer_gpu)]->node_id();
-            job.peer = true;
+            job.peer = !reads;
             job.semaphore_node = host_node_;
             job.request_bytes = op.request_bytes;
-            submit_job(engine_for(op.gpu, CopyDirection::kDeviceToHost), job, i);
+            submit_job(engine_for(op.gpu, job.direction), job, i);
         } else {
             submit_copy(op.gpu, op.direction, op.bytes, i, op.host_offset, in_stream_[i] && front_end_write(op.direction, op.bytes),
                         with_work_[i] && params_.runtime.command_fetch_bandwidth.bytes_per_s > 0.0);

@@ -79,6 +79,27 @@ void run_third_party_dma(Engine& engine, Case& c) {
     const ProgramOutcome h = engine.execute_sized(params, spec.bytes, 1, engine.default_warmup(params), via_host);
     if (!path.refusal.empty()) c.take_main(h);
     result.rows.push_back(row("via_host", h.elapsed_ps, "card writes pinned host memory, then cudaMemcpy H2D", h));
+    // The other way round (the radar thread's mmap of the card's window): the window registered
+    // as I/O memory (cudaHostRegisterIoMemory) and copied by the GPU's engine, whose reads go to
+    // the card's BAR through the bridges and come back as the card's completions. The same
+    // peer-to-peer path, read instead of written: a refusing bridge refuses it too.
+    if (!path.refusal.empty()) {
+        result.rows.push_back(refused_row("gpu_reads_card", 1, "the GPU cannot read the card's window: " + path.refusal));
+        return;
+    }
+    const auto gpu_reads = [&](std::uint64_t bytes) {
+        Program prog;
+        Op op = copy_op(CopyDirection::kHostToDevice, bytes, 0, true);
+        op.gpu = gpu;
+        op.peer_gpu = card;
+        prog.ops.push_back(op);
+        return prog;
+    };
+    const ProgramOutcome r = engine.execute_sized(params, spec.bytes, 1, engine.default_warmup(params), gpu_reads);
+    result.rows.push_back(row("gpu_reads_card", r.elapsed_ps,
+                              "the card's window registered as I/O memory, cudaMemcpy H2D: the GPU's engine reads the card's BAR" +
+                                  (path.via_cpu.empty() ? std::string() : ", bounced through host memory at " + path.via_cpu),
+                              r));
 }
 
 }  // namespace dmasim::strategies

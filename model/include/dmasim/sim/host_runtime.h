@@ -67,7 +67,9 @@ struct Op {
     bool working_set_cached = false;  // staged copies: the user buffer fits in the CPU's cache
     MappedTraffic mapped;
     int gpu = 0;        // the GPU whose engine runs it
-    int peer_gpu = -1;  // kCopy: >= 0 makes it a device-to-device copy into that GPU
+    // kCopy: >= 0 makes it a device-to-device copy: kDeviceToHost writes into that device's
+    // memory, kHostToDevice reads from it (its BAR: a card's window the GPU copies out of).
+    int peer_gpu = -1;
     std::uint32_t request_bytes = 0;  // kCopy: write size (0: MPS); NVLink takes larger writes
     // kCopy: where in the program's host buffers it starts. Copies of one buffer's parts start
     // where the part does; copies of the same buffer again start where it did (a pass finds the
