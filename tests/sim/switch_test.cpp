@@ -24,7 +24,10 @@ std::uint64_t payload_on(const CaseResult& r, const std::string& label) {
 TEST(ThirdPartyDma, CardWritesGpuMemoryWithoutTouchingTheHost) {
     config::ModelParams p;
     const CaseResult r = simulator().run(p, CaseSpec{"third_party_dma", "h2d", 64 * kMiB, {}, {}});
-    ASSERT_EQ(r.rows.size(), 2U);
+    // The card writing, the card through pinned host memory, the GPU reading the card's window.
+    ASSERT_EQ(r.rows.size(), 3U);
+    EXPECT_EQ(r.rows[1].variant, "via_host");
+    EXPECT_EQ(r.rows[2].variant, "gpu_reads_card");
     const double direct = r.rows[0].time_ps;
     const double via_host = r.rows[1].time_ps;
     // Under one switch the frame goes card -> switch -> GPU; only the completion semaphore
