@@ -2,11 +2,8 @@
 #include "dmasim/strategies/programs.h"
 #include "dmasim/strategies/registry.h"
 
-#include <algorithm>
 #include <stdexcept>
 #include <string>
-
-#include "dmasim/core/limits.h"
 
 namespace dmasim::strategies {
 
@@ -29,31 +26,18 @@ void run_cpu_mapped(Engine& engine, Case& c) {
     // time, each further window after a remap (gpu.bar_remap), as third_party_dma's card is. A
     // card's window is mapped whole.
     const std::uint64_t aperture = card ? 0 : params.gpu.bar_aperture.value;
-    const std::uint64_t windows = aperture == 0 ? 1 : (spec.bytes + aperture - 1) / aperture;
-    if (windows > core::limits::kMaxCasePieces) {
-        throw std::invalid_argument(engine.label() + ": " + std::to_string(windows) + " BAR windows; at most " +
-                                    std::to_string(core::limits::kMaxCasePieces));
-    }
-    const auto build = [&](std::uint64_t bytes) {
-        Program prog;
-        const std::uint64_t w = aperture == 0 ? bytes : aperture;
-        for (std::uint64_t done = 0; done < bytes; done += w) {
-            if (done > 0) prog.ops.push_back(simple_op(Op::Kind::kCpuWork, params.gpu.bar_remap));
-            Op op;
-            op.kind = Op::Kind::kCpuMapped;
-            op.direction = dirs.front();
-            op.bytes = std::min(w, bytes - done);
-            op.gpu = gpu;
-            prog.ops.push_back(op);
-        }
-        return prog;
-    };
-    // A level adds whole windows.
-    const ProgramOutcome o = engine.execute_sized(params, spec.bytes, aperture == 0 ? 1 : aperture,
-                                                  std::max(engine.default_warmup(params), 2 * aperture), build);
+    const BarTransfer t = run_through_bar(engine, params, spec.bytes, aperture, [&](std::uint64_t n) {
+        Op op;
+        op.kind = Op::Kind::kCpuMapped;
+        op.direction = dirs.front();
+        op.bytes = n;
+        op.gpu = gpu;
+        return op;
+    });
+    const ProgramOutcome& o = t.outcome;
     c.take_main(o);
     const std::string in_windows =
-        windows > 1 ? ", in " + std::to_string(windows) + " windows of the " + core::to_string(params.gpu.bar_aperture) +
+        t.windows > 1 ? ", in " + std::to_string(t.windows) + " windows of the " + core::to_string(params.gpu.bar_aperture) +
                           " BAR1 aperture (a remap between them)"
                     : std::string();
     result.rows.push_back(sim_row("", o.elapsed_ps, 1,

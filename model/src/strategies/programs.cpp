@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <stdexcept>
+#include <string>
 
+#include "dmasim/core/limits.h"
 #include "dmasim/gpu/coalescing.h"
 
 namespace dmasim::strategies {
@@ -171,6 +173,28 @@ RowResult sim_row(std::string variant, double ps, int directions, std::string no
     r.host_read_bytes = o.host_read_bytes;
     r.host_written_bytes = o.host_written_bytes;
     return r;
+}
+
+BarTransfer run_through_bar(Engine& engine, const config::ModelParams& params, std::uint64_t bytes, std::uint64_t aperture,
+                            const std::function<Op(std::uint64_t)>& window_op) {
+    BarTransfer t;
+    t.windows = aperture == 0 ? 1 : (bytes + aperture - 1) / aperture;
+    if (t.windows > core::limits::kMaxCasePieces) {
+        throw std::invalid_argument(engine.label() + ": " + std::to_string(t.windows) + " BAR windows; at most " +
+                                    std::to_string(core::limits::kMaxCasePieces));
+    }
+    const auto build = [&](std::uint64_t level) {
+        Program prog;
+        const std::uint64_t w = aperture == 0 ? level : aperture;
+        for (std::uint64_t done = 0; done < level; done += w) {
+            if (done > 0) prog.ops.push_back(simple_op(Op::Kind::kCpuWork, params.gpu.bar_remap));
+            prog.ops.push_back(window_op(std::min(w, level - done)));
+        }
+        return prog;
+    };
+    t.outcome = engine.execute_sized(params, bytes, aperture == 0 ? 1 : aperture,
+                                     std::max(engine.default_warmup(params), 2 * aperture), build);
+    return t;
 }
 
 bool host_buffer_not_modelled(Case& c) {

@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <stdexcept>
 
-#include "dmasim/core/limits.h"
 #include "dmasim/topology/platform_file.h"
 
 namespace dmasim::strategies {
@@ -33,35 +32,20 @@ void run_third_party_dma(Engine& engine, Case& c) {
         topology::peer_path(platform, *platform.find(engine.device_name(card)), *platform.find(engine.device_name(gpu)));
     // Direct: the card's DMA engine writes the frame into GPU memory through the GPU's BAR,
     // window by window when the BAR aperture is smaller than the frame (the driver remaps it).
-    const std::uint64_t aperture = params.gpu.bar_aperture.value;
-    const std::uint64_t window = aperture == 0 ? spec.bytes : aperture;
-    if ((spec.bytes + window - 1) / window > core::limits::kMaxCasePieces) {
-        throw std::invalid_argument(engine.label() + ": " + std::to_string((spec.bytes + window - 1) / window) +
-                                    " BAR windows; at most " + std::to_string(core::limits::kMaxCasePieces));
-    }
-    const std::uint64_t windows = (spec.bytes + window - 1) / window;
-    const auto direct = [&](std::uint64_t bytes) {
-        Program prog;
-        const std::uint64_t w = aperture == 0 ? bytes : aperture;
-        for (std::uint64_t done = 0; done < bytes; done += w) {
-            if (done > 0) prog.ops.push_back(simple_op(Op::Kind::kCpuWork, params.gpu.bar_remap));
-            Op op = copy_op(CopyDirection::kDeviceToHost, std::min(w, bytes - done), 0, true);
-            op.gpu = card;
-            op.peer_gpu = gpu;
-            prog.ops.push_back(op);
-        }
-        return prog;
-    };
     if (!path.refusal.empty()) {
         result.rows.push_back(refused_row("", 1, "the card cannot write into the GPU: " + path.refusal));
     } else {
-        // A level adds whole BAR windows.
-        const ProgramOutcome o = engine.execute_sized(params, spec.bytes, aperture == 0 ? 1 : aperture,
-                                                      std::max(engine.default_warmup(params), 2 * aperture), direct);
+        const BarTransfer t = run_through_bar(engine, params, spec.bytes, params.gpu.bar_aperture.value, [&](std::uint64_t n) {
+            Op op = copy_op(CopyDirection::kDeviceToHost, n, 0, true);
+            op.gpu = card;
+            op.peer_gpu = gpu;
+            return op;
+        });
+        const ProgramOutcome& o = t.outcome;
         c.take_main(o);
         result.rows.push_back(row("", o.elapsed_ps,
                                   "card writes GPU memory through the BAR" +
-                                      (windows > 1 ? " in " + std::to_string(windows) + " aperture windows" : std::string()) +
+                                      (t.windows > 1 ? " in " + std::to_string(t.windows) + " aperture windows" : std::string()) +
                                       (path.via_cpu.empty() ? std::string() : ", bounced through host memory at " + path.via_cpu),
                                   o));
     }

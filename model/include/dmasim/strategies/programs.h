@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -80,6 +81,17 @@ Op mapped_kernel_op(const std::vector<CopyDirection>& dirs, std::uint64_t bytes,
 // memory (page faults inside the copy) have no mechanism yet: for such a case of a strategy
 // that places host buffers, adds the not_modelled row and returns true.
 bool host_buffer_not_modelled(Case& c);
+
+// A transfer through a BAR window of `aperture` bytes (gpu.bar_aperture; 0: the whole buffer at
+// once): one operation per window, `window_op(bytes)`, with the driver's remap (gpu.bar_remap)
+// between windows, simulated at levels of whole windows. Throws std::invalid_argument past the
+// case's piece limit.
+struct BarTransfer {
+    std::uint64_t windows = 1;
+    ProgramOutcome outcome;
+};
+BarTransfer run_through_bar(Engine& engine, const config::ModelParams& params, std::uint64_t bytes, std::uint64_t aperture,
+                            const std::function<Op(std::uint64_t)>& window_op);
 
 // The copy rows of pinned memory (pinned, and duplex of pinned buffers).
 void run_pinned_copy(Engine& engine, Case& c);
