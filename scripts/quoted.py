@@ -67,8 +67,10 @@ class Sim(questions.Sim):
             raise InputProblem(f"{SIM}: missing (run scripts/run-main.sh --regenerate)")
         super().__init__(os.path.join(ROOT, SIM))
 
-    def calibration(self, *keys):
-        cals = sorted({self.row(*k).get("calibration") or "not recorded" for k in keys})
+    def calibration(self, *keys, base=False):
+        """The calibrations the rows name; `base`: without a platform's host part (", host of ...")."""
+        cals = sorted({(self.row(*k).get("calibration") or "not recorded").split(", host of ")[0] if base
+                       else self.row(*k).get("calibration") or "not recorded" for k in keys})
         return ", ".join(f"`{c}`" for c in cals)
 
 
@@ -105,6 +107,10 @@ PUBLISHED = {
     "v100-gen3": "12–13 GB/s (V100/P100, bandwidthTest)",
     "a100-gen4": "25.1 GB/s (A100); 24.8 (nvbandwidth on HGX A100, NVIDIA/nvbandwidth#53)",
 }
+PUBLISHED_PAGEABLE = {
+    "v100-gen3": "5–6 GB/s, large copies (V100, most likely a DGX-1: rapidsai/dask-cuda#98)",
+    "a100-gen4": "10.0 / 10.8 GB/s at 32 MB (DGX A100, bandwidthTest: gengwg/gpu `nvda_gpu_benchmark.md`)",
+}
 
 
 def host_eras(sim):
@@ -115,9 +121,9 @@ def host_eras(sim):
     keys = [(s, "pinned", d, GIB) for s, _, _ in hosts for d in ("h2d", "d2h")]
     m_h2d, m_d2h = measured_gbps("pinned", "h2d", GIB), measured_gbps("pinned", "d2h", GIB)
     out = [
-        "`dmasim run scenarios/whatif/host-eras.yaml` (`results/sim/`; calibration " + sim.calibration(*keys)
-        + ", the H100 host's costs on every",
-        "platform), 1 GiB pinned:",
+        "`dmasim run scenarios/whatif/host-eras.yaml` (`results/sim/`; calibration " + sim.calibration(*keys, base=True)
+        + ", the H100 host's",
+        "runtime costs on every platform, the older hosts' CPU and DRAM from their platform files' `host:`), 1 GiB pinned:",
         "",
         "| host | H2D | published or measured H2D | D2H |",
         "|---|---|---|---|",
@@ -129,6 +135,14 @@ def host_eras(sim):
         else:
             ref, tail, exempt = f"{m_h2d:.1f} GB/s measured here", f" ({m_d2h:.1f} measured)", ""
         out.append(f"| `{platform}` ({what}) | {h2d:.2f} GB/s | {ref} | {d2h:.2f} GB/s{tail} |{exempt}")
+    out += ["", "Pageable, with each platform's `host:` values (H2D / D2H):", "",
+            "| host | 32 MiB | 256 MiB | published |", "|---|---|---|---|"]
+    for platform, _ in PUBLISHED_PAGEABLE.items():
+        s = platform + "-pageable"
+        cells = [f"{sim.gbps(s, 'pageable', 'h2d', n):.2f} / {sim.gbps(s, 'pageable', 'd2h', n):.2f} GB/s"
+                 for n in (32 * MIB, 256 * MIB)]
+        out.append(f"| `{platform}` | {cells[0]} | {cells[1]} | {PUBLISHED_PAGEABLE[platform]} |"
+                   " <!-- not a result: published figures -->")
     return out
 
 

@@ -333,8 +333,8 @@ TEST(Cli, PlatformNodeSettingsShowInTopologyConfigAndNotes) {
     ASSERT_FALSE(rows.empty());
     for (const auto& row : rows) {
         // The note names each host's own link, not the scenario's (default Gen5) link section.
-        const auto is = [&](const char* host) { return row.scenario.rfind(host, 0) == 0; };  // and its -mps128
-        const char* gen = is("v100-gen3-host") ? "Gen3 x16" : is("a100-gen4-host") ? "Gen4 x16" : "Gen5 x16";
+        const auto is = [&](const char* host) { return row.scenario.rfind(host, 0) == 0; };  // its -mps128 and -pageable too
+        const char* gen = is("v100-gen3") ? "Gen3 x16" : is("a100-gen4") ? "Gen4 x16" : "Gen5 x16";
         EXPECT_EQ(row.note.rfind(gen, 0), 0U) << row.scenario << ": " << row.note;
     }
     std::stringstream cfg;

@@ -564,5 +564,51 @@ TEST_F(CalibrationFiles, ABadReferenceNamesThePlatformFileAndKey) {
     EXPECT_NE(error().find("cal.yaml: key 'parameters.runtime.call_overheat'"), std::string::npos) << error();
 }
 
+TEST_F(CalibrationFiles, APlatformsHostValuesGoOverItsCalibrationAndUnderSet) {
+    write("cal.yaml", "parameters:\n  cpu.memcpy_bandwidth: 12GB/s\n  runtime.call_overhead: 7us\n");
+    platform("calibration: cal.yaml\nhost:\n  cpu: { memcpy_bandwidth: 6GB/s, llc_size: 50MB }\n"
+             "  host_memory: { bandwidth: 68.3GB/s }\n");
+    const std::string scenario = write("s.yaml", "strategy: pinned\nsizes: 4KiB\nplatform: p.yaml\n");
+    const Scenario s = load_scenarios(scenario, {}, CalibrationChoice::platform()).at(0);
+    EXPECT_DOUBLE_EQ(s.params.cpu.memcpy_bandwidth.bytes_per_s, 6e9);
+    EXPECT_EQ(s.params.cpu.llc_size.value, 50000000U);
+    EXPECT_DOUBLE_EQ(s.params.host_memory.bandwidth.bytes_per_s, 68.3e9);
+    // The calibration's other values stay, and the label says where the host's come from.
+    EXPECT_EQ(s.params.runtime.call_overhead.ps, 7000000);
+    EXPECT_EQ(s.calibration, dir_ + "/cal.yaml" + kHostOf + dir_ + "/p.yaml");
+    // --set wins over both.
+    const Scenario set =
+        load_scenarios(scenario, {parse_set("cpu.memcpy_bandwidth=9GB/s")}, CalibrationChoice::platform()).at(0);
+    EXPECT_DOUBLE_EQ(set.params.cpu.memcpy_bandwidth.bytes_per_s, 9e9);
+    // A calibration named on the command line applies alone: it was fitted to a machine whole.
+    const Scenario fixed = load_scenarios(scenario, {}, CalibrationChoice::fixed(dir_ + "/cal.yaml")).at(0);
+    EXPECT_DOUBLE_EQ(fixed.params.cpu.memcpy_bandwidth.bytes_per_s, 12e9);
+    EXPECT_EQ(fixed.calibration, dir_ + "/cal.yaml");
+}
+
+TEST_F(CalibrationFiles, ABadHostValueNamesThePlatformFileAndKey) {
+    const std::string scenario = write("s.yaml", "strategy: pinned\nsizes: 4KiB\nplatform: p.yaml\n");
+    const auto error = [&] {
+        try {
+            load_scenarios(scenario, {}, CalibrationChoice::platform());
+        } catch (const core::InputError& e) {
+            return std::string(e.what());
+        }
+        return std::string();
+    };
+    platform("host:\n  cpu: { memcpy_bandwidht: 6GB/s }\n");
+    EXPECT_NE(error().find("p.yaml: key 'host.cpu.memcpy_bandwidht': not a model parameter"), std::string::npos)
+        << error();
+    platform("host:\n  cpu: { memcpy_bandwidth: -6GB/s }\n");
+    EXPECT_NE(error().find("p.yaml: key 'host.cpu.memcpy_bandwidth'"), std::string::npos) << error();
+    // Only the host's sections: a GPU's or a link's settings are not the host's.
+    platform("host:\n  gpu: { sms: 80 }\n");
+    EXPECT_NE(error().find("p.yaml: key 'host.gpu': not a host section; host takes: cpu, host_memory"),
+              std::string::npos)
+        << error();
+    platform("host: 6GB/s\n");
+    EXPECT_NE(error().find("p.yaml: key 'host'"), std::string::npos) << error();
+}
+
 }  // namespace
 }  // namespace dmasim::config

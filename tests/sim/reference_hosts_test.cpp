@@ -3,6 +3,7 @@
 // one elaboration runs both, each case with its own platform file's settings.
 #include <gtest/gtest.h>
 
+#include "dmasim/config/scenario.h"
 #include "dmasim/sim/simulator.h"
 #include "dmasim/topology/platform_file.h"
 
@@ -13,9 +14,21 @@ constexpr std::uint64_t kMiB = 1 << 20;
 // Long enough that the copy's start and end cost < 0.5 % of its time.
 constexpr std::uint64_t kSize = 256 * kMiB;
 
-double h2d_gbps(Simulator& sim, const config::ModelParams& p, const topology::Platform& host) {
-    const CaseResult r = sim.run(p, CaseSpec{"pinned", "h2d", kSize, {}, {}, &host});
+double gbps(Simulator& sim, const config::ModelParams& p, const topology::Platform& host, const char* strategy) {
+    const CaseResult r = sim.run(p, CaseSpec{strategy, "h2d", kSize, {}, {}, &host});
     return static_cast<double>(kSize) / (r.time_ps * 1e-12) * 1e-9;
+}
+
+double h2d_gbps(Simulator& sim, const config::ModelParams& p, const topology::Platform& host) {
+    return gbps(sim, p, host, "pinned");
+}
+
+// The parameters a scenario on `platform` runs with: its calibration and its host's values.
+config::ModelParams as_run(const std::string& platform) {
+    return config::parse_scenarios("platform: " + platform + "\nstrategy: pinned\nsizes: 4KiB\n", "t.yaml", {},
+                                   config::CalibrationChoice::platform())
+        .at(0)
+        .params;
 }
 
 TEST(ReferenceHosts, PinnedHostToDeviceIsWithinFivePercentOfPublishedFigures) {
@@ -29,6 +42,23 @@ TEST(ReferenceHosts, PinnedHostToDeviceIsWithinFivePercentOfPublishedFigures) {
     const double v = h2d_gbps(sim, p, v100);
     EXPECT_GE(v, 0.95 * 12.0);
     EXPECT_LE(v, 1.05 * 13.0);
+}
+
+// A pageable copy is staged by one CPU thread, so on a host whose thread copies 6 GB/s (a DGX-1's
+// Broadwell-EP) it runs at half the pinned rate of the Gen3 link, where the lent H100 host's thread
+// (12.85 GB/s) keeps up with that link. The host's values come from the platform file.
+TEST(ReferenceHosts, APageableCopyRunsAtTheEraHostsCpuCopyRate) {
+    const config::ModelParams v100_host = as_run("v100-gen3");
+    const topology::Platform v100 = topology::load_platform("v100-gen3", v100_host);
+    Simulator sim(v100, v100_host);
+    const double pinned = gbps(sim, v100_host, v100, "pinned");
+    const double pageable = gbps(sim, v100_host, v100, "pageable");
+    EXPECT_NEAR(pageable, v100_host.cpu.memcpy_bandwidth.gb_per_s(), 0.05 * v100_host.cpu.memcpy_bandwidth.gb_per_s());
+    EXPECT_LT(pageable, 0.6 * pinned);
+    // The same link behind the H100 host's CPU: pageable within 10 % of pinned.
+    const config::ModelParams h100_host = as_run("h100-sxm");
+    const double fast_cpu = gbps(sim, h100_host, v100, "pageable");
+    EXPECT_GT(fast_cpu, 0.9 * gbps(sim, h100_host, v100, "pinned"));
 }
 
 }  // namespace

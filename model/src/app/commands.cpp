@@ -175,6 +175,11 @@ std::vector<std::pair<std::string, std::vector<std::string>>> calibrations_of(co
 }
 
 std::string calibration_label(const std::string& label) {
+    // "h100-sxm, host of platforms/v100-gen3.yaml": the calibration as named, then the host part.
+    if (const auto at = label.find(config::kHostOf); at != std::string::npos) {
+        return calibration_label(label.substr(0, at)) + " with the host parameters of " +
+               label.substr(at + std::string(config::kHostOf).size());
+    }
     if (label == "none") return "none (default parameters)";
     if (config::shipped_calibrations().count(label)) return label + " (results/" + label + "/calibration.yaml, built in)";
     return label;

@@ -740,12 +740,17 @@ std::vector<Scenario> read_all(std::vector<YAML::Node> docs, const std::string& 
             it = loaded.emplace(cache_key, load_calibration(ref, referrer, choice.from_platform ? "calibration" : ref, relative_to))
                      .first;
         }
-        if (!it->second.parameters.empty()) {
+        // The platform's own host values go with the calibration it names: over it, under --set.
+        PlatformHost host;
+        if (choice.from_platform && is_platform(platform_of(docs[i]), origin)) host = platform_host(platform_of(docs[i]), origin);
+        if (!it->second.parameters.empty() || !host.parameters.empty()) {
             for (const auto& p : it->second.parameters) apply_set(docs[i], p);
+            for (const auto& p : host.parameters) apply_set(docs[i], p);
             apply_overrides();
         }
         Scenario s = read_document(docs[i], origin, i);
         s.calibration = it->second.label;
+        if (!host.parameters.empty()) s.calibration += kHostOf + host.origin;
         if (!names.insert(s.name).second) throw InputError(origin, "name", "two scenarios are named '" + s.name + "'");
         out.push_back(std::move(s));
     }
@@ -919,6 +924,45 @@ std::string platform_calibration(const std::string& platform_ref, const std::str
                                                     join(calibration_names()) + "), a calibration file, or none");
     }
     return c.Scalar();
+}
+
+PlatformHost platform_host(const std::string& platform_ref, const std::string& scenario_file) {
+    const std::string resolved = resolve_platform(platform_ref, scenario_file);
+    const auto it = shipped_platforms().find(resolved);
+    PlatformHost out;
+    out.origin = it != shipped_platforms().end() ? "platforms/" + resolved + ".yaml" : resolved;
+    const YAML::Node doc =
+        load_yaml(it != shipped_platforms().end() ? it->second : core::read_input_file(resolved, "platform"), out.origin);
+    if (!doc.IsMap() || !doc["host"]) return out;
+    const YAML::Node host = doc["host"];
+    if (!host.IsMap()) {
+        throw InputError(out.origin, "host", "expected a map of sections, e.g. host: { cpu: { memcpy_bandwidth: 6GB/s } }");
+    }
+    const auto docs = describe(ModelParams{}, StrategyOptions{});
+    for (const auto& section : host) {
+        const std::string name = section.first.as<std::string>();
+        if (std::find(kHostSections.begin(), kHostSections.end(), name) == kHostSections.end()) {
+            throw InputError(out.origin, "host." + name,
+                             "not a host section; host takes: " + join(std::vector<std::string>(kHostSections.begin(), kHostSections.end())));
+        }
+        if (!section.second.IsMap()) throw InputError(out.origin, "host." + name, "expected a map of " + name + ".* keys");
+        for (const auto& kv : section.second) {
+            const std::string path = name + "." + kv.first.as<std::string>();
+            if (!kv.second.IsScalar()) throw InputError(out.origin, "host." + path, "expected a single value");
+            const bool known = std::any_of(docs.begin(), docs.end(), [&](const ParamDoc& d) { return d.path == path; });
+            if (!known) throw InputError(out.origin, "host." + path, "not a model parameter (dmasim params lists them)");
+            out.parameters.push_back(SetOverride{path, kv.second.Scalar(), ""});
+        }
+    }
+    // Each value through the scenario checks, one at a time so that an error names its key.
+    for (const auto& p : out.parameters) {
+        try {
+            parse_scenarios("strategy: pinned\nsizes: 4KiB\n", out.origin, {p});
+        } catch (const InputError& e) {
+            throw InputError(out.origin, "host." + p.path, e.what());
+        }
+    }
+    return out;
 }
 
 std::vector<SetOverride> read_calibration(const std::string& file) { return load_calibration(file).parameters; }

@@ -378,10 +378,16 @@ Platform read_platform(const YAML::Node& doc, const std::string& origin, const c
     if (!doc.IsMap()) throw InputError(origin, "", "a platform must be a YAML map");
     for (const auto& kv : doc) {
         const std::string k = kv.first.as<std::string>();
-        if (k != "name" && k != "description" && k != "nodes" && k != "links" && k != "peer_rule" && k != "calibration") {
+        if (k != "name" && k != "description" && k != "nodes" && k != "links" && k != "peer_rule" && k != "calibration" &&
+            k != "host") {
             throw InputError(origin, k,
-                             "unknown key; a platform takes: name, description, calibration, peer_rule, nodes, links");
+                             "unknown key; a platform takes: name, description, calibration, host, peer_rule, nodes, links");
         }
+    }
+    // Its host values are applied with its calibration by the scenario loader
+    // (config::platform_host), which checks them; here only their form.
+    if (doc["host"] && !doc["host"].IsMap()) {
+        throw InputError(origin, "host", "expected a map of sections, e.g. host: { cpu: { memcpy_bandwidth: 6GB/s } }");
     }
     // Which calibration its scenarios start from is the scenario loader's business
     // (config::platform_calibration); here only its form.

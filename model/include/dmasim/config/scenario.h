@@ -2,6 +2,7 @@
 // Used by the simulator and, through the flat plan, by the CUDA harness: one schema, one parser.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -287,6 +288,18 @@ Calibration load_calibration(const std::string& ref, const std::string& referrer
 // The calibration a platform names (its `calibration` key), "none" when it names none.
 // `platform_ref` and `scenario_file` as a scenario gives them (resolve_platform).
 std::string platform_calibration(const std::string& platform_ref, const std::string& scenario_file);
+// A platform's `host:` values (cpu.*, host_memory.*: the machine's host where its calibration was
+// fitted on another), as overrides applied over the calibration the platform names, and the
+// platform file they come from. Throws InputError naming the file and `host.SECTION.KEY`.
+struct PlatformHost {
+    std::string origin;
+    std::vector<SetOverride> parameters;
+};
+inline constexpr std::array<const char*, 2> kHostSections{"cpu", "host_memory"};
+// What a scenario's calibration label gains when its platform's host values apply:
+// "h100-sxm, host of platforms/v100-gen3.yaml".
+inline constexpr const char* kHostOf = ", host of ";
+PlatformHost platform_host(const std::string& platform_ref, const std::string& scenario_file);
 // The names of the built-in calibrations, for messages and --help.
 std::vector<std::string> calibration_names();
 
