@@ -176,6 +176,14 @@ void check_dma(const DmaParams& d, const std::string& prefix, const FailFn& fail
     c.bytes("read_ahead", d.read_ahead, 64 * kKiB, kGiB);
 }
 
+void check_card_dma(const CardDmaParams& d, const std::string& prefix, const FailFn& fail) {
+    const Check c(prefix, fail);
+    c.duration("launch_latency", d.launch_latency, kMaxSoftwareLatency);
+    c.bytes("descriptor_bytes", d.descriptor_bytes, 0, kGiB);
+    c.bytes("descriptor_size", d.descriptor_size, 8, 256);
+    c.count("descriptors_per_fetch", d.descriptors_per_fetch, 1, 4096);
+}
+
 void check_runtime(const RuntimeParams& r, const std::string& prefix, const FailFn& fail) {
     const Check c(prefix, fail);
     c.duration("call_overhead", r.call_overhead, kMaxSoftwareLatency);
@@ -351,6 +359,7 @@ void check_model_params(const ModelParams& p, const FailFn& fail) {
                                        "): the semaphore is one write TLP");
         throw std::logic_error("parameter check: the failure callback returned for dma.semaphore_size");
     }
+    check_card_dma(p.card_dma, "card_dma.", fail);
     check_runtime(p.runtime, "runtime.", fail);
     check_cpu(p.cpu, "cpu.", fail);
     check_pageable(p.pageable, "pageable.", fail);

@@ -65,6 +65,19 @@ void DmaEngine::start(const CopyJob& job) {
     partial_writes_ = job.write_spacing > 0 && write_size_ < job.host_line;
     write_count_ = (job.bytes + write_size_ - 1) / write_size_;
     if (tag_remaining_.size() < outstanding_cap_) reset_tags(outstanding_cap_);
+    // A scatter-gather engine moves nothing its descriptors do not cover yet; a read fetches as
+    // many as one read request holds (link MRRS), at most descriptors_per_fetch.
+    described_ = requested_desc_ = 0;
+    desc_remaining_ = 0;
+    offering_descriptors_ = false;
+    desc_block_ = 0;
+    if (params_.descriptor_bytes.value == 0 || job.loop.warps > 0 || job.loop.round_bytes > 0) {
+        described_ = requested_desc_ = job.bytes;
+    } else {
+        const std::uint64_t per_read = std::max<std::uint64_t>(1, mrrs_ / params_.descriptor_size.value);
+        desc_block_ = std::min<std::uint64_t>(per_read, static_cast<std::uint64_t>(params_.descriptors_per_fetch)) *
+                      params_.descriptor_bytes.value;
+    }
     warp_reads_ = job.loop.warps > 0 && job.direction == CopyDirection::kHostToDevice;
     warp_ready_.clear();
     stores_free_ps_ = 0.0;
@@ -202,8 +215,30 @@ void DmaEngine::make_semaphore(Tlp& t) const {
     t.payload = static_cast<std::uint32_t>(params_.semaphore_size.value);
 }
 
+// One descriptor read in flight; the next as soon as the engine moves data of the last block
+// fetched, so that a block's data hides the next read's round trip when it lasts longer.
+bool DmaEngine::descriptor_read_due() const {
+    return requested_desc_ < job_.bytes && desc_remaining_ == 0 && issued_ + desc_block_ >= requested_desc_;
+}
+
 void DmaEngine::prepare() {
     if (!active_ || !started_ || pending_) return;
+    if (descriptor_read_due()) {
+        Tlp& d = next_;
+        d = Tlp{};
+        d.requester = gpu_node_;
+        d.completer = job_.semaphore_node;  // descriptors live in host memory
+        d.job = job_.id;
+        d.kind = TlpKind::kMemRead;
+        const std::uint64_t covers = std::min(desc_block_, job_.bytes - requested_desc_);
+        const std::uint64_t count = (covers + params_.descriptor_bytes.value - 1) / params_.descriptor_bytes.value;
+        d.length = static_cast<std::uint32_t>(count * params_.descriptor_size.value);
+        offered_since_ps_ = now_ps();
+        offering_descriptors_ = true;
+        pending_ = true;
+        doorbell_.ring();
+        return;
+    }
     // Built in place: a packet built field by field on the stack and then copied whole is read
     // back before its narrow stores have left the store buffer, a stall on every packet. next_
     // means nothing until pending_ is set.
@@ -217,9 +252,10 @@ void DmaEngine::prepare() {
     if (job_.direction == CopyDirection::kHostToDevice) {
         if (issued_ < job_.bytes) {
             if (outstanding_ >= outstanding_cap_) return;  // a completion will free a tag
+            if (issued_ >= described_) return;            // its descriptors are on their way
             if (warp_reads_ && !next_warp_due()) return;  // warp_ready() runs when one is
             t.kind = TlpKind::kMemRead;
-            t.length = static_cast<std::uint32_t>(std::min<std::uint64_t>(read_size_, job_.bytes - issued_));
+            t.length = static_cast<std::uint32_t>(std::min<std::uint64_t>(read_size_, described_ - issued_));
             offered_since_ps_ = warp_reads_ ? warp_ready_.front_due_ps() : now_ps();
         } else if (data_in_memory_ && !semaphore_sent_) {
             make_semaphore(t);
@@ -229,9 +265,11 @@ void DmaEngine::prepare() {
     } else {
         if (issued_ < job_.bytes) {
             if (available_ <= issued_) return;  // waiting for GPU memory
+            if (issued_ >= described_) return;   // its descriptors are on their way
             t.kind = TlpKind::kMemWrite;
             t.peer = job_.peer;
-            t.payload = static_cast<std::uint32_t>(std::min<std::uint64_t>(write_size_, available_ - issued_));
+            t.payload = static_cast<std::uint32_t>(
+                std::min<std::uint64_t>({write_size_, available_ - issued_, described_ - issued_}));
             while (!available_since_.empty() && available_since_.front().end <= issued_) available_since_.pop();
             offered_since_ps_ = available_since_.empty() ? now_ps() : available_since_.front().since_ps;
         } else if (!semaphore_sent_) {
@@ -248,6 +286,15 @@ Tlp DmaEngine::take() {
     DMASIM_ASSERT(pending_);
     pending_ = false;
     Tlp out = next_;
+    if (offering_descriptors_) {
+        offering_descriptors_ = false;
+        out.tag = (static_cast<std::uint32_t>(index_) << 16) | kDescriptorSlot;
+        desc_remaining_ = next_.length;
+        requested_desc_ = std::min(job_.bytes, requested_desc_ + desc_block_);
+        stats_.read_requests++;
+        prepare();
+        return out;
+    }
     if (next_.semaphore) {
         semaphore_sent_ = true;
         active_ = false;
@@ -311,6 +358,13 @@ void DmaEngine::take_warp_line(std::uint32_t slot) {
 
 void DmaEngine::on_completion(const Tlp& t) {
     const std::uint32_t slot = t.tag & 0xFFFF;
+    if (slot == kDescriptorSlot) {
+        DMASIM_ASSERT(desc_remaining_ >= t.payload);
+        desc_remaining_ -= t.payload;
+        if (desc_remaining_ == 0) described_ = requested_desc_;
+        prepare();
+        return;
+    }
     DMASIM_ASSERT(slot < tag_remaining_.size() && tag_remaining_[slot] >= t.payload);
     tag_remaining_[slot] -= t.payload;
     received_ += t.payload;

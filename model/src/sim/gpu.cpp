@@ -38,14 +38,16 @@ int Gpu::port_towards(std::uint16_t node) const {
     return 0;
 }
 
-void Gpu::configure(const config::ModelParams& params) {
-    if (params.dma.engines > kMaxEngines) {
+void Gpu::configure(const config::ModelParams& params) { configure(params, params.dma, params.link); }
+
+void Gpu::configure(const config::ModelParams& params, const config::DmaParams& dma, const config::LinkParams& link) {
+    if (dma.engines > kMaxEngines) {
         SC_REPORT_ERROR(name(), ("dma.engines is larger than the " + std::to_string(kMaxEngines) +
                                  " engines elaborated").c_str());
     }
-    engine_count_ = static_cast<int>(params.dma.engines);
+    engine_count_ = static_cast<int>(dma.engines);
     memory.configure(params.gpu_memory);
-    for (int i = 0; i < kMaxEngines; ++i) engines[static_cast<std::size_t>(i)]->configure(params.dma, params.link);
+    for (int i = 0; i < kMaxEngines; ++i) engines[static_cast<std::size_t>(i)]->configure(dma, link);
     // SM traffic starts with the kernel, not with a copy engine's work fetch.
     config::DmaParams sm = params.dma;
     sm.launch_latency = params.runtime.kernel_launch_latency;

@@ -156,13 +156,34 @@ int PlatformTop::device_index(const std::string& node_name) const {
 
 void PlatformTop::configure(const config::ModelParams& params, const topology::Platform& links_from) {
     for (auto& m : host_memories_) m->configure(params.host_memory);
-    for (auto& d : devices_) d->configure(params);
     const topology::Graph& g = platform_.graph();
     auto case_node = [&](std::uint16_t node) {
         const auto n = links_from.find(g[node].name);
         if (!n) throw std::runtime_error("a case's platform differs from the elaborated one");
         return *n;
     };
+    for (std::size_t i = 0; i < devices_.size(); ++i) {
+        const auto self = links_from.find(device_names_[i]);
+        if (!self) throw std::runtime_error("a case's platform differs from the elaborated one");
+        const topology::NodeProps& node = links_from.node(*self);
+        if (node.kind != topology::NodeKind::kEndpoint) {
+            devices_[i]->configure(params);
+            continue;
+        }
+        // A capture card's engine: its own descriptors and doorbell, on its own link (the
+        // upstream PCIe link of the endpoint).
+        config::DmaParams card = params.dma;
+        card.launch_latency = node.card.launch_latency;
+        card.queued_launch_latency = node.card.launch_latency;
+        card.descriptor_bytes = node.card.descriptor_bytes;
+        card.descriptor_size = node.card.descriptor_size;
+        card.descriptors_per_fetch = node.card.descriptors_per_fetch;
+        config::LinkParams link = params.link;
+        for (auto [e, end] = boost::out_edges(*self, links_from.graph()); e != end; ++e) {
+            if (links_from.link(*e).kind == topology::LinkKind::kPcie) link = links_from.link(*e).pcie;
+        }
+        devices_[i]->configure(params, card, link);
+    }
     for (std::size_t i = 0; i < bridges_.size(); ++i) {
         RootComplex& rc = *bridges_[i];
         const auto self = case_node(bridge_nodes_[i]);

@@ -434,12 +434,22 @@ Platform read_platform(const YAML::Node& doc, const std::string& origin, const c
             apply_explicit(props.bridge, params.root_complex, "root_complex", explicit_keys);
             config::check_root_complex(props.bridge, where + ".", fail);
         }
+        props.card = params.card_dma;
+        if (props.kind == NodeKind::kEndpoint) {
+            apply_keys(n, props.card, origin, where, used);
+            apply_explicit(props.card, params.card_dma, "card_dma", explicit_keys);
+            config::check_card_dma(props.card, where + ".", fail);
+        }
         for (const auto& kv : n) {
             const std::string k = kv.first.as<std::string>();
             if (used.count(k)) continue;
             std::string takes = "name, kind, socket, p2p";
             if (is_bridge(props.kind)) {
                 config::RootComplexParams keys;
+                keys.visit([&](const config::FieldInfo& fi, auto&) { takes += std::string(", ") + fi.key; });
+            }
+            if (props.kind == NodeKind::kEndpoint) {
+                config::CardDmaParams keys;
                 keys.visit([&](const config::FieldInfo& fi, auto&) { takes += std::string(", ") + fi.key; });
             }
             throw InputError(origin, where + "." + k, "unknown key; this node takes: " + takes);
@@ -698,6 +708,7 @@ std::string effective_json(const Platform& p) {
             json.value("p2p", n.p2p == P2pPolicy::kAllowed ? "allowed" : n.p2p == P2pPolicy::kViaCpu ? "via_cpu" : "refused");
             fields.section("root_complex", "", n.bridge);
         }
+        if (n.kind == NodeKind::kEndpoint) fields.section("card_dma", "", n.card);
         json.end_object();
     }
     json.end_array();

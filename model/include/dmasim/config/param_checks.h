@@ -34,6 +34,7 @@ void check_link(const LinkParams& p, const std::string& prefix, const FailFn& fa
 void check_root_complex(const RootComplexParams& p, const std::string& prefix, const FailFn& fail);
 void check_memory(const MemoryParams& p, const std::string& prefix, const FailFn& fail);
 void check_dma(const DmaParams& p, const std::string& prefix, const FailFn& fail);
+void check_card_dma(const CardDmaParams& p, const std::string& prefix, const FailFn& fail);
 void check_runtime(const RuntimeParams& p, const std::string& prefix, const FailFn& fail);
 void check_cpu(const CpuParams& p, const std::string& prefix, const FailFn& fail);
 void check_pageable(const PageableParams& p, const std::string& prefix, const FailFn& fail);

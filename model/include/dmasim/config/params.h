@@ -120,6 +120,25 @@ struct MemoryParams {
 };
 
 // The GPU's DMA copy engines (asyncEngineCount of them).
+// A capture card's (or other third-party endpoint's) DMA engine, where it differs from a GPU's copy
+// engine: it moves the pieces of a scatter-gather list, whose descriptors it reads from host
+// memory ahead of their data (Xilinx/AMD XDMA, PG195: 32-byte descriptors, up to 64 adjacent
+// ones read at once, a read being at most the engine's MRRS).
+struct CardDmaParams {
+    Duration launch_latency{0};
+    Bytes descriptor_bytes{4096};
+    Bytes descriptor_size{32};
+    std::int64_t descriptors_per_fetch = 64;
+
+    template <class V>
+    void visit(V&& v) {
+        v(FieldInfo{"launch_latency", "time", "from the driver's doorbell (a register write) to the engine's first descriptor read, beyond that write's way over the links, which is not modelled; 0s..1s"}, launch_latency);
+        v(FieldInfo{"descriptor_bytes", "bytes", "data one descriptor moves: a buffer the driver pinned page by page is a list of 4 KiB pieces (the default), GPU memory pinned for third-party DMA (nvidia_p2p_get_pages) 64 KiB pieces, a physically contiguous buffer one piece (set it as large as the frame); 0B = no descriptors (a GPU copy engine's range); 0B..1GiB"}, descriptor_bytes);
+        v(FieldInfo{"descriptor_size", "bytes", "one descriptor in host memory (XDMA, QDMA, Intel's multi-channel DMA: 32 B); 8B..256B"}, descriptor_size);
+        v(FieldInfo{"descriptors_per_fetch", "count", "descriptors one read fetches (XDMA: up to 64 adjacent ones, PG195 'Descriptor Adjacent'), at most what the card's link.mrrs holds; the engine keeps one fetch in flight and fetches the next block as soon as the block before it is in use, so a block's data hides the next fetch's round trip when it takes longer; 1..4096"}, descriptors_per_fetch);
+    }
+};
+
 struct DmaParams {
     std::int64_t engines = 2;
     std::int64_t max_read_requests = 256;
@@ -129,6 +148,11 @@ struct DmaParams {
     Duration gpu_memory_latency{145'000};
     Bytes semaphore_size{16};
     Bytes read_ahead{1 << 20};
+    // Not a dma.* setting: a card's engine gets these from its card_dma settings (a GPU's copy
+    // engine takes a range and reads no descriptors: descriptor_bytes 0).
+    Bytes descriptor_bytes{0};
+    Bytes descriptor_size{32};
+    std::int64_t descriptors_per_fetch = 64;
 
     template <class V>
     void visit(V&& v) {
@@ -525,6 +549,7 @@ struct ModelParams {
     MemoryParams host_memory{Bandwidth{300e9}, Duration{100'000}};
     MemoryParams gpu_memory{Bandwidth{3.35e12}, Duration{600'000}};
     DmaParams dma;
+    CardDmaParams card_dma;
     RuntimeParams runtime;
     CpuParams cpu;
     PageableParams pageable;
@@ -543,6 +568,7 @@ struct ModelParams {
         v.section("host_memory", "host DRAM", host_memory);
         v.section("gpu_memory", "GPU HBM", gpu_memory);
         v.section("dma", "GPU copy engines", dma);
+        v.section("card_dma", "a capture card's DMA engine (fpga, nic and nvme endpoints), where it differs from a GPU's", card_dma);
         v.section("runtime", "CUDA runtime costs on the CPU", runtime);
         v.section("cpu", "CPU copies and page pinning", cpu);
         v.section("pageable", "staging of pageable copies", pageable);

@@ -161,6 +161,13 @@ private:
     void reset_tags(std::size_t tags);  // `tags` tags, all free
 
     static constexpr std::uint64_t kChunk = 64 * 1024;  // GPU-memory access granule of the engine
+    // The tag of a descriptor read (a card's engine): above every data tag (at most 16 384).
+    static constexpr std::uint32_t kDescriptorSlot = 0xFFFF;
+
+    // A scatter-gather engine (params_.descriptor_bytes > 0): whether its next descriptor read is
+    // due, and the data the descriptors fetched so far cover.
+    bool descriptor_read_due() const;
+    std::uint64_t described() const { return described_; }
 
     Params params_;
     int index_;
@@ -183,6 +190,13 @@ private:
     std::uint64_t unwritten_ = 0;  // received bytes not yet written to GPU memory (reads)
     int chunks_in_flight_ = 0;
     int chunks_ahead_ = 2;  // read_ahead / kChunk
+    // Descriptors (a card's engine): data covered by those fetched, by those asked for, one block's
+    // worth, the bytes of the read in flight still to come, and whether the offered TLP is one.
+    std::uint64_t described_ = 0;
+    std::uint64_t requested_desc_ = 0;
+    std::uint64_t desc_block_ = 0;
+    std::uint32_t desc_remaining_ = 0;
+    bool offering_descriptors_ = false;
     std::uint32_t outstanding_ = 0;
     std::uint32_t outstanding_cap_ = 0;
     std::uint32_t read_size_ = 0;

@@ -54,6 +54,9 @@ public:
 
     void set_route(std::uint16_t destination, int port);
     void configure(const config::ModelParams& params);
+    // The same with this device's own copy engines and link: a capture card's DMA engine
+    // (card_dma) on its own link (its MPS and MRRS), where a GPU's engines take dma.* and link.*.
+    void configure(const config::ModelParams& params, const config::DmaParams& engines, const config::LinkParams& link);
     int active_engines() const { return engine_count_; }
     DmaEngine& engine(int i) { return *engines[static_cast<std::size_t>(i)]; }
     std::uint16_t node_id() const { return node_id_; }

@@ -32,6 +32,9 @@ struct NodeProps {
     // Bridges: their own settings (a platform of another era has another root complex); the
     // scenario's root_complex section where the platform file is silent.
     config::RootComplexParams bridge;
+    // Endpoints other than GPUs (capture cards, NICs, drives): their DMA engine's own settings;
+    // the scenario's card_dma section where the platform file is silent.
+    config::CardDmaParams card;
 };
 
 struct LinkProps {
