@@ -209,6 +209,27 @@ TEST(PeerPaths, TheCardsEngineReadsItsDescriptorsFromHostMemoryAheadOfTheirData)
                  core::InputError);
 }
 
+// Issue 15: a root complex that forwards peer writes but not peer reads (Intel client CPUs; AMD's
+// before Zen): the card still writes into the GPU, the GPU cannot read the card's window.
+TEST(PeerPaths, ARootComplexThatRefusesPeerReadsLeavesTheCardItsWrites) {
+    const topology::Platform writes_only =
+        topology::parse_platform(host("", ", p2p_reads: refused"), "writes-only.yaml", params());
+    const CaseResult r = run(writes_only, "third_party_dma", "h2d", 0, 0, "on", 4 * kMiB);
+    EXPECT_EQ(row(r, "").status, "ok");
+    const RowResult& reads = row(r, "gpu_reads_card");
+    EXPECT_EQ(reads.status, "refused");
+    EXPECT_NE(reads.note.find("rc1 forwards peer writes but not peer reads"), std::string::npos) << reads.note;
+    // A GPU's peer copy is written by its source: not refused.
+    EXPECT_TRUE(topology::peer_path(writes_only, *writes_only.find("gpu0"), *writes_only.find("gpu2")).refusal.empty());
+    // Only a root complex has the setting.
+    EXPECT_FALSE(writes_only.node(*writes_only.find("rc1")).peer_reads);
+    EXPECT_TRUE(writes_only.node(*writes_only.find("rc0")).peer_reads);
+    std::string on_switch = host("");
+    const std::string sw = "{name: sw0, kind: switch, socket: 0}";
+    on_switch.replace(on_switch.find(sw), sw.size(), "{name: sw0, kind: switch, socket: 0, p2p_reads: refused}");
+    EXPECT_THROW(topology::parse_platform(on_switch, "x.yaml", params()), core::InputError);
+}
+
 // Issue 15: the CPU copying out of the card's memory window mapped into user space (the radar
 // thread's memcpy from the mapping): uncached loads to the card, one at a time.
 TEST(PeerPaths, TheCpuReadsTheCardsWindowOneUncachedLoadAtATime) {

@@ -305,10 +305,10 @@ TEST(PlatformChecks, EveryShippedAndCommittedPlatformPasses) {
 // be an input error that names the platform, not a generic failure.
 Platform two_islands() {
     Platform p("islands");
-    const auto cpu = p.add_node({"cpu0", NodeKind::kCpu, 0, P2pPolicy::kAllowed, "", {}, {}});
-    const auto rc = p.add_node({"rc0", NodeKind::kRootComplex, 0, P2pPolicy::kAllowed, "", {}, {}});
-    const auto g0 = p.add_node({"gpu0", NodeKind::kGpu, 0, P2pPolicy::kAllowed, "gpu", {}, {}});
-    p.add_node({"gpu1", NodeKind::kGpu, 0, P2pPolicy::kAllowed, "gpu", {}, {}});
+    const auto cpu = p.add_node({"cpu0", NodeKind::kCpu, 0, P2pPolicy::kAllowed, "", {}, {}, true});
+    const auto rc = p.add_node({"rc0", NodeKind::kRootComplex, 0, P2pPolicy::kAllowed, "", {}, {}, true});
+    const auto g0 = p.add_node({"gpu0", NodeKind::kGpu, 0, P2pPolicy::kAllowed, "gpu", {}, {}, true});
+    p.add_node({"gpu1", NodeKind::kGpu, 0, P2pPolicy::kAllowed, "gpu", {}, {}, true});
     p.add_link(cpu, rc, {LinkKind::kInternal, {}, {}});
     p.add_link(rc, g0, {LinkKind::kPcie, {}, {}});
     return p;

@@ -28,11 +28,11 @@ TEST(Platform, DefaultPlatformRoutesGpuToHostThroughTheRootComplex) {
 TEST(Platform, FewestHopRouteInABranchingGraph) {
     // cpu - rc - sw - {gpuA, gpuB}, and a direct NVLink between the GPUs.
     Platform p("t");
-    const auto cpu = p.add_node({"cpu", NodeKind::kCpu, 0, P2pPolicy::kAllowed, "", {}, {}});
-    const auto rc = p.add_node({"rc", NodeKind::kRootComplex, 0, P2pPolicy::kAllowed, "", {}, {}});
-    const auto sw = p.add_node({"sw", NodeKind::kSwitch, 0, P2pPolicy::kAllowed, "", {}, {}});
-    const auto a = p.add_node({"gpuA", NodeKind::kGpu, 0, P2pPolicy::kAllowed, "gpu", {}, {}});
-    const auto b = p.add_node({"gpuB", NodeKind::kGpu, 0, P2pPolicy::kAllowed, "gpu", {}, {}});
+    const auto cpu = p.add_node({"cpu", NodeKind::kCpu, 0, P2pPolicy::kAllowed, "", {}, {}, true});
+    const auto rc = p.add_node({"rc", NodeKind::kRootComplex, 0, P2pPolicy::kAllowed, "", {}, {}, true});
+    const auto sw = p.add_node({"sw", NodeKind::kSwitch, 0, P2pPolicy::kAllowed, "", {}, {}, true});
+    const auto a = p.add_node({"gpuA", NodeKind::kGpu, 0, P2pPolicy::kAllowed, "gpu", {}, {}, true});
+    const auto b = p.add_node({"gpuB", NodeKind::kGpu, 0, P2pPolicy::kAllowed, "gpu", {}, {}, true});
     p.add_link(cpu, rc, {LinkKind::kInternal, {}, {}});
     p.add_link(rc, sw, {LinkKind::kPcie, {}, {}});
     p.add_link(sw, a, {LinkKind::kPcie, {}, {}});
@@ -50,10 +50,10 @@ TEST(Platform, FewestHopRouteInABranchingGraph) {
 
 TEST(Platform, RejectsUnreachableNodesAndDuplicateNames) {
     Platform p("t");
-    const auto a = p.add_node({"a", NodeKind::kGpu, 0, P2pPolicy::kAllowed, "gpu", {}, {}});
-    const auto b = p.add_node({"b", NodeKind::kGpu, 0, P2pPolicy::kAllowed, "gpu", {}, {}});
+    const auto a = p.add_node({"a", NodeKind::kGpu, 0, P2pPolicy::kAllowed, "gpu", {}, {}, true});
+    const auto b = p.add_node({"b", NodeKind::kGpu, 0, P2pPolicy::kAllowed, "gpu", {}, {}, true});
     EXPECT_THROW(p.route(a, b), std::runtime_error);
-    EXPECT_THROW(p.add_node({"a", NodeKind::kCpu, 0, P2pPolicy::kAllowed, "", {}, {}}), std::invalid_argument);
+    EXPECT_THROW(p.add_node({"a", NodeKind::kCpu, 0, P2pPolicy::kAllowed, "", {}, {}, true}), std::invalid_argument);
     EXPECT_THROW(p.add_link(a, a, {}), std::invalid_argument);
     EXPECT_THROW(p.at("nope"), std::out_of_range);
 }

@@ -575,8 +575,9 @@ int cmd_topo_show(const std::string& ref, const std::string& from, const std::st
     out << "\nbridges:\n";
     for (const auto n : p.nodes_of(topology::NodeKind::kRootComplex)) {
         const auto& b = p.node(n).bridge;
-        out << fmt::format("  {:<8} root complex: read completions up to {}, {} to memory, p2p {}\n", p.node(n).name,
-                           core::to_string(b.completion_size), core::to_string(b.forward_latency), policy_name(p.node(n).p2p));
+        out << fmt::format("  {:<8} root complex: read completions up to {}, {} to memory, p2p {}{}\n", p.node(n).name,
+                           core::to_string(b.completion_size), core::to_string(b.forward_latency), policy_name(p.node(n).p2p),
+                           p.node(n).peer_reads ? "" : " (writes only: peer reads refused)");
     }
     for (const auto kind : {topology::NodeKind::kSwitch, topology::NodeKind::kNvSwitch}) {
         for (const auto n : p.nodes_of(kind)) {

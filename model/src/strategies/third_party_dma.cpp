@@ -67,8 +67,9 @@ void run_third_party_dma(Engine& engine, Case& c) {
     // as I/O memory (cudaHostRegisterIoMemory) and copied by the GPU's engine, whose reads go to
     // the card's BAR through the bridges and come back as the card's completions. The same
     // peer-to-peer path, read instead of written: a refusing bridge refuses it too.
-    if (!path.refusal.empty()) {
-        result.rows.push_back(refused_row("gpu_reads_card", 1, "the GPU cannot read the card's window: " + path.refusal));
+    if (!path.refusal.empty() || !path.read_refusal.empty()) {
+        result.rows.push_back(refused_row("gpu_reads_card", 1, "the GPU cannot read the card's window: " +
+                                                                   (path.refusal.empty() ? path.read_refusal : path.refusal)));
         return;
     }
     const auto gpu_reads = [&](std::uint64_t bytes) {

@@ -427,7 +427,7 @@ Platform read_platform(const YAML::Node& doc, const std::string& origin, const c
             throw InputError(origin, where + ".kind",
                              std::string("'") + e.what() + "' is not cpu, root_complex, switch, nvswitch, gpu, npu, fpga, nic or nvme");
         }
-        std::set<std::string> used{"name", "kind", "socket", "p2p"};
+        std::set<std::string> used{"name", "kind", "socket", "p2p", "p2p_reads"};
         props.bridge = params.root_complex;
         if (is_bridge(props.kind)) {
             apply_keys(n, props.bridge, origin, where, used);
@@ -443,7 +443,7 @@ Platform read_platform(const YAML::Node& doc, const std::string& origin, const c
         for (const auto& kv : n) {
             const std::string k = kv.first.as<std::string>();
             if (used.count(k)) continue;
-            std::string takes = "name, kind, socket, p2p";
+            std::string takes = "name, kind, socket, p2p, p2p_reads";
             if (is_bridge(props.kind)) {
                 config::RootComplexParams keys;
                 keys.visit([&](const config::FieldInfo& fi, auto&) { takes += std::string(", ") + fi.key; });
@@ -478,6 +478,14 @@ Platform read_platform(const YAML::Node& doc, const std::string& origin, const c
             } else {
                 throw InputError(origin, where + ".p2p", "must be allowed, via_cpu or refused");
             }
+        }
+        if (n["p2p_reads"]) {
+            const std::string v = scalar_of(n["p2p_reads"], origin, where + ".p2p_reads");
+            if (props.kind != NodeKind::kRootComplex) {
+                throw InputError(origin, where + ".p2p_reads", "only root complexes have a policy for peer reads");
+            }
+            if (v != "allowed" && v != "refused") throw InputError(origin, where + ".p2p_reads", "must be allowed or refused");
+            props.peer_reads = v == "allowed";
         }
         p.add_node(props);
     }
@@ -706,6 +714,7 @@ std::string effective_json(const Platform& p) {
         json.value("socket", n.socket);
         if (is_bridge(n.kind)) {
             json.value("p2p", n.p2p == P2pPolicy::kAllowed ? "allowed" : n.p2p == P2pPolicy::kViaCpu ? "via_cpu" : "refused");
+            if (n.kind == NodeKind::kRootComplex) json.value("p2p_reads", n.peer_reads ? "allowed" : "refused");
             fields.section("root_complex", "", n.bridge);
         }
         if (n.kind == NodeKind::kEndpoint) fields.section("card_dma", "", n.card);
@@ -810,6 +819,7 @@ PeerPath peer_path(const Platform& p, NodeId a, NodeId b) {
             return out;
         }
         if (n.p2p == P2pPolicy::kViaCpu && out.via_cpu.empty()) out.via_cpu = n.name;
+        if (!n.peer_reads && out.read_refusal.empty()) out.read_refusal = n.name + " forwards peer writes but not peer reads";
     }
     return out;
 }

@@ -35,6 +35,11 @@ struct NodeProps {
     // Endpoints other than GPUs (capture cards, NICs, drives): their DMA engine's own settings;
     // the scenario's card_dma section where the platform file is silent.
     config::CardDmaParams card;
+    // Root complexes: whether they forward peer reads (a device reading another's BAR) as they
+    // forward peer writes. Intel client CPUs forward writes only (an NVIDIA driver engineer,
+    // NVIDIA/open-gpu-kernel-modules#1253), as did AMD's before Zen (lore.kernel.org, linux-pci,
+    // the AMD P2PDMA patch of 2020-04-06).
+    bool peer_reads = true;
 };
 
 struct LinkProps {

@@ -55,6 +55,8 @@ std::string describe(const Platform& p, EdgeId e);
 struct PeerPath {
     std::string refusal;  // non-empty: refused, and why
     std::string via_cpu;  // the first bridge on the route that bounces it through host memory
+    // Non-empty: writes go but a read of b's memory by a (its BAR) is refused, and why.
+    std::string read_refusal;
 };
 PeerPath peer_path(const Platform& p, NodeId a, NodeId b);
 // peer_path's refusal alone.
