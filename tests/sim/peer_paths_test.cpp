@@ -230,6 +230,38 @@ TEST(PeerPaths, ARootComplexThatRefusesPeerReadsLeavesTheCardItsWrites) {
     EXPECT_THROW(topology::parse_platform(on_switch, "x.yaml", params()), core::InputError);
 }
 
+// Issue 15: a GPU whose BAR1 is smaller than a buffer either maps it a window at a time or refuses
+// it, as its platform node says (bar_windows); the node's own keys hold for that GPU alone.
+TEST(PeerPaths, AGpuNodeSaysWhetherABufferLargerThanItsBarIsRemappedOrRefused) {
+    const auto with_gpu0 = [&](const std::string& keys) {
+        std::string text = host("");
+        const std::string plain = "{name: gpu0, kind: gpu, socket: 0}";
+        text.replace(text.find(plain), plain.size(), "{name: gpu0, kind: gpu, socket: 0" + keys + "}");
+        return topology::parse_platform(text, "bar.yaml", params());
+    };
+    const std::uint64_t bytes = 4 * kMiB;
+    const topology::Platform remaps = with_gpu0(", bar_aperture: 1MiB, bar_remap: 20us");
+    const topology::Platform refuses = with_gpu0(", bar_aperture: 1MiB, bar_windows: false");
+    const CaseResult remapped = run(remaps, "third_party_dma", "h2d", 0, 0, "on", bytes);
+    const RowResult& windows = row(remapped, "");
+    EXPECT_EQ(windows.status, "ok");
+    EXPECT_NE(windows.note.find("in 4 aperture windows"), std::string::npos) << windows.note;
+    const CaseResult r = run(refuses, "third_party_dma", "h2d", 0, 0, "on", bytes);
+    EXPECT_EQ(row(r, "").status, "refused");
+    EXPECT_NE(row(r, "").note.find("4MiB does not fit gpu0's BAR1 aperture of 1MiB"), std::string::npos) << row(r, "").note;
+    EXPECT_EQ(row(r, "via_host").status, "ok");
+    // A buffer that fits goes either way.
+    EXPECT_EQ(row(run(refuses, "third_party_dma", "h2d", 0, 0, "on", kMiB), "").status, "ok");
+    // Three remaps of 20 us between the four windows, and each window a transfer of its own (the
+    // card's start and its last writes' way to the GPU again: a few us each).
+    const CaseResult at_once = run(with_gpu0(""), "third_party_dma", "h2d", 0, 0, "on", bytes);
+    const RowResult& whole = row(at_once, "");
+    EXPECT_GE(windows.time_ps - whole.time_ps, 3 * 20e6);
+    EXPECT_LT(windows.time_ps - whole.time_ps, 3 * 20e6 + 3 * 10e6);
+    // A GPU node takes only its BAR's keys.
+    EXPECT_THROW(with_gpu0(", sms: 80"), core::InputError);
+}
+
 // Issue 15: the CPU copying out of the card's memory window mapped into user space (the radar
 // thread's memcpy from the mapping): uncached loads to the card, one at a time.
 TEST(PeerPaths, TheCpuReadsTheCardsWindowOneUncachedLoadAtATime) {

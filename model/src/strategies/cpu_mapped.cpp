@@ -25,8 +25,15 @@ void run_cpu_mapped(Engine& engine, Case& c) {
     // (gpu.bar_aperture; 0 = all of GPU memory, as resizable BAR gives) is mapped a window at a
     // time, each further window after a remap (gpu.bar_remap), as third_party_dma's card is. A
     // card's window is mapped whole.
-    const std::uint64_t aperture = card ? 0 : params.gpu.bar_aperture.value;
-    const BarTransfer t = run_through_bar(engine, params, spec.bytes, aperture, [&](std::uint64_t n) {
+    if (!card) {
+        const std::string refusal = bar_refusal(engine, params, gpu, spec.bytes);
+        if (!refusal.empty()) {
+            result.rows.push_back(refused_row("", 1, "the mapping fails: " + refusal));
+            return;
+        }
+    }
+    const config::GpuBarParams bar = card ? config::GpuBarParams{} : bar_of(engine, params, gpu);
+    const BarTransfer t = run_through_bar(engine, params, spec.bytes, bar, [&](std::uint64_t n) {
         Op op;
         op.kind = Op::Kind::kCpuMapped;
         op.direction = dirs.front();
@@ -37,7 +44,7 @@ void run_cpu_mapped(Engine& engine, Case& c) {
     const ProgramOutcome& o = t.outcome;
     c.take_main(o);
     const std::string in_windows =
-        t.windows > 1 ? ", in " + std::to_string(t.windows) + " windows of the " + core::to_string(params.gpu.bar_aperture) +
+        t.windows > 1 ? ", in " + std::to_string(t.windows) + " windows of the " + core::to_string(bar.bar_aperture) +
                           " BAR1 aperture (a remap between them)"
                     : std::string();
     result.rows.push_back(sim_row("", o.elapsed_ps, 1,

@@ -175,8 +175,22 @@ RowResult sim_row(std::string variant, double ps, int directions, std::string no
     return r;
 }
 
-BarTransfer run_through_bar(Engine& engine, const config::ModelParams& params, std::uint64_t bytes, std::uint64_t aperture,
-                            const std::function<Op(std::uint64_t)>& window_op) {
+config::GpuBarParams bar_of(Engine& engine, const config::ModelParams& params, int gpu) {
+    const topology::Platform& p = engine.platform();
+    const topology::NodeProps& n = p.node(*p.find(engine.device_name(gpu)));
+    return n.bar_given ? n.bar : config::GpuBarParams::of(params.gpu);
+}
+
+std::string bar_refusal(Engine& engine, const config::ModelParams& params, int gpu, std::uint64_t bytes) {
+    const config::GpuBarParams bar = bar_of(engine, params, gpu);
+    if (bar.bar_windows || bar.bar_aperture.value == 0 || bytes <= bar.bar_aperture.value) return {};
+    return core::to_string(core::Bytes{bytes}) + " does not fit " + engine.device_name(gpu) + "'s BAR1 aperture of " +
+           core::to_string(bar.bar_aperture) + ", and its mappings are not remapped window by window (bar_windows: false)";
+}
+
+BarTransfer run_through_bar(Engine& engine, const config::ModelParams& params, std::uint64_t bytes,
+                            const config::GpuBarParams& bar, const std::function<Op(std::uint64_t)>& window_op) {
+    const std::uint64_t aperture = bar.bar_aperture.value;
     BarTransfer t;
     t.windows = aperture == 0 ? 1 : (bytes + aperture - 1) / aperture;
     if (t.windows > core::limits::kMaxCasePieces) {
@@ -187,7 +201,7 @@ BarTransfer run_through_bar(Engine& engine, const config::ModelParams& params, s
         Program prog;
         const std::uint64_t w = aperture == 0 ? level : aperture;
         for (std::uint64_t done = 0; done < level; done += w) {
-            if (done > 0) prog.ops.push_back(simple_op(Op::Kind::kCpuWork, params.gpu.bar_remap));
+            if (done > 0) prog.ops.push_back(simple_op(Op::Kind::kCpuWork, bar.bar_remap));
             prog.ops.push_back(window_op(std::min(w, level - done)));
         }
         return prog;

@@ -32,10 +32,13 @@ void run_third_party_dma(Engine& engine, Case& c) {
         topology::peer_path(platform, *platform.find(engine.device_name(card)), *platform.find(engine.device_name(gpu)));
     // Direct: the card's DMA engine writes the frame into GPU memory through the GPU's BAR,
     // window by window when the BAR aperture is smaller than the frame (the driver remaps it).
+    const std::string bar_refused = bar_refusal(engine, params, gpu, spec.bytes);
     if (!path.refusal.empty()) {
         result.rows.push_back(refused_row("", 1, "the card cannot write into the GPU: " + path.refusal));
+    } else if (!bar_refused.empty()) {
+        result.rows.push_back(refused_row("", 1, "the GPU memory cannot be pinned for the card: " + bar_refused));
     } else {
-        const BarTransfer t = run_through_bar(engine, params, spec.bytes, params.gpu.bar_aperture.value, [&](std::uint64_t n) {
+        const BarTransfer t = run_through_bar(engine, params, spec.bytes, bar_of(engine, params, gpu), [&](std::uint64_t n) {
             Op op = copy_op(CopyDirection::kDeviceToHost, n, 0, true);
             op.gpu = card;
             op.peer_gpu = gpu;
@@ -61,7 +64,7 @@ void run_third_party_dma(Engine& engine, Case& c) {
         return prog;
     };
     const ProgramOutcome h = engine.execute_sized(params, spec.bytes, 1, engine.default_warmup(params), via_host);
-    if (!path.refusal.empty()) c.take_main(h);
+    if (!path.refusal.empty() || !bar_refused.empty()) c.take_main(h);
     result.rows.push_back(row("via_host", h.elapsed_ps, "card writes pinned host memory, then cudaMemcpy H2D", h));
     // The other way round (the radar thread's mmap of the card's window): the window registered
     // as I/O memory (cudaHostRegisterIoMemory) and copied by the GPU's engine, whose reads go to

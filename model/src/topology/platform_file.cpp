@@ -434,6 +434,17 @@ Platform read_platform(const YAML::Node& doc, const std::string& origin, const c
             apply_explicit(props.bridge, params.root_complex, "root_complex", explicit_keys);
             config::check_root_complex(props.bridge, where + ".", fail);
         }
+        props.bar = config::GpuBarParams::of(params.gpu);
+        if (props.kind == NodeKind::kGpu) {
+            const std::size_t before = used.size();
+            apply_keys(n, props.bar, origin, where, used);
+            props.bar_given = used.size() > before;
+            apply_explicit(props.bar, config::GpuBarParams::of(params.gpu), "gpu", explicit_keys);
+            config::GpuParams check;
+            check.bar_aperture = props.bar.bar_aperture;
+            check.bar_remap = props.bar.bar_remap;
+            config::check_gpu(check, where + ".", fail);
+        }
         props.card = params.card_dma;
         if (props.kind == NodeKind::kEndpoint) {
             apply_keys(n, props.card, origin, where, used);
@@ -446,6 +457,10 @@ Platform read_platform(const YAML::Node& doc, const std::string& origin, const c
             std::string takes = "name, kind, socket, p2p, p2p_reads";
             if (is_bridge(props.kind)) {
                 config::RootComplexParams keys;
+                keys.visit([&](const config::FieldInfo& fi, auto&) { takes += std::string(", ") + fi.key; });
+            }
+            if (props.kind == NodeKind::kGpu) {
+                config::GpuBarParams keys;
                 keys.visit([&](const config::FieldInfo& fi, auto&) { takes += std::string(", ") + fi.key; });
             }
             if (props.kind == NodeKind::kEndpoint) {
@@ -718,6 +733,7 @@ std::string effective_json(const Platform& p) {
             fields.section("root_complex", "", n.bridge);
         }
         if (n.kind == NodeKind::kEndpoint) fields.section("card_dma", "", n.card);
+        if (n.kind == NodeKind::kGpu) fields.section("gpu", "", n.bar);
         json.end_object();
     }
     json.end_array();

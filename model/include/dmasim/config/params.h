@@ -303,6 +303,7 @@ struct GpuParams {
     bool sysmem_in_order = true;
     Bytes bar_aperture{0};
     Duration bar_remap{20'000'000};
+    bool bar_windows = true;
     // Translation of the host addresses the SMs load from: two caches of translations, each
     // covering this much host memory, and what a miss in each costs a load (results/h100-sxm/
     // isolating/translation-reach: a dependent chase, two H100 leases).
@@ -325,12 +326,29 @@ struct GpuParams {
         v(FieldInfo{"device_load_line_gap", "time", "the same line-by-line gap for a warp's load from GPU memory; H100: 9 ns (one block of stores, 1 and 4 lines a warp: 197.7 and 225 ns a round); 0s..1us"}, device_load_line_gap);
         v(FieldInfo{"sm_store_bandwidth", "bytes/s", "stores one SM sends to mapped host memory at most; H100: 44.9 GB/s (one block of 1024 threads, the link's rate being 52); above 0, at most 100TB/s"}, sm_store_bandwidth);
         v(FieldInfo{"sysmem_in_order", "bool", "the SMs' loads and stores of host memory leave the GPU through one queue, in the order the warps issue them: a load waits behind every store issued before it, a store behind every load (one waiting for a free line too); H100: one load waits 17-21 us behind 264 blocks of stores, 1.2 us alone (results/h100-sxm/isolating/zero-copy-exchange/mix); false: loads and stores take turns"}, sysmem_in_order);
-        v(FieldInfo{"bar_aperture", "bytes", "BAR1 window through which a card's DMA (third_party_dma, frames via fpga_direct) and the CPU's mappings (cpu_mapped) reach GPU memory: a larger buffer goes a window at a time, remapped between windows (bar_remap); 0B = all of it (the lent H100 SXM's BAR1 is 128 GiB, an H200's 256 GiB: results/h100-sxm/pci/bar1), older GPUs 256MiB; else a power of two, 1MiB..1TiB"}, bar_aperture);
+        v(FieldInfo{"bar_aperture", "bytes", "BAR1 window through which a card's DMA (third_party_dma) and the CPU's mappings (cpu_mapped) reach GPU memory: a larger buffer goes a window at a time, remapped between windows (bar_remap); 0B = all of it (the lent H100 SXM's BAR1 is 128 GiB, an H200's 256 GiB: results/h100-sxm/pci/bar1), older GPUs 256MiB; else a power of two, 1MiB..1TiB"}, bar_aperture);
         v(FieldInfo{"bar_remap", "time", "remapping the BAR window to the next part of a buffer; 0s..1s"}, bar_remap);
+        v(FieldInfo{"bar_windows", "bool", "a buffer larger than bar_aperture: true = mapped a window at a time, remapped between windows (bar_remap each), as an application or driver that remaps does; false = its mapping fails, as nvidia_p2p_get_pages and GDRCopy's pinning do when BAR1 has no room: the row is refused. A GPU node of a platform file may set it (and bar_aperture, bar_remap) for itself"}, bar_windows);
         v(FieldInfo{"host_translation_reach", "bytes", "host memory whose address translations the first cache holds for the SMs' loads: a load to an address drawn at random from N bytes misses it with probability 1 - reach/N; H100: 192 MiB, least squares over a dependent chase of 64 MiB-32 GiB on two leases with host_translation_reach_far (+0.05 us a load at 256 MiB, +0.27 at 1 GiB, +0.53 at 4 GiB, +0.66 from 16 GiB; where the caches sit, the GPU or the hypervisor's IOMMU, is not isolated: the guest has none on the GPU; results/h100-sxm/isolating/translation-reach); 0B = no such cache; 0B..1PiB"}, host_translation_reach);
         v(FieldInfo{"host_translation_miss", "time", "what a miss in that first cache adds to a load; H100: 173 ns (the same fit); 0s..1ms"}, host_translation_miss);
         v(FieldInfo{"host_translation_reach_far", "bytes", "host memory the second, larger cache of translations covers; H100: 768 MiB (the same fit); 0B = no such cache; 0B..1PiB"}, host_translation_reach_far);
         v(FieldInfo{"host_translation_miss_far", "time", "what a miss in the second cache adds on top; H100: 489 ns (the same fit; both missing: 0.66 us, measured 0.66 at 16 and 32 GiB); 0s..1ms"}, host_translation_miss_far);
+    }
+};
+
+// A GPU's BAR1 as a platform file's GPU node may give it (gpu.bar_* where the node is silent).
+struct GpuBarParams {
+    Bytes bar_aperture{0};
+    Duration bar_remap{20'000'000};
+    bool bar_windows = true;
+
+    static GpuBarParams of(const GpuParams& g) { return GpuBarParams{g.bar_aperture, g.bar_remap, g.bar_windows}; }
+    template <class V>
+    void visit(V&& v) {
+        // The keys and their meaning are gpu.bar_*'s (GpuParams).
+        v(FieldInfo{"bar_aperture", "bytes", "this GPU's BAR1 window (gpu.bar_aperture)"}, bar_aperture);
+        v(FieldInfo{"bar_remap", "time", "remapping it (gpu.bar_remap)"}, bar_remap);
+        v(FieldInfo{"bar_windows", "bool", "a larger buffer a window at a time, or refused (gpu.bar_windows)"}, bar_windows);
     }
 };
 

@@ -90,8 +90,13 @@ struct BarTransfer {
     std::uint64_t windows = 1;
     ProgramOutcome outcome;
 };
-BarTransfer run_through_bar(Engine& engine, const config::ModelParams& params, std::uint64_t bytes, std::uint64_t aperture,
-                            const std::function<Op(std::uint64_t)>& window_op);
+// `bar`: the window (0 = the whole buffer at once) and what remapping it costs.
+BarTransfer run_through_bar(Engine& engine, const config::ModelParams& params, std::uint64_t bytes,
+                            const config::GpuBarParams& bar, const std::function<Op(std::uint64_t)>& window_op);
+// A GPU's BAR1 as its platform node gives it, and the refusal of a mapping of `bytes` that does
+// not fit it where that GPU does not remap windows (empty: it goes).
+config::GpuBarParams bar_of(Engine& engine, const config::ModelParams& params, int gpu);
+std::string bar_refusal(Engine& engine, const config::ModelParams& params, int gpu, std::uint64_t bytes);
 
 // The copy rows of pinned memory (pinned, and duplex of pinned buffers).
 void run_pinned_copy(Engine& engine, Case& c);

@@ -35,6 +35,10 @@ struct NodeProps {
     // Endpoints other than GPUs (capture cards, NICs, drives): their DMA engine's own settings;
     // the scenario's card_dma section where the platform file is silent.
     config::CardDmaParams card;
+    // GPUs (and NPUs): their BAR1 where the platform file gives it (bar_given), else the case's
+    // gpu.bar_* settings apply.
+    config::GpuBarParams bar;
+    bool bar_given = false;
     // Root complexes: whether they forward peer reads (a device reading another's BAR) as they
     // forward peer writes. Intel client CPUs forward writes only (an NVIDIA driver engineer,
     // NVIDIA/open-gpu-kernel-modules#1253), as did AMD's before Zen (lore.kernel.org, linux-pci,
