@@ -110,6 +110,11 @@ bool must_engage(const config::Scenario& s, const std::string& strategy, const s
         return false;  // formulas only
     }
     if (strategy == "zero_copy" && s.options.zero_copy.pattern == "chase") return false;
+    // A capture card reading GPU memory (third_party_dma d2h) with its default 64 reads in flight
+    // and its descriptor reads between them does not settle at these reduced sizes with the
+    // default parameters (it does with the H100 calibration, or with 16 reads in flight); it is
+    // cheap at TLP level and must still agree.
+    if (strategy == "third_party_dma" && direction == "d2h") return false;
     // A duplex copy whose writes fill a root port's I/O cache (root_complex.io_cache, with a
     // memory_bandwidth that write-backs share) settles only once the reads' queue to memory
     // behind the write-backs has grown past what the engines' reads in flight hide: 16-20 MiB

@@ -230,6 +230,37 @@ TEST(PeerPaths, ARootComplexThatRefusesPeerReadsLeavesTheCardItsWrites) {
     EXPECT_THROW(topology::parse_platform(on_switch, "x.yaml", params()), core::InputError);
 }
 
+// Issue 15: the card reading the GPU's memory (third_party_dma d2h) with its own read requests,
+// each at most its MRRS, at most read_requests outstanding; a root complex that forwards writes
+// only refuses the card's reads and lets the GPU write into the card's window.
+TEST(PeerPaths, TheCardReadsGpuMemoryWithItsOwnReadRequests) {
+    const auto card = [&](const std::string& rc1, const std::string& keys) {
+        std::string text = host("", rc1);
+        const std::string plain = "{name: fpga0, kind: fpga, socket: 0}";
+        text.replace(text.find(plain), plain.size(), "{name: fpga0, kind: fpga, socket: 0" + keys + "}");
+        return topology::parse_platform(text, "card.yaml", params());
+    };
+    const std::uint64_t bytes = 4 * kMiB;
+    const CaseResult open = run(card("", ""), "third_party_dma", "d2h", 0, 0, "on", bytes);
+    EXPECT_EQ(row(open, "").status, "ok");
+    EXPECT_NE(row(open, "").note.find("card reads GPU memory through the BAR"), std::string::npos) << row(open, "").note;
+    EXPECT_EQ(row(open, "via_host").status, "ok");
+    EXPECT_EQ(row(open, "gpu_writes_card").status, "ok");
+    // Through host memory: the GPU's copy writes it there and the card reads it back.
+    EXPECT_GE(row(open, "via_host").host_written_bytes, bytes);
+    EXPECT_GE(row(open, "via_host").host_read_bytes, bytes);
+    // One read in flight: each 512-byte request waits for its completions' round trip.
+    const CaseResult one = run(card("", ", read_requests: 1"), "third_party_dma", "d2h", 0, 0, "on", bytes);
+    EXPECT_LT(gbps(row(one, ""), bytes), 0.25 * gbps(row(open, ""), bytes));
+    // Writes only at rc1: the card cannot read the GPU; the GPU can still write into the card.
+    const CaseResult writes_only = run(card(", p2p_reads: refused", ""), "third_party_dma", "d2h", 0, 0, "on", bytes);
+    EXPECT_EQ(row(writes_only, "").status, "refused");
+    EXPECT_NE(row(writes_only, "").note.find("the card cannot read the GPU: rc1 forwards peer writes but not peer reads"),
+              std::string::npos)
+        << row(writes_only, "").note;
+    EXPECT_EQ(row(writes_only, "gpu_writes_card").status, "ok");
+}
+
 // Issue 15: a GPU whose BAR1 is smaller than a buffer either maps it a window at a time or refuses
 // it, as its platform node says (bar_windows); the node's own keys hold for that GPU alone.
 TEST(PeerPaths, AGpuNodeSaysWhetherABufferLargerThanItsBarIsRemappedOrRefused) {

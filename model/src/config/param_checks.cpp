@@ -178,6 +178,7 @@ void check_dma(const DmaParams& d, const std::string& prefix, const FailFn& fail
 
 void check_card_dma(const CardDmaParams& d, const std::string& prefix, const FailFn& fail) {
     const Check c(prefix, fail);
+    c.count("read_requests", d.read_requests, 1, 1024);
     c.duration("launch_latency", d.launch_latency, kMaxSoftwareLatency);
     c.bytes("descriptor_bytes", d.descriptor_bytes, 0, kGiB);
     c.bytes("descriptor_size", d.descriptor_size, 8, 256);

@@ -448,8 +448,12 @@ void validate(Scenario& s) {
             if ((st == "duplex" || st == "async_overlap") && dir != "both") {
                 fail("direction", st + " moves data both ways at once: its direction is 'both', not '" + dir + "'");
             }
-            if ((st == "periodic" || st == "third_party_dma") && dir != "h2d") {
+            if (st == "periodic" && dir != "h2d") {
                 fail("direction", st + " moves data towards the GPU: its direction is 'h2d'");
+            }
+            if (st == "third_party_dma" && dir == "both") {
+                fail("direction", "third_party_dma moves one way between the card and the GPU: h2d (the card's frames into "
+                                  "the GPU) or d2h (the GPU's memory out to the card), not 'both'");
             }
             // dmaprobe measures these one way only (docs/plan.md): d2h is no peer direction, and a
             // chase is a chain of loads.

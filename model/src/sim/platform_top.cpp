@@ -173,6 +173,7 @@ void PlatformTop::configure(const config::ModelParams& params, const topology::P
         // A capture card's engine: its own descriptors and doorbell, on its own link (the
         // upstream PCIe link of the endpoint).
         config::DmaParams card = params.dma;
+        card.max_read_requests = node.card.read_requests;
         card.launch_latency = node.card.launch_latency;
         card.queued_launch_latency = node.card.launch_latency;
         card.descriptor_bytes = node.card.descriptor_bytes;

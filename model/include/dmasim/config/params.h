@@ -125,6 +125,7 @@ struct MemoryParams {
 // memory ahead of their data (Xilinx/AMD XDMA, PG195: 32-byte descriptors, up to 64 adjacent
 // ones read at once, a read being at most the engine's MRRS).
 struct CardDmaParams {
+    std::int64_t read_requests = 64;
     Duration launch_latency{0};
     Bytes descriptor_bytes{4096};
     Bytes descriptor_size{32};
@@ -132,6 +133,7 @@ struct CardDmaParams {
 
     template <class V>
     void visit(V&& v) {
+        v(FieldInfo{"read_requests", "count", "read requests (tags) the card keeps outstanding when it reads (third_party_dma d2h, its descriptors not counted), each at most its link's MRRS: XDMA gives a host-to-card channel 2 to 64 request IDs (PG195, 'Number of Request IDs for Read channel'), 64 the default; 1..1024"}, read_requests);
         v(FieldInfo{"launch_latency", "time", "from the driver's doorbell (a register write) to the engine's first descriptor read, beyond that write's way over the links, which is not modelled; 0s..1s"}, launch_latency);
         v(FieldInfo{"descriptor_bytes", "bytes", "data one descriptor moves: a buffer the driver pinned page by page is a list of 4 KiB pieces (the default), GPU memory pinned for third-party DMA (nvidia_p2p_get_pages) 64 KiB pieces, a physically contiguous buffer one piece (set it as large as the frame); 0B = no descriptors (a GPU copy engine's range); 0B..1GiB"}, descriptor_bytes);
         v(FieldInfo{"descriptor_size", "bytes", "one descriptor in host memory (XDMA, QDMA, Intel's multi-channel DMA: 32 B); 8B..256B"}, descriptor_size);
