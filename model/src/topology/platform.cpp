@@ -35,7 +35,12 @@ const char* to_string(LinkKind k) {
 
 NodeId Platform::add_node(NodeProps props) {
     if (find(props.name)) throw std::invalid_argument("platform " + name_ + ": two nodes named '" + props.name + "'");
-    return boost::add_vertex(std::move(props), graph_);
+    // Added bare, then given its properties: add_vertex(properties, graph) asks Boost's named-graph
+    // layer for a vertex by property first, whose empty optional GCC's -O1 flow analysis takes
+    // for an uninitialised read (-Werror=uninitialized in the sanitizer build).
+    const NodeId v = boost::add_vertex(graph_);
+    graph_[v] = std::move(props);
+    return v;
 }
 
 EdgeId Platform::add_link(NodeId a, NodeId b, LinkProps props) {
