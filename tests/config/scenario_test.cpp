@@ -522,6 +522,16 @@ protected:
                                    "  - { name: gpu0, kind: gpu }\nlinks:\n  - { a: cpu0, b: rc0, kind: internal }\n"
                                    "  - { a: rc0, b: gpu0, kind: pcie }\n");
     }
+    // The error a scenario on p.yaml gets, from the platform's calibration (empty: none).
+    std::string load_error() const {
+        const std::string scenario = write("s.yaml", "strategy: pinned\nsizes: 4KiB\nplatform: p.yaml\n");
+        try {
+            load_scenarios(scenario, {}, CalibrationChoice::platform());
+        } catch (const core::InputError& e) {
+            return std::string(e.what());
+        }
+        return std::string();
+    }
     std::string dir_;
 };
 
@@ -543,15 +553,7 @@ TEST_F(CalibrationFiles, APlatformFileNamesAFileBesideItOrNone) {
 }
 
 TEST_F(CalibrationFiles, ABadReferenceNamesThePlatformFileAndKey) {
-    const std::string scenario = write("s.yaml", "strategy: pinned\nsizes: 4KiB\nplatform: p.yaml\n");
-    const auto error = [&] {
-        try {
-            load_scenarios(scenario, {}, CalibrationChoice::platform());
-        } catch (const core::InputError& e) {
-            return std::string(e.what());
-        }
-        return std::string();
-    };
+    const auto error = [&] { return load_error(); };
     platform("calibration: missing.yaml\n");
     EXPECT_NE(error().find("p.yaml: key 'calibration': 'missing.yaml' is neither a built-in calibration (h100-sxm"),
               std::string::npos)
@@ -587,15 +589,7 @@ TEST_F(CalibrationFiles, APlatformsHostValuesGoOverItsCalibrationAndUnderSet) {
 }
 
 TEST_F(CalibrationFiles, ABadHostValueNamesThePlatformFileAndKey) {
-    const std::string scenario = write("s.yaml", "strategy: pinned\nsizes: 4KiB\nplatform: p.yaml\n");
-    const auto error = [&] {
-        try {
-            load_scenarios(scenario, {}, CalibrationChoice::platform());
-        } catch (const core::InputError& e) {
-            return std::string(e.what());
-        }
-        return std::string();
-    };
+    const auto error = [&] { return load_error(); };
     platform("host:\n  cpu: { memcpy_bandwidht: 6GB/s }\n");
     EXPECT_NE(error().find("p.yaml: key 'host.cpu.memcpy_bandwidht': not a model parameter"), std::string::npos)
         << error();

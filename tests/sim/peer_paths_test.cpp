@@ -74,6 +74,17 @@ const RowResult& row(const CaseResult& r, const std::string& variant) {
     throw std::runtime_error("no row " + variant);
 }
 
+// The two-socket host with `keys` added to one node's own settings (`node` as host() writes it,
+// e.g. "{name: fpga0, kind: fpga, socket: 0}"), and `rc1` to rc1's.
+topology::Platform with_keys(const std::string& node, const std::string& keys, const std::string& rc1 = "") {
+    std::string text = host("", rc1);
+    text.replace(text.find(node), node.size(), node.substr(0, node.size() - 1) + keys + "}");
+    return topology::parse_platform(text, "keys.yaml", params());
+}
+
+constexpr const char* kCard = "{name: fpga0, kind: fpga, socket: 0}";
+constexpr const char* kGpu0 = "{name: gpu0, kind: gpu, socket: 0}";
+
 TEST(PeerPaths, AnIntelRootComplexCutsPeerWritesIntoSmallerWrites) {
     const topology::Platform whole = topology::parse_platform(host(""), "a.yaml", params());
     const topology::Platform cut = topology::parse_platform(host(", peer_write_size: 64B"), "b.yaml", params());
@@ -181,12 +192,7 @@ TEST(PeerPaths, TheCardsRowsSayWhatHostMemoryServedThem) {
 // descriptors per read request (at most its MRRS), ahead of the data they describe. A block whose
 // data takes less than a read's round trip leaves the card waiting for its next descriptors.
 TEST(PeerPaths, TheCardsEngineReadsItsDescriptorsFromHostMemoryAheadOfTheirData) {
-    const auto card = [&](const std::string& keys) {
-        std::string text = host("");
-        const std::string plain = "{name: fpga0, kind: fpga, socket: 0}";
-        text.replace(text.find(plain), plain.size(), "{name: fpga0, kind: fpga, socket: 0" + keys + "}");
-        return topology::parse_platform(text, "card.yaml", params());
-    };
+    const auto card = [&](const std::string& keys) { return with_keys(kCard, keys); };
     const std::uint64_t bytes = 4 * kMiB;
     const auto direct = [&](const topology::Platform& p) {
         return row(run(p, "third_party_dma", "h2d", 0, 0, "on", bytes), "");
@@ -203,10 +209,7 @@ TEST(PeerPaths, TheCardsEngineReadsItsDescriptorsFromHostMemoryAheadOfTheirData)
     EXPECT_NEAR(gbps(pages, bytes), gbps(contiguous, bytes), 0.02 * gbps(contiguous, bytes));
     EXPECT_GT(pages.time_ps, contiguous.time_ps);
     // An endpoint's own keys are a card's engine's; a GPU has none of them.
-    EXPECT_THROW(topology::parse_platform(std::string(host("")).replace(host("").find("{name: gpu0, kind: gpu, socket: 0}"),
-                                                                        34, "{name: gpu0, kind: gpu, socket: 0, descriptor_bytes: 4KiB}"),
-                                          "bad.yaml", params()),
-                 core::InputError);
+    EXPECT_THROW(with_keys(kGpu0, ", descriptor_bytes: 4KiB"), core::InputError);
 }
 
 // Issue 15: a root complex that forwards peer writes but not peer reads (Intel client CPUs; AMD's
@@ -224,22 +227,14 @@ TEST(PeerPaths, ARootComplexThatRefusesPeerReadsLeavesTheCardItsWrites) {
     // Only a root complex has the setting.
     EXPECT_FALSE(writes_only.node(*writes_only.find("rc1")).peer_reads);
     EXPECT_TRUE(writes_only.node(*writes_only.find("rc0")).peer_reads);
-    std::string on_switch = host("");
-    const std::string sw = "{name: sw0, kind: switch, socket: 0}";
-    on_switch.replace(on_switch.find(sw), sw.size(), "{name: sw0, kind: switch, socket: 0, p2p_reads: refused}");
-    EXPECT_THROW(topology::parse_platform(on_switch, "x.yaml", params()), core::InputError);
+    EXPECT_THROW(with_keys("{name: sw0, kind: switch, socket: 0}", ", p2p_reads: refused"), core::InputError);
 }
 
 // Issue 15: the card reading the GPU's memory (third_party_dma d2h) with its own read requests,
 // each at most its MRRS, at most read_requests outstanding; a root complex that forwards writes
 // only refuses the card's reads and lets the GPU write into the card's window.
 TEST(PeerPaths, TheCardReadsGpuMemoryWithItsOwnReadRequests) {
-    const auto card = [&](const std::string& rc1, const std::string& keys) {
-        std::string text = host("", rc1);
-        const std::string plain = "{name: fpga0, kind: fpga, socket: 0}";
-        text.replace(text.find(plain), plain.size(), "{name: fpga0, kind: fpga, socket: 0" + keys + "}");
-        return topology::parse_platform(text, "card.yaml", params());
-    };
+    const auto card = [&](const std::string& rc1, const std::string& keys) { return with_keys(kCard, keys, rc1); };
     const std::uint64_t bytes = 4 * kMiB;
     const CaseResult open = run(card("", ""), "third_party_dma", "d2h", 0, 0, "on", bytes);
     EXPECT_EQ(row(open, "").status, "ok");
@@ -264,12 +259,7 @@ TEST(PeerPaths, TheCardReadsGpuMemoryWithItsOwnReadRequests) {
 // Issue 15: a GPU whose BAR1 is smaller than a buffer either maps it a window at a time or refuses
 // it, as its platform node says (bar_windows); the node's own keys hold for that GPU alone.
 TEST(PeerPaths, AGpuNodeSaysWhetherABufferLargerThanItsBarIsRemappedOrRefused) {
-    const auto with_gpu0 = [&](const std::string& keys) {
-        std::string text = host("");
-        const std::string plain = "{name: gpu0, kind: gpu, socket: 0}";
-        text.replace(text.find(plain), plain.size(), "{name: gpu0, kind: gpu, socket: 0" + keys + "}");
-        return topology::parse_platform(text, "bar.yaml", params());
-    };
+    const auto with_gpu0 = [&](const std::string& keys) { return with_keys(kGpu0, keys); };
     const std::uint64_t bytes = 4 * kMiB;
     const topology::Platform remaps = with_gpu0(", bar_aperture: 1MiB, bar_remap: 20us");
     const topology::Platform refuses = with_gpu0(", bar_aperture: 1MiB, bar_windows: false");
