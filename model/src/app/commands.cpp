@@ -542,7 +542,15 @@ int cmd_topo_show(const std::string& ref, const std::string& from, const std::st
     // What `run` starts its scenarios from, checked as run would check it.
     const std::string calibration = config::platform_calibration(ref, "");
     config::load_calibration(calibration, p.origin(), "calibration", p.origin());
-    out << "calibration: " << calibration_label(calibration) << "\n\n";
+    out << "calibration: " << calibration_label(calibration) << "\n";
+    // The platform's own host values, which go over that calibration (checked as run checks them).
+    const config::PlatformHost host = config::platform_host(ref, "");
+    if (!host.parameters.empty()) {
+        std::string values;
+        for (const auto& h : host.parameters) values += (values.empty() ? "" : ", ") + h.path + " " + h.value;
+        out << "host: " << values << "\n";
+    }
+    out << "\n";
     out << fmt::format("{:<10}", "");
     for (const auto n : devs) out << fmt::format("{:>8}", p.node(n).name);
     out << "\n";
