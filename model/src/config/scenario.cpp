@@ -711,6 +711,7 @@ std::vector<Scenario> read_all(std::vector<YAML::Node> docs, const std::string& 
     std::vector<Scenario> out;
     std::set<std::string> names;
     std::map<std::string, Calibration> loaded;  // by reference: a file is read once per file of scenarios
+    std::map<std::string, PlatformHost> hosts;  // by platform reference, likewise (a sweep names one thousands of times)
     for (std::size_t i = 0; i < docs.size(); ++i) {
         if (docs[i].IsNull()) continue;
         if (!docs[i].IsMap()) throw InputError(origin, "", "a scenario must be a YAML map of settings");
@@ -746,7 +747,14 @@ std::vector<Scenario> read_all(std::vector<YAML::Node> docs, const std::string& 
         }
         // The platform's own host values go with the calibration it names: over it, under --set.
         PlatformHost host;
-        if (choice.from_platform && is_platform(platform_of(docs[i]), origin)) host = platform_host(platform_of(docs[i]), origin);
+        if (choice.from_platform) {
+            const std::string platform = platform_of(docs[i]);
+            auto h = hosts.find(platform);
+            if (h == hosts.end()) {
+                h = hosts.emplace(platform, is_platform(platform, origin) ? platform_host(platform, origin) : PlatformHost{}).first;
+            }
+            host = h->second;
+        }
         if (!it->second.parameters.empty() || !host.parameters.empty()) {
             for (const auto& p : it->second.parameters) apply_set(docs[i], p);
             for (const auto& p : host.parameters) apply_set(docs[i], p);
