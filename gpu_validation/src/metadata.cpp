@@ -1,5 +1,7 @@
 #include "metadata.h"
 
+#include <cstdlib>
+
 #include "dmasim/core/results.h"
 #include "stats.h"
 
@@ -132,6 +134,7 @@ void fill_host_metadata(Metadata& m) {
     m.cpu_model = read_cpu_model();
     m.cpu_logical_cores = logical_cpu_count();
     m.host_memory_bytes = read_mem_total();
+    if (const char* c = std::getenv("CUDA_DEVICE_MAX_CONNECTIONS")) m.max_connections = c;
 }
 
 std::string metadata_json(const Metadata& m, const Options& opt) {
@@ -205,6 +208,8 @@ std::string metadata_json(const Metadata& m, const Options& opt) {
     w.value("driver_version_raw", m.driver_version);
     w.value("runtime_version", cuda_version_string(m.runtime_version));
     w.value("runtime_version_raw", m.runtime_version);
+    w.value("device_max_connections",
+            m.max_connections.empty() ? std::string("unset (8)") : m.max_connections);
     w.end_object();
 
     w.begin_object("host");

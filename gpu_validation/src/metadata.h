@@ -59,6 +59,9 @@ struct Metadata {
     std::size_t rows = 0;
     int driver_version = 0;   // cudaDriverGetVersion, e.g. 13000
     int runtime_version = 0;  // cudaRuntimeGetVersion
+    // CUDA_DEVICE_MAX_CONNECTIONS as this process saw it (empty: unset, the driver's 8): how many
+    // hardware work queues the streams share, which decides their false dependencies.
+    std::string max_connections;
     std::string cpu_model = "unknown";
     int cpu_logical_cores = 0;
     std::uint64_t host_memory_bytes = 0;

@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# One lease of work-queues on a GPU machine (CUDA toolkit and CMake only):
+#   results/h100-sxm/isolating/work-queues/run.sh OUTDIR [COMMIT]
+# For CUDA_DEVICE_MAX_CONNECTIONS = 1, 2, 4 and 8: queues.cu's false-dependency cases
+# (queues-cN.csv); for 1, 2 and 8: dmaprobe on plan.txt (async_overlap, depth-first against
+# breadth-first; dmaprobe-cN/). Writes OUTDIR/<date>-<boot id>/ with machine.txt too.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../../../.." && pwd)
+out=${1:?usage: run.sh OUTDIR [COMMIT]}
+commit=${2:-unknown}
+boot=$(tr -d '-' </proc/sys/kernel/random/boot_id | cut -c1-8)
+dir="$out/$(date -u +%Y-%m-%d)-$boot"
+mkdir -p "$dir"
+build=/tmp/dmaprobe-build
+nvcc -O3 -arch=sm_90 "$here/queues.cu" -o /tmp/queues
+cmake -S "$root/gpu_validation" -B "$build" -DCMAKE_BUILD_TYPE=Release -DDMASIM_GIT_COMMIT="$commit" >"$build.log" 2>&1 &&
+  cmake --build "$build" -j"$(nproc)" >>"$build.log" 2>&1 || { tail -40 "$build.log"; exit 1; }
+{
+  echo "## boot id $(cat /proc/sys/kernel/random/boot_id)"
+  echo "## date $(date -u +%Y-%m-%dT%H:%M:%SZ) commit $commit"
+  echo "## nvidia-smi"; nvidia-smi 2>&1 || true
+  echo "## cpu"; grep -m1 "model name" /proc/cpuinfo || true; nproc
+  echo "## kernel"; uname -a; cat /proc/cmdline 2>/dev/null || true
+} >"$dir/machine.txt" 2>&1
+for c in 1 2 4 8; do
+  CUDA_DEVICE_MAX_CONNECTIONS=$c /tmp/queues >"$dir/queues-c$c.csv" 2>>"$dir/stderr.txt"
+done
+for c in 1 2 8; do
+  CUDA_DEVICE_MAX_CONNECTIONS=$c "$build/dmaprobe" --plan "$here/plan.txt" --out "$dir/dmaprobe-c$c" --commit "$commit" \
+    --flush-host-data --quiet 2>>"$dir/stderr.txt"
+done
+cat "$dir"/queues-c*.csv
+for c in 1 2 8; do
+  echo "## dmaprobe, CUDA_DEVICE_MAX_CONNECTIONS=$c"
+  cut -d, -f1,5,6,7,10,11,14,15 "$dir/dmaprobe-c$c/measured.csv" | head -30
+done
