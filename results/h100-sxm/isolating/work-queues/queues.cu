@@ -161,12 +161,17 @@ int main() {
             std::fflush(stdout);
         }
     }
-    // The data went where it was sent (the d2h-h2d case copied host_b into dev_b).
+    // The data went where it was sent: B's copies out of the GPU left dev_b's bytes in host_b,
+    // its copies into the GPU host_b's in dev_b, A's copies dev_a's in host_a.
     std::vector<unsigned char> check(kSmall);
     CHECK(cudaMemcpy(check.data(), b.dev_b, kSmall, cudaMemcpyDeviceToHost));
+    if (std::memcmp(check.data(), b.host_b, kSmall) != 0 || check[0] != 0x22) {
+        std::fprintf(stderr, "verification failed: dev_b and host_b differ or are not 0x22\n");
+        return 1;
+    }
     for (std::size_t i = 0; i < kSmall; ++i) {
-        if (check[i] != 0x66) {
-            std::fprintf(stderr, "verification failed at byte %zu\n", i);
+        if (b.host_a[i] != 0x11) {
+            std::fprintf(stderr, "verification failed at byte %zu of host_a\n", i);
             return 1;
         }
     }
