@@ -2,8 +2,10 @@
 # One lease of work-queues on a GPU machine (CUDA toolkit and CMake only):
 #   results/h100-sxm/isolating/work-queues/run.sh OUTDIR [COMMIT]
 # For CUDA_DEVICE_MAX_CONNECTIONS = 1, 2, 4 and 8: queues.cu's false-dependency cases
-# (queues-cN.csv); for 1, 2 and 8: dmaprobe on plan.txt (async_overlap, depth-first against
-# breadth-first; dmaprobe-cN/). Writes OUTDIR/<date>-<boot id>/ with machine.txt too.
+# (queues-cN.csv); for 1, 2, 3, 4 and 8: assign.cu's (assign-cN.csv); for 1, 2 and 8: dmaprobe on
+# plan.txt (async_overlap, depth-first against breadth-first; dmaprobe-cN/). Writes
+# OUTDIR/<date>-<boot id>.tar.gz (one file, for the device tool) of OUTDIR/<date>-<boot id>/,
+# machine.txt included.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../../.." && pwd)
@@ -14,6 +16,7 @@ dir="$out/$(date -u +%Y-%m-%d)-$boot"
 mkdir -p "$dir"
 build=/tmp/dmaprobe-build
 nvcc -O3 -arch=sm_90 "$here/queues.cu" -o /tmp/queues
+nvcc -O3 -arch=sm_90 "$here/assign.cu" -o /tmp/assign
 cmake -S "$root/gpu_validation" -B "$build" -DCMAKE_BUILD_TYPE=Release -DDMASIM_GIT_COMMIT="$commit" >"$build.log" 2>&1 &&
   cmake --build "$build" -j"$(nproc)" >>"$build.log" 2>&1 || { tail -40 "$build.log"; exit 1; }
 {
@@ -26,12 +29,16 @@ cmake -S "$root/gpu_validation" -B "$build" -DCMAKE_BUILD_TYPE=Release -DDMASIM_
 for c in 1 2 4 8; do
   CUDA_DEVICE_MAX_CONNECTIONS=$c /tmp/queues >"$dir/queues-c$c.csv" 2>>"$dir/stderr.txt"
 done
+for c in 1 2 3 4 8; do
+  CUDA_DEVICE_MAX_CONNECTIONS=$c /tmp/assign >"$dir/assign-c$c.csv" 2>>"$dir/stderr.txt"
+done
 for c in 1 2 8; do
   CUDA_DEVICE_MAX_CONNECTIONS=$c "$build/dmaprobe" --plan "$here/plan.txt" --out "$dir/dmaprobe-c$c" --commit "$commit" \
     --flush-host-data --quiet 2>>"$dir/stderr.txt"
 done
-cat "$dir"/queues-c*.csv
+cat "$dir"/queues-c*.csv "$dir"/assign-c*.csv
 for c in 1 2 8; do
   echo "## dmaprobe, CUDA_DEVICE_MAX_CONNECTIONS=$c"
   cut -d, -f1,5,6,7,10,11,14,15 "$dir/dmaprobe-c$c/measured.csv" | head -30
 done
+tar czf "$dir.tar.gz" -C "$out" "$(basename "$dir")" && rm -rf "$dir"
