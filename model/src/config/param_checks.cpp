@@ -208,6 +208,7 @@ void check_runtime(const RuntimeParams& r, const std::string& prefix, const Fail
     }
     c.duration("idle_wake", r.idle_wake, kMaxSoftwareLatency);
     c.positive_duration("idle_wake_time", r.idle_wake_time, Duration{1000 * kMaxSoftwareLatency.ps});
+    c.count("connections", r.connections, 1, 32);
 }
 
 void check_cpu(const CpuParams& p, const std::string& prefix, const FailFn& fail) {

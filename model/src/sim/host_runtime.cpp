@@ -100,6 +100,14 @@ void HostRuntime::driver() {
         int max_stream = 0;
         for (const Op& op : program_.ops) max_stream = std::max(max_stream, op.stream);
         streams_.assign(static_cast<std::size_t>(max_stream) + 1, StreamState{});
+        const auto nq = static_cast<std::size_t>(params_.runtime.connections);
+        const auto nch = static_cast<std::size_t>(channels());
+        queue_.assign(n_ops, -1);
+        held_.assign(n_ops, 0);
+        queue_waiting_.assign(nch, std::vector<std::deque<std::size_t>>(nq));
+        queue_unfinished_.assign(nch, std::vector<int>(nq, 0));
+        stream_unfinished_.assign(streams_.size(), std::vector<int>(nch, 0));
+        stream_queue_.assign(streams_.size(), std::vector<int>(nch, -1));
         // Each program starts on streams the CPU has waited for, but for the gate kernel's.
         stream_synced_.assign(streams_.size(), 1);
         if (gate_closed_) stream_synced_[0] = 0;
@@ -213,8 +221,30 @@ void HostRuntime::driver() {
     }
 }
 
+void HostRuntime::assign_queue(std::size_t op) {
+    const int ch = channel_[op];
+    // The front end's own work holds no queue; nor does an event record, which the engine stamps
+    // behind its stream's work before it and which holds up nothing behind it
+    // (StreamHandoff.ACopyBehindACopyOnItsChannelGoesToTheEngineAsItsNext).
+    if (ch < 0 || program_.ops[op].kind == Op::Kind::kRecord) return;
+    const auto stream = static_cast<std::size_t>(program_.ops[op].stream);
+    const auto c = static_cast<std::size_t>(ch);
+    std::vector<int>& unfinished = queue_unfinished_[c];
+    int q = stream_unfinished_[stream][c] > 0 ? stream_queue_[stream][c] : -1;
+    if (q < 0) {
+        // An empty queue if there is one (the first), else the least loaded (the first of those).
+        q = static_cast<int>(std::min_element(unfinished.begin(), unfinished.end()) - unfinished.begin());
+    }
+    queue_[op] = q;
+    stream_queue_[stream][c] = q;
+    ++stream_unfinished_[stream][c];
+    ++unfinished[static_cast<std::size_t>(q)];
+    queue_waiting_[c][static_cast<std::size_t>(q)].push_back(op);
+}
+
 void HostRuntime::enqueue(std::size_t op) {
     enqueued_ps_[op] = now_ps();
+    assign_queue(op);
     StreamState& s = streams_[static_cast<std::size_t>(program_.ops[op].stream)];
     s.pending.push_back(op);
     if (s.running) {
@@ -278,6 +308,34 @@ void HostRuntime::front_end() {
 }
 
 void HostRuntime::dispatch(std::size_t i) {
+    const int q = queue_[i];
+    if (q < 0) {
+        start_op(i);
+        return;
+    }
+    const int ch = channel_[i];
+    std::deque<std::size_t>& waiting = queue_waiting_[static_cast<std::size_t>(ch)][static_cast<std::size_t>(q)];
+    DMASIM_ASSERT(!waiting.empty());
+    if (waiting.front() != i) {
+        held_[i] = 1;
+        return;
+    }
+    // A wait holds its queue until it is over (op_finished moves the queue on).
+    const bool wait = program_.ops[i].kind == Op::Kind::kWaitFor;
+    if (!wait) waiting.pop_front();
+    start_op(i);
+    if (!wait) release_queue(ch, q);
+}
+
+void HostRuntime::release_queue(int channel, int q) {
+    std::deque<std::size_t>& waiting = queue_waiting_[static_cast<std::size_t>(channel)][static_cast<std::size_t>(q)];
+    if (waiting.empty() || !held_[waiting.front()]) return;
+    const std::size_t next = waiting.front();
+    held_[next] = 0;
+    dispatch(next);
+}
+
+void HostRuntime::start_op(std::size_t i) {
     const Op& op = program_.ops[i];
     if (op.kind == Op::Kind::kWaitFor) {
         wait_for(i);
@@ -611,6 +669,17 @@ void HostRuntime::semaphore_written(std::uint32_t job) {
 void HostRuntime::op_finished(std::size_t i) {
     timings_[i].end_ps = now_ps() - t0_ps_;
     finished_[i] = true;
+    if (const int q = queue_[i]; q >= 0) {
+        const auto c = static_cast<std::size_t>(channel_[i]);
+        --queue_unfinished_[c][static_cast<std::size_t>(q)];
+        --stream_unfinished_[static_cast<std::size_t>(program_.ops[i].stream)][c];
+        if (program_.ops[i].kind == Op::Kind::kWaitFor) {
+            std::deque<std::size_t>& waiting = queue_waiting_[c][static_cast<std::size_t>(q)];
+            DMASIM_ASSERT(!waiting.empty() && waiting.front() == i);
+            waiting.pop_front();
+            release_queue(channel_[i], q);
+        }
+    }
     StreamState& s = streams_[static_cast<std::size_t>(program_.ops[i].stream)];
     DMASIM_ASSERT(!s.pending.empty() && s.pending.front() == i);
     s.pending.pop_front();

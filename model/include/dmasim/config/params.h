@@ -205,6 +205,10 @@ struct RuntimeParams {
     // 4 ms and 37-44 after 16 ms, whatever their size; least squares gives 51.3 us and 10 ms.
     Duration idle_wake{51'300'000};
     Duration idle_wake_time{10'000'000'000};
+    // CUDA_DEVICE_MAX_CONNECTIONS: the hardware work queues each engine has for the streams.
+    // Work in one queue starts in the order it was issued, so an operation waiting for its own
+    // stream holds every later one of its queue (a false dependency).
+    std::int64_t connections = 8;
 
     template <class V>
     void visit(V&& v) {
@@ -225,6 +229,7 @@ struct RuntimeParams {
         v(FieldInfo{"command_fetch_bandwidth", "bytes/s", "the GPU's front end reads the data of a copy carried in the command stream (runtime.inline_h2d_max, on a stream the CPU had waited for) with the copy's work, at this rate: the copy engine then writes it into GPU memory and reads nothing from host memory. 16.25 GB/s: blocking copies into the GPU from 2 to 24 KiB grow by a further kB at 16.1, 16.4 and 22.4 GB/s beyond the call's own time on three H100 leases and 15.4 on an H200 (least squares per lease; the median of the four; results/h100-sxm/isolating/small-copies); timed with events on three further H100 leases, 17.1, 15.7 and 17.9 GB/s, a 2-12 KiB copy's GPU side 0.82-1.09 us shorter than the same copy read by an engine and no longer than one out of the GPU (results/h100-sxm/isolating/command-fetch; a 2xH200's H200: 28.9 GB/s). 0B/s: the engine reads it from the command stream as from any source; else at most 100TB/s"}, command_fetch_bandwidth);
         v(FieldInfo{"idle_wake", "time", "most a stream operation starts late after the GPU sat idle (H100: 51.3 us, results/h100-sxm/isolating/frame-idle); 0s = never; 0s..1s"}, idle_wake);
         v(FieldInfo{"idle_wake_time", "time", "idle time over which that delay builds up: after idle t it is idle_wake * (1 - exp(-t / idle_wake_time)) (H100: 10 ms); 1ns..1000s"}, idle_wake_time);
+        v(FieldInfo{"connections", "count", "hardware work queues per engine that the streams share (CUDA_DEVICE_MAX_CONNECTIONS; CUDA's default 8): each copy engine and the compute engine start the work of one queue in the order it was issued, so work waiting for its own stream holds up the work of other streams behind it in that queue. A stream's work goes to the queue where the stream still has unfinished work of that engine, else to a queue with none, else to the one with the least. An H200, CUDA 13: k streams each with a copy out of the GPU waiting behind a 500 us kernel hold up a further stream's copy out of the GPU (511-524 us against 5-13) exactly when k >= connections, for 1, 2, 3, 4 and 8; one stream's several waiting copies never do with 2 or more; a waiting copy holds up no copy into the GPU and no kernel, nor a waiting kernel a copy (results/h100-sxm/isolating/work-queues); 1..32"}, connections);
     }
 };
 

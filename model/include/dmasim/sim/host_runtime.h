@@ -173,7 +173,17 @@ private:
     // What the front end does itself (a small copy it writes) waits on no other channel.
     static constexpr int kFrontEnd = -2;
     void enqueue(std::size_t op);
+    // The hardware work queue (runtime.connections) of its channel that `op` goes to as it is
+    // issued: where its stream has unfinished work of that channel, else an empty one, else the
+    // least loaded.
+    void assign_queue(std::size_t op);
+    // Starts `op` when its stream lets it go, or holds it until the work issued before it in its
+    // hardware queue has started (a wait: has finished).
     void dispatch(std::size_t op);
+    void start_op(std::size_t op);
+    // The head of queue `q` of `channel` has moved on: start the next one if its stream let it go.
+    void release_queue(int channel, int q);
+    int channels() const { return static_cast<int>(gpus_.size()) * (Gpu::kUnits + 1); }
     // Copies behind `op` on its stream that its channel hands to the same engine at once (runs
     // of copies on one channel, records between them); see `early_`.
     void hand_on_behind(std::size_t op);
@@ -217,6 +227,16 @@ private:
     // -1: at its start): work behind the gate kernel was handed out with it
     std::vector<double> handed_ps_;
     std::vector<int> channel_;         // per op: see assign_channels()
+    // per op: its hardware work queue on its channel (-1: none; assign_queue()), and whether its
+    // stream let it go while earlier work of that queue had not started (held until it does)
+    std::vector<int> queue_;
+    std::vector<char> held_;
+    // per channel and queue: operations not yet started, in issue order, and operations not yet
+    // finished; per stream and channel: the stream's unfinished operations there and their queue
+    std::vector<std::vector<std::deque<std::size_t>>> queue_waiting_;
+    std::vector<std::vector<int>> queue_unfinished_;
+    std::vector<std::vector<int>> stream_unfinished_;
+    std::vector<std::vector<int>> stream_queue_;
     // per op: the operation before it on its stream ran on another GPU (a staged piece's copy
     // into the destination, or the next piece out of the source once a buffer is back), so its
     // channel acquires that GPU's semaphore first (runtime.cross_device_acquire)
