@@ -1,5 +1,6 @@
 #include "spec.h"
 
+#include <algorithm>
 #include <sstream>
 
 #include "dmasim/core/error.h"
@@ -366,6 +367,7 @@ CaseDecision decide_case(const PlanCase& c, std::size_t index, const std::string
     s.platform = c.str_or("platform", "");
     s.peer_route = c.str_or("peer_route", "");
     s.copy_engines = static_cast<int>(r.integer_or("copy_engines", 0, 1, 64));
+    s.connections = static_cast<int>(r.integer_or("connections", 0, 1, 32));
 
     const bool hw_skip = c.has("hw_skip");
     const bool runnable = !hw_skip && harness_can_run(s.strategy);
@@ -446,6 +448,12 @@ std::string machine_skip_reason(const MeasurementSpec& s, const MachineInfo& m) 
                " has " + (m.copy_engines < 0 ? std::string("an unknown number") : std::to_string(m.copy_engines)) +
                " (asyncEngineCount), which software cannot change";
     }
+    if (s.connections > 0 && s.connections != m.connections) {
+        return "scenario sets runtime.connections " + std::to_string(s.connections) + "; this run has " +
+               std::to_string(m.connections) +
+               " hardware work queues (CUDA_DEVICE_MAX_CONNECTIONS, read once at start): run dmaprobe again with "
+               "CUDA_DEVICE_MAX_CONNECTIONS=" + std::to_string(s.connections);
+    }
     if (s.strategy == Strategy::peer && !s.local_copy) {
         if (m.device_count < 2) {
             return "peer needs two GPUs; this machine has " + std::to_string(m.device_count);
@@ -483,6 +491,14 @@ std::string machine_skip_reason(const MeasurementSpec& s, const MachineInfo& m) 
     return {};
 }
 
+int max_connections_from_env(const char* value) {
+    if (value == nullptr || *value == '\0') return 8;
+    const std::string v(value);
+    if (v.size() > 2 || !std::all_of(v.begin(), v.end(), [](char ch) { return ch >= '0' && ch <= '9'; })) return -1;
+    const int n = std::stoi(v);
+    return n >= 1 && n <= 32 ? n : -1;
+}
+
 std::string machine_conditions(const MeasurementSpec& s) {
     std::string out;
     if (s.link_generation > 0 || s.link_lanes > 0) {
@@ -492,6 +508,10 @@ std::string machine_conditions(const MeasurementSpec& s) {
     if (s.copy_engines > 0) {
         if (!out.empty()) out += "; ";
         out += "needs a GPU with " + std::to_string(s.copy_engines) + " copy engine(s)";
+    }
+    if (s.connections > 0) {
+        if (!out.empty()) out += "; ";
+        out += "needs CUDA_DEVICE_MAX_CONNECTIONS=" + std::to_string(s.connections);
     }
     if (s.strategy == Strategy::peer && !s.local_copy) {
         if (!out.empty()) out += "; ";

@@ -84,6 +84,7 @@ struct MeasurementSpec {
     bool setup_only = false;      // pinned, registered: only the allocation/registration rows
     bool local_copy = false;      // peer with src = dst: a copy within one GPU
     int copy_engines = 0;         // 0: any; else the GPU must have this many (asyncEngineCount)
+    int connections = 0;          // 0: any; else the run's CUDA_DEVICE_MAX_CONNECTIONS must be this
     bool peer_access = true;      // peer
     int src_device = 0;           // peer: source GPU; every other strategy: the measuring GPU
     int dst_device = -1;          // peer: destination GPU (-1: first GPU other than src)
@@ -126,11 +127,18 @@ struct MachineInfo {
     int link_lanes = -1;
     std::string link_source = "unknown";  // sysfs, nvidia-smi or unknown
     int copy_engines = -1;                // asyncEngineCount of the measuring GPU; -1 unknown
+    // CUDA_DEVICE_MAX_CONNECTIONS as the process started (8, CUDA's default, when unset); the
+    // runtime reads it once, when the context is created.
+    int connections = 8;
     // peer_capable[i][j]: cudaDeviceCanAccessPeer(i, j)
     std::vector<std::vector<bool>> peer_capable;
     // routes[i][j]: route class between GPU i and GPU j (nvidia-smi topo -m); empty if unknown
     std::vector<std::vector<std::string>> routes;
 };
+
+// CUDA_DEVICE_MAX_CONNECTIONS's value as CUDA takes it: unset (nullptr or empty) is 8; a whole
+// number from 1 to 32 is itself; anything else -1 (unknown: a case that sets connections skips).
+int max_connections_from_env(const char* value);
 
 // Peer destination once the device count is known (dst_device -1 → first other GPU).
 int resolve_peer_destination(const MeasurementSpec& spec, int device_count);

@@ -215,7 +215,8 @@ TEST(Scenario, PlanExpansionCarriesTheIsolatingCasesKeys) {
         "zero_copy: {pattern: chase, memory: device, hops: 77}\n---\n"
         "name: x\nstrategy: zero_copy\ndirection: both\nsizes: [1MiB]\nzero_copy: {access: 2B}\n"
         "compute: {duration: 3ms, blocks: 10, threads: 64, bytes: 1MiB}\n---\n"
-        "name: a\nstrategy: async_overlap\nsizes: [1MiB]\nasync_overlap: {issue: breadth_first}\ndma: {engines: 1}\n---\n"
+        "name: a\nstrategy: async_overlap\nsizes: [1MiB]\nasync_overlap: {issue: breadth_first}\ndma: {engines: 1}\n"
+        "runtime: {connections: 2}\n---\n"
         "name: o\nstrategy: [pinned, registered]\ndirection: h2d\nsizes: [4KiB]\nhost_buffer: {offset: 64B}\n"
         "pinned: {setup_only: true}\nregistered: {setup_only: true}\n---\n"
         "name: l\nstrategy: peer\ndirection: h2d\nsizes: [1MiB]\npeer: {access: on, src_device: 0, dst_device: 0}\n",
@@ -235,6 +236,8 @@ TEST(Scenario, PlanExpansionCarriesTheIsolatingCasesKeys) {
     EXPECT_EQ(plan.cases[2].str("issue"), "breadth_first");
     EXPECT_EQ(plan.cases[2].integer("copy_engines"), 1);  // set by the scenario: the harness must match it
     EXPECT_FALSE(x.has("copy_engines"));
+    EXPECT_EQ(plan.cases[2].integer("connections"), 2);  // the run's CUDA_DEVICE_MAX_CONNECTIONS must match
+    EXPECT_FALSE(x.has("connections"));
     EXPECT_EQ(plan.cases[3].integer("host_offset"), 64);
     EXPECT_EQ(plan.cases[3].integer("setup_only"), 1);
     EXPECT_EQ(plan.cases[4].integer("setup_only"), 1);

@@ -459,6 +459,30 @@ TEST(DmaprobeCases, ACaseForAnotherCopyEngineCountIsSkippedWithTheReason) {
     EXPECT_NE(machine_conditions(d.spec).find("1 copy engine"), std::string::npos);
 }
 
+TEST(DmaprobeCases, ACaseForAnotherWorkQueueCountIsSkippedNamingTheVariable) {
+    const auto d = decide("case scenario=a strategy=async_overlap direction=both size_bytes=4096 streams=4 connections=1" +
+                          kCommon);
+    EXPECT_EQ(d.spec.connections, 1);
+    MachineInfo m;
+    m.device_count = 1;
+    m.connections = max_connections_from_env(nullptr);  // unset: CUDA's 8
+    EXPECT_EQ(m.connections, 8);
+    const std::string why = machine_skip_reason(d.spec, m);
+    EXPECT_NE(why.find("CUDA_DEVICE_MAX_CONNECTIONS=1"), std::string::npos) << why;
+    EXPECT_NE(why.find("has 8"), std::string::npos) << why;
+    m.connections = max_connections_from_env("1");
+    EXPECT_EQ(machine_skip_reason(d.spec, m), "");
+    // A value CUDA would not take is no count: the case is skipped, never run under a guess.
+    for (const char* bad : {"0", "33", "x", "-1", "123"}) EXPECT_EQ(max_connections_from_env(bad), -1) << bad;
+    EXPECT_EQ(max_connections_from_env("32"), 32);
+    EXPECT_EQ(max_connections_from_env(""), 8);
+    // A case that sets nothing runs whatever the variable says.
+    const auto any = decide("case scenario=b strategy=async_overlap direction=both size_bytes=4096 streams=4" + kCommon);
+    m.connections = 3;
+    EXPECT_EQ(machine_skip_reason(any.spec, m), "");
+    EXPECT_NE(machine_conditions(d.spec).find("CUDA_DEVICE_MAX_CONNECTIONS=1"), std::string::npos);
+}
+
 TEST(DmaprobeChase, TheChainIsOneCycleThroughEveryNode) {
     constexpr std::size_t kNodes = 1000;
     std::vector<unsigned char> buf(kNodes * kChaseNodeBytes, 0);

@@ -323,6 +323,7 @@ CudaBackend::CudaBackend(const Options& opt, const std::vector<CaseDecision>& de
     }
 
     machine_.copy_engines = prop_.asyncEngineCount;
+    machine_.connections = max_connections_from_env(std::getenv("CUDA_DEVICE_MAX_CONNECTIONS"));
     // How the GPUs are joined decides which modelled peer path a copy between them measures.
     if (count >= 2) machine_.routes = query_nvidia_smi_topo();
     CUDA_CHECK(cudaSetDevice(device_));

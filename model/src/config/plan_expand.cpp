@@ -49,6 +49,11 @@ void add_strategy_keys(core::PlanCase& c, const Scenario& s, const std::string& 
     if (std::find(s.explicit_keys.begin(), s.explicit_keys.end(), "dma.engines") != s.explicit_keys.end()) {
         c.set("copy_engines", s.params.dma.engines);
     }
+    // The hardware work queues are the CUDA runtime's, read once as a process starts
+    // (CUDA_DEVICE_MAX_CONNECTIONS): a run with another count skips the case.
+    if (std::find(s.explicit_keys.begin(), s.explicit_keys.end(), "runtime.connections") != s.explicit_keys.end()) {
+        c.set("connections", s.params.runtime.connections);
+    }
     if (strategy == "peer") {
         c.set("src_device", o.peer.src_device);
         c.set("dst_device", o.peer.dst_device);
