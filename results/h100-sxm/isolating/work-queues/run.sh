@@ -3,7 +3,8 @@
 #   results/h100-sxm/isolating/work-queues/run.sh OUTDIR [COMMIT]
 # For CUDA_DEVICE_MAX_CONNECTIONS = 1, 2, 4 and 8: queues.cu's false-dependency cases
 # (queues-cN.csv); for 1, 2, 3, 4 and 8: assign.cu's (assign-cN.csv); for 1, 2 and 8: dmaprobe on
-# plan.txt (async_overlap, depth-first against breadth-first; dmaprobe-cN/). Writes
+# plan.txt (async_overlap, depth-first against breadth-first; dmaprobe-cN/, each measuring the
+# cases of its count; measured.csv holds the three runs' rows). Writes
 # OUTDIR/<date>-<boot id>.tar.gz (one file, for the device tool) of OUTDIR/<date>-<boot id>/,
 # machine.txt included.
 set -euo pipefail
@@ -36,9 +37,9 @@ for c in 1 2 8; do
   CUDA_DEVICE_MAX_CONNECTIONS=$c "$build/dmaprobe" --plan "$here/plan.txt" --out "$dir/dmaprobe-c$c" --commit "$commit" \
     --flush-host-data --quiet 2>>"$dir/stderr.txt"
 done
+# One measured.csv of the three runs: each measured the cases of its own count and skipped the rest.
+{ head -1 "$dir/dmaprobe-c8/measured.csv"; for c in 1 2 8; do tail -n +2 "$dir/dmaprobe-c$c/measured.csv" | grep -v ',skipped,'; done; } >"$dir/measured.csv"
+cp "$dir/dmaprobe-c8/metadata.json" "$dir/metadata.json"
 cat "$dir"/queues-c*.csv "$dir"/assign-c*.csv
-for c in 1 2 8; do
-  echo "## dmaprobe, CUDA_DEVICE_MAX_CONNECTIONS=$c"
-  cut -d, -f1,5,6,7,10,11,14,15 "$dir/dmaprobe-c$c/measured.csv" | head -30
-done
+cut -d, -f1,5,6,7,10,11,14,15 "$dir/measured.csv"
 tar czf "$dir.tar.gz" -C "$out" "$(basename "$dir")" && rm -rf "$dir"
