@@ -64,7 +64,8 @@ void run_async_overlap(Engine& engine, Case& c) {
     result.rows.push_back(sim_row("", o.elapsed_ps, 2,
                                   std::to_string(n) + " streams, H2D -> kernel -> D2H per chunk, issued " +
                                       (breadth_first ? "breadth-first" : "depth-first") + " to " +
-                                      std::to_string(params.dma.engines) + " copy engine(s)",
+                                      std::to_string(params.dma.engines) + " copy engine(s), " +
+                                      std::to_string(params.runtime.connections) + " work queue(s) each",
                                   o));
     result.rows.push_back(sim_row("serial", s.elapsed_ps, 2, "one stream: H2D, kernel, D2H of the whole size", s));
 }
