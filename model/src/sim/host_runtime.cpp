@@ -114,6 +114,13 @@ void HostRuntime::driver() {
         engines_.assign(gpus_.size() * Gpu::kUnits, EngineState{});
         compute_queue_.clear();
         compute_busy_ = false;
+        sm_warps_used_ = 0.0;
+        sm_blocks_used_ = 0.0;
+        kernel_blocks_waiting_ = 0;
+        kernel_blocks_running_ = 0;
+        mapped_waiting_.clear();
+        resident_blocks_.assign(n_ops, 0);
+        kernel_batches_.clear();
         job_op_.clear();
         job_engine_.clear();
         job_done_.clear();
@@ -369,43 +376,116 @@ void HostRuntime::start_op(std::size_t i) {
         return;
     }
     if (op.kind == Op::Kind::kMappedKernel) {
-        // The kernel's loads and stores run concurrently; it ends when both are done.
-        CopyJob job;
-        job.host_node = host_node_;
-        job.semaphore_node = host_node_;
-        job.request_bytes = op.mapped.request_bytes;
-        job.max_outstanding = op.mapped.reads_in_flight;
-        job.loop = op.mapped.loop;
-        // Loads and stores both: each warp's store follows its load (CopyJob::stores).
-        const bool exchange = op.mapped.read_bytes > 0 && op.mapped.write_bytes > 0 && op.mapped.loop.warps > 0;
-        if (op.mapped.read_bytes > 0) {
-            job.direction = CopyDirection::kHostToDevice;
-            job.bytes = op.mapped.read_bytes;
-            if (exchange) job.stores = &gpus_[static_cast<std::size_t>(op.gpu)]->engine(Gpu::kSmWriteUnit);
-            submit_job(unit(op.gpu, Gpu::kSmReadUnit), job, i);
-            job.stores = nullptr;
+        if (op.grid.blocks > 0 && blocks_that_fit(op.grid) == 0) {
+            // Every SM is full: its first blocks start when a kernel gives room back (sms_freed).
+            mapped_waiting_.push_back(i);
+            return;
         }
-        if (op.mapped.write_bytes > 0) {
-            job.fed = exchange;
-            job.direction = CopyDirection::kDeviceToHost;
-            job.bytes = op.mapped.write_bytes;
-            if (op.mapped.write_request_bytes > 0) job.request_bytes = op.mapped.write_request_bytes;
-            job.write_spacing = op.mapped.write_spacing;
-            job.host_line = op.mapped.host_line;
-            submit_job(unit(op.gpu, Gpu::kSmWriteUnit), job, i);
-        }
+        start_mapped(i);
         return;
     }
     DMASIM_ASSERT(op.kind == Op::Kind::kKernel);
     compute_queue_.push_back(i);
     if (!compute_busy_) {
-        // Synthetic kernels fill the GPU: they run one after the other.
+        // Synthetic kernels run one after the other; each takes SM room for its grid (if it has one).
         compute_busy_ = true;
         gpu_work_started();
         const std::size_t k = compute_queue_.front();
-        const double start = now_ps() + static_cast<double>(params_.runtime.kernel_launch_latency.ps);
-        timings_[k].start_ps = start - t0_ps_;
-        kernel_end_.push(start + static_cast<double>(program_.ops[k].duration.ps), k);
+        kernel_blocks_waiting_ = program_.ops[k].grid.blocks;
+        start_kernel_blocks(k, now_ps() + static_cast<double>(params_.runtime.kernel_launch_latency.ps));
+    }
+}
+
+std::int64_t HostRuntime::blocks_that_fit(const Op::Grid& g) const {
+    const std::int64_t wpb = std::max<std::int64_t>(1, g.warps_per_block);
+    // Uses of less than one SM's room round to a whole block: kernels spread their blocks evenly.
+    const auto free_blocks = static_cast<std::int64_t>(std::floor(static_cast<double>(params_.max_blocks_per_sm) - sm_blocks_used_ + 1e-9));
+    const auto free_warps = static_cast<std::int64_t>(std::floor(static_cast<double>(params_.max_warps_per_sm) - sm_warps_used_ + 1e-9));
+    std::int64_t per_sm = std::max<std::int64_t>(0, std::min(free_blocks, free_warps / wpb));
+    // On idle SMs a block always fits (a grid larger than an SM's room runs a block at a time).
+    if (sm_warps_used_ <= 1e-9 && sm_blocks_used_ <= 1e-9) per_sm = std::max<std::int64_t>(per_sm, 1);
+    return params_.sms * per_sm;
+}
+
+void HostRuntime::take_sms(const Op::Grid& g, std::int64_t blocks, int sign) {
+    const double per_sm = static_cast<double>(blocks) / static_cast<double>(params_.sms);
+    sm_blocks_used_ = std::max(0.0, sm_blocks_used_ + sign * per_sm);
+    sm_warps_used_ = std::max(0.0, sm_warps_used_ + sign * per_sm * static_cast<double>(g.warps_per_block));
+}
+
+void HostRuntime::start_kernel_blocks(std::size_t k, double start_ps) {
+    const Op& op = program_.ops[k];
+    std::int64_t n = 0;
+    if (op.grid.blocks > 0) {
+        n = std::min(kernel_blocks_waiting_, blocks_that_fit(op.grid));
+        if (n == 0) return;  // no room: sms_freed() starts them
+        kernel_blocks_waiting_ -= n;
+        kernel_blocks_running_ += n;
+        take_sms(op.grid, n, 1);
+    }
+    if (timings_[k].start_ps == 0.0) timings_[k].start_ps = start_ps - t0_ps_;
+    kernel_end_.push(start_ps + static_cast<double>(op.duration.ps), k);
+    kernel_batches_.push_back(n);
+}
+
+void HostRuntime::sms_freed() {
+    if (compute_busy_ && kernel_blocks_waiting_ > 0) start_kernel_blocks(compute_queue_.front(), now_ps());
+    std::vector<std::size_t> still;
+    for (const std::size_t m : mapped_waiting_) {
+        if (blocks_that_fit(program_.ops[m].grid) > 0) {
+            start_mapped(m);
+        } else {
+            still.push_back(m);
+        }
+    }
+    mapped_waiting_.swap(still);
+}
+
+void HostRuntime::start_mapped(std::size_t i) {
+    const Op& op = program_.ops[i];
+    Op::MappedTraffic m = op.mapped;
+    if (op.grid.blocks > 0) {
+        // What of its grid fits beside the kernels running: its warps, and so the loads they keep
+        // in flight and the SMs that store, in proportion to the blocks resident alone.
+        const std::int64_t per_sm_alone = std::min(params_.max_blocks_per_sm, params_.max_warps_per_sm / std::max<std::int64_t>(1, op.grid.warps_per_block));
+        const std::int64_t alone = std::max<std::int64_t>(1, std::min<std::int64_t>(op.grid.blocks, params_.sms * per_sm_alone));
+        const std::int64_t resident = std::min<std::int64_t>({op.grid.blocks, blocks_that_fit(op.grid), alone});
+        resident_blocks_[i] = resident;
+        take_sms(op.grid, resident, 1);
+        if (resident < alone) {
+            const double share = static_cast<double>(resident) / static_cast<double>(alone);
+            const auto scaled = [share](std::uint64_t v) { return std::max<std::uint64_t>(1, static_cast<std::uint64_t>(std::llround(static_cast<double>(v) * share))); };
+            m.loop.warps = static_cast<std::uint32_t>(scaled(m.loop.warps));
+            m.loop.round_bytes = scaled(m.loop.round_bytes);
+            if (m.warp_reads > 0) m.reads_in_flight = static_cast<std::uint32_t>(std::min<std::uint64_t>(m.reads_in_flight, scaled(m.warp_reads)));
+            const double sms_with_blocks = static_cast<double>(std::min<std::int64_t>(resident, params_.sms));
+            m.loop.store_bytes_per_s *= sms_with_blocks / static_cast<double>(std::min<std::int64_t>(op.grid.blocks, params_.sms));
+        }
+    }
+    // The kernel's loads and stores run concurrently; it ends when both are done.
+    CopyJob job;
+    job.host_node = host_node_;
+    job.semaphore_node = host_node_;
+    job.request_bytes = m.request_bytes;
+    job.max_outstanding = m.reads_in_flight;
+    job.loop = m.loop;
+    // Loads and stores both: each warp's store follows its load (CopyJob::stores).
+    const bool exchange = m.read_bytes > 0 && m.write_bytes > 0 && m.loop.warps > 0;
+    if (m.read_bytes > 0) {
+        job.direction = CopyDirection::kHostToDevice;
+        job.bytes = m.read_bytes;
+        if (exchange) job.stores = &gpus_[static_cast<std::size_t>(op.gpu)]->engine(Gpu::kSmWriteUnit);
+        submit_job(unit(op.gpu, Gpu::kSmReadUnit), job, i);
+        job.stores = nullptr;
+    }
+    if (m.write_bytes > 0) {
+        job.fed = exchange;
+        job.direction = CopyDirection::kDeviceToHost;
+        job.bytes = m.write_bytes;
+        if (m.write_request_bytes > 0) job.request_bytes = m.write_request_bytes;
+        job.write_spacing = m.write_spacing;
+        job.host_line = m.host_line;
+        submit_job(unit(op.gpu, Gpu::kSmWriteUnit), job, i);
     }
 }
 
@@ -413,18 +493,29 @@ void HostRuntime::kernel_finished() {
     while (kernel_end_.due()) {
         const std::size_t k = kernel_end_.front();
         kernel_end_.pop();
+        const std::int64_t batch = kernel_batches_.front();
+        kernel_batches_.pop_front();
+        if (batch > 0) {
+            take_sms(program_.ops[k].grid, batch, -1);
+            kernel_blocks_running_ -= batch;
+        }
+        if (kernel_blocks_running_ > 0 || kernel_blocks_waiting_ > 0) {
+            // A batch of its blocks is done: the room goes to its blocks still waiting.
+            sms_freed();
+            continue;
+        }
         compute_queue_.pop_front();
         op_finished(k);
         if (!compute_queue_.empty()) {
             // A kernel queued behind another was launched while that one ran: it starts now.
             const std::size_t next = compute_queue_.front();
-            const double start = now_ps();
-            timings_[next].start_ps = start - t0_ps_;
-            kernel_end_.push(start + static_cast<double>(program_.ops[next].duration.ps), next);
+            kernel_blocks_waiting_ = program_.ops[next].grid.blocks;
+            start_kernel_blocks(next, now_ps());
         } else {
             compute_busy_ = false;
             gpu_work_ended();
         }
+        sms_freed();
     }
     kernel_end_.rearm();
 }
@@ -669,6 +760,11 @@ void HostRuntime::semaphore_written(std::uint32_t job) {
 void HostRuntime::op_finished(std::size_t i) {
     timings_[i].end_ps = now_ps() - t0_ps_;
     finished_[i] = true;
+    if (resident_blocks_[i] > 0) {
+        take_sms(program_.ops[i].grid, resident_blocks_[i], -1);
+        resident_blocks_[i] = 0;
+        sms_freed();
+    }
     if (const int q = queue_[i]; q >= 0) {
         const auto c = static_cast<std::size_t>(channel_[i]);
         --queue_unfinished_[c][static_cast<std::size_t>(q)];

@@ -9,7 +9,14 @@ namespace {
 std::uint16_t id16(topology::NodeId n) { return static_cast<std::uint16_t>(n); }
 
 HostRuntime::Params runtime_params(const config::ModelParams& p) {
-    return HostRuntime::Params{p.runtime, p.cpu, p.pageable, p.dma.launch_latency, p.dma.queued_launch_latency};
+    return HostRuntime::Params{p.runtime,
+                               p.cpu,
+                               p.pageable,
+                               p.dma.launch_latency,
+                               p.dma.queued_launch_latency,
+                               p.gpu.sms,
+                               p.gpu.max_warps_per_sm,
+                               p.gpu.max_blocks_per_sm};
 }
 
 bool carries_packets(topology::LinkKind k) {

@@ -2,6 +2,7 @@
 #include "dmasim/strategies/programs.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 
@@ -82,6 +83,9 @@ void add_compute(Program& prog, const config::ComputeOptions& c) {
     k.duration = c.duration;
     k.stream = kComputeStream;
     k.blocking = false;
+    // Its grid takes SM room while it runs (HostRuntime: a zero-copy kernel beside it gets what is left).
+    k.grid.blocks = static_cast<std::uint32_t>(c.blocks);
+    k.grid.warps_per_block = static_cast<std::uint32_t>(c.threads / static_cast<std::int64_t>(gpu::kWarpSize));
     prog.ops.insert(prog.ops.begin(), k);
 }
 
@@ -128,6 +132,9 @@ Op mapped_kernel_op(const std::vector<CopyDirection>& dirs, std::uint64_t bytes,
     Op op;
     op.kind = Op::Kind::kMappedKernel;
     op.blocking = false;
+    op.grid.blocks = static_cast<std::uint32_t>(z.blocks);
+    op.grid.warps_per_block = static_cast<std::uint32_t>(warps_per_block);
+    op.mapped.warp_reads = static_cast<std::uint32_t>(std::min<std::int64_t>(streams * w.requests, UINT32_MAX));
     op.mapped.request_bytes = w.request_bytes / w.requests;
     // Reads in flight are held twice: by the requests themselves and by the lines they are for,
     // a line's entry holding the requests of one warp access to it. Lines of one scattered

@@ -57,6 +57,15 @@ struct Op {
         std::uint32_t host_line = 0;      // the host's cache line (cpu.cache_line)
         std::uint32_t reads_in_flight = 0;
         WarpLoop loop;  // how the warps' loop paces both (none: a single chain of loads)
+        // The reads in flight its warps would keep were nothing else limiting them (warps x
+        // loads x requests): what a grid that is only partly resident scales down.
+        std::uint32_t warp_reads = 0;
+    };
+    // kKernel and kMappedKernel: the grid, which takes SM room while it runs (0 blocks: none; a
+    // synthetic kernel described by its duration alone).
+    struct Grid {
+        std::uint32_t blocks = 0;
+        std::uint32_t warps_per_block = 0;
     };
     Kind kind = Kind::kCopy;
     int stream = 0;                 // operations of one stream run in order
@@ -66,6 +75,7 @@ struct Op {
     core::Duration duration{};      // kernel time, CPU work, or release time
     bool working_set_cached = false;  // staged copies: the user buffer fits in the CPU's cache
     MappedTraffic mapped;
+    Grid grid;
     int gpu = 0;        // the GPU whose engine runs it
     // kCopy: >= 0 makes it a device-to-device copy: kDeviceToHost writes into that device's
     // memory, kHostToDevice reads from it (its BAR: a card's window the GPU copies out of).
@@ -113,6 +123,10 @@ public:
         config::PageableParams pageable;
         core::Duration dma_launch_latency{};
         core::Duration dma_queued_launch_latency{};
+        // The SMs' room for resident blocks, which kernels running at once share.
+        std::int64_t sms = 132;
+        std::int64_t max_warps_per_sm = 64;
+        std::int64_t max_blocks_per_sm = 32;
     };
 
     MemoryPort host_memory;  // the CPU's own copies go through the host memory controller
@@ -148,6 +162,18 @@ private:
     void driver();          // SC_THREAD: the application thread
     void front_end();       // SC_METHOD: starts stream operations whose turn has come
     void kernel_finished(); // SC_METHOD
+    // SM room (Params::sms, max_warps_per_sm, max_blocks_per_sm): kernels take it block by block
+    // as they start, spread evenly over the SMs, and give it back as they end. Blocks of a kernel
+    // that do not fit wait for room; a synthetic kernel's block runs its duration from its own
+    // start (dmaprobe's compute kernel spins on its block's clock).
+    std::int64_t blocks_that_fit(const Op::Grid& g) const;
+    void take_sms(const Op::Grid& g, std::int64_t blocks, int sign);
+    // A kernel has ended or its room came free: start what waits for SM room.
+    void sms_freed();
+    // Starts what fits of the front synthetic kernel's waiting blocks, as one batch ending a
+    // duration after `start_ps` (absolute).
+    void start_kernel_blocks(std::size_t k, double start_ps);
+    void start_mapped(std::size_t op);
     void wait_finished();   // SC_METHOD: kWaitFor operations whose wait is over
     void wait_for(std::size_t op);  // a kWaitFor operation's stream has reached it
     // A small host-to-device copy the call writes into the command stream (runtime.inline_h2d_max).
@@ -260,6 +286,15 @@ private:
     std::vector<EngineState> engines_;
     std::deque<std::size_t> compute_queue_;
     bool compute_busy_ = false;
+    // SM room taken, per SM (kernels' blocks spread evenly), and what waits for room: the
+    // running synthetic kernel's blocks not yet resident, and mapped kernels with no room at all.
+    double sm_warps_used_ = 0.0;
+    double sm_blocks_used_ = 0.0;
+    std::int64_t kernel_blocks_waiting_ = 0;
+    std::int64_t kernel_blocks_running_ = 0;
+    std::vector<std::size_t> mapped_waiting_;
+    std::vector<std::int64_t> resident_blocks_;  // per op: its blocks resident now
+    std::deque<std::int64_t> kernel_batches_;  // blocks of each batch in kernel_end_, in its order
     std::uint32_t next_job_id_ = 1;
     // Job id -> what finished: an op index, or a staged-copy chunk (kNoOp).
     std::vector<std::size_t> job_op_;
