@@ -290,6 +290,40 @@ TEST(IsolatingCases, ACopyBesideAZeroCopyKernelSharesItsPath) {
     EXPECT_LT(row(run("zero_copy", "d2h", size, beside), "kernel").time_ps, 1.1 * kernel_alone);
 }
 
+// The root port's shared data path costs each packet a turn of root_complex.port_tlp_time beside
+// its payload: the zero-copy exchange (128-byte writes and completions) is held there at about
+// 83 GB/s together with neither link full (82.9 and 83.9 GB/s measured on the H100 and H200
+// hosts, isolating/zero-copy-exchange/mixes), while copies both ways at once, whose packets are
+// 256 bytes, keep their rate.
+TEST(IsolatingCases, SmallPacketsBothWaysTakeTheRootPortsSharedPathTurnByTurn) {
+    // The lent hosts' root port (platforms/h100-sxm.yaml); these cases run with no platform of
+    // their own, so the parameters describe it.
+    const topology::Platform h100 = topology::load_platform("h100-sxm", config::ModelParams{});
+    config::ModelParams p;
+    for (auto [v, end] = boost::vertices(h100.graph()); v != end; ++v) {
+        if (h100.node(*v).kind == topology::NodeKind::kRootComplex) p.root_complex = h100.node(*v).bridge;
+    }
+    ASSERT_GT(p.root_complex.port_tlp_time.ps, 0);
+    const std::uint64_t size = 64 * kMiB;
+    const auto together_gbps = [&](const config::ModelParams& q, const std::string& strategy, const config::StrategyOptions& o) {
+        const CaseResult r = run(strategy, "both", size, o, q);
+        return 2.0 * static_cast<double>(size) / (r.time_ps * 1e-12) / 1e9;
+    };
+    const CaseResult x = run("zero_copy", "both", size, grid(264, 256, 16), p);
+    EXPECT_NEAR(2.0 * static_cast<double>(size) / (x.time_ps * 1e-12) / 1e9, 83.4, 0.03 * 83.4);
+    for (const auto& l : x.links) {
+        if (l.label == "gpu0->rc0" || l.label == "rc0->gpu0") {
+            EXPECT_LT(l.stats.busy_ps / x.time_ps, 0.93) << l.label << ": the path, not the link, holds the pair";
+        }
+    }
+    // Without the packet's cost the same path lets the upstream link hold the pair, near 90.
+    config::ModelParams free_packets = p;
+    free_packets.root_complex.port_tlp_time = core::Duration{0};
+    EXPECT_GT(together_gbps(free_packets, "zero_copy", grid(264, 256, 16)), 88.0);
+    // Copies both ways, whose packets are 256 bytes, keep their rate with it or without it.
+    EXPECT_NEAR(together_gbps(p, "duplex", {}), together_gbps(free_packets, "duplex", {}), 0.01 * 90.0);
+}
+
 TEST(IsolatingCases, ChaseRowIsOneLoadRoundTripWhateverTheHops) {
     const CaseResult a = run("zero_copy", "h2d", 4096, chase(2000));
     const CaseResult b = run("zero_copy", "h2d", 4096, chase(8000));

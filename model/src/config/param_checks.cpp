@@ -134,6 +134,7 @@ void check_root_complex(const RootComplexParams& rc, const std::string& prefix, 
     // Above the largest MPS it would always be capped; zero would never move a byte.
     c.bytes("completion_size", rc.completion_size, 64, 4096);
     c.bytes("io_cache", rc.io_cache, 0, std::uint64_t{1} << 40);
+    c.duration("port_tlp_time", rc.port_tlp_time, Duration{1'000'000});
     const std::uint64_t pw = rc.peer_write_size.value;
     if (pw != 0 && (pw < 64 || pw > 4096 || (pw & (pw - 1)) != 0)) {
         c.bad("peer_write_size", "must be 0B (forwarded as it came) or a power of two from 64B to 4KiB, not " + to_string(rc.peer_write_size));

@@ -52,6 +52,7 @@ void RootComplex::configure(const Params& params, const std::vector<config::Link
     const auto ps_per_byte = [](core::Bandwidth b) { return b.bytes_per_s > 0.0 ? 1e12 / b.bytes_per_s : 0.0; };
     port_ps_per_byte_ = ps_per_byte(params_.port_bandwidth);
     port_total_ps_per_byte_ = ps_per_byte(params_.port_bandwidth_total);
+    port_tlp_ps_ = static_cast<double>(params_.port_tlp_time.ps);
     port_in_free_ps_.assign(ports.size(), 0.0);
     port_out_free_ps_.assign(ports.size(), 0.0);
     port_shared_free_ps_.assign(ports.size(), 0.0);
@@ -349,7 +350,9 @@ bool RootComplex::take_shared_stage(std::size_t port, std::uint32_t bytes, bool 
     if (port_total_ps_per_byte_ <= 0.0) return true;
     const double now = now_ps();
     if (shared_stage_free_ps(port, write) > now + 0.5) return false;
-    const double slot = static_cast<double>(bytes) * port_total_ps_per_byte_;
+    // A packet's turn: its payload, and what handling one packet costs the path whatever its size
+    // (port_tlp_time: small packets both ways hold the zero-copy exchange below its links).
+    const double slot = static_cast<double>(bytes) * port_total_ps_per_byte_ + port_tlp_ps_;
     port_shared_free_ps_[port] = now + slot;
     // The turns are not given up: while the other direction is active, the slot after this one
     // is its own, used or not (measured: past the I/O cache, an H2D copy that host memory holds
@@ -371,7 +374,7 @@ bool RootComplex::other_direction_active(std::size_t port, bool write) const {
     // port's inward path.
     if (last_write_ps_[port] < 0.0) return false;
     const double per_byte = port_ps_per_byte_ > 0.0 ? port_ps_per_byte_ : port_total_ps_per_byte_;
-    return now_ps() - last_write_ps_[port] <= 2.0 * static_cast<double>(last_write_bytes_[port]) * per_byte;
+    return now_ps() - last_write_ps_[port] <= 2.0 * (static_cast<double>(last_write_bytes_[port]) * per_byte + port_tlp_ps_);
 }
 
 bool RootComplex::completion_waiting(std::size_t port) const {

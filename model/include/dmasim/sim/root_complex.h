@@ -157,6 +157,7 @@ private:
     // directions share, is next free.
     double port_ps_per_byte_ = 0.0;
     double port_total_ps_per_byte_ = 0.0;
+    double port_tlp_ps_ = 0.0;  // root_complex.port_tlp_time: a turn's cost beside its payload
     std::vector<double> port_in_free_ps_;
     std::vector<double> port_out_free_ps_;
     std::vector<double> port_shared_free_ps_;
