@@ -191,7 +191,9 @@ def q_duplex(sim, ms):
         + " and the exchange kernel "
         + (f"{e_m:.1f} GB/s" if e_m else f"{e_s:.1f} GB/s (model)")
         + f"; the model gives {d_s:.1f} GB/s ({d_s / one_s:.2f}× one way) and {e_s:.1f} GB/s."
-        + (" Neither reaches twice one way: the host's root port moves 100 GB/s for both directions together, "
+        + (" Neither reaches twice one way: the host's root port moves 100 GB/s for both directions together "
+           "in 256-byte packets and less in smaller ones, each packet costing it a fixed time besides its bytes "
+           "(the exchange's 128-byte stores and completions: results/h100-sxm/isolating/zero-copy-exchange/mixes), "
            "each direction's link also carries the other direction's read requests and the data-link traffic "
            "(`dmasim run scenarios/duplex.yaml --explain` prints the split), and on the H100 host a device-to-host "
            "copy's writes past the host cache's I/O share go back to memory ahead of the host-to-device reads "
