@@ -180,7 +180,7 @@ def q_duplex(sim, ms):
     if dk_m and d_m:
         dk_note = (f" A compute kernel beside the duplex copy changes the aggregate by {pct(dk_m, d_m):+.0f} % on the "
                    f"{ref.label} (model {pct(sim.gbps(*duplex_k), d_s):+.1f} %: the copy engines need no SMs, and the "
-                   "model does not share GPU-memory bandwidth yet). Beside the exchange it costs nothing as long as "
+                   "kernel's turns at GPU memory leave them far more than the link can carry). Beside the exchange it costs nothing as long as "
                    "the exchange got its SMs first, as in these rows; a compute kernel that already holds every SM's "
                    "warps makes the exchange wait for its blocks to end (results/h100-sxm/isolating/sm-sharing: "
                    "3.42 ms against 1.62 ms for 64 MiB behind 2 ms of compute; the model shares SM room so).")

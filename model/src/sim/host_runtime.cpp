@@ -423,7 +423,11 @@ void HostRuntime::start_kernel_blocks(std::size_t k, double start_ps) {
         kernel_blocks_running_ += n;
         take_sms(op.grid, n, 1);
     }
-    if (timings_[k].start_ps == 0.0) timings_[k].start_ps = start_ps - t0_ps_;
+    if (timings_[k].start_ps == 0.0) {
+        timings_[k].start_ps = start_ps - t0_ps_;
+        // From its launch: the launch latency is short beside any kernel that streams memory.
+        if (op.grid.streams_memory) gpus_[static_cast<std::size_t>(op.gpu)]->memory.set_streaming_kernels(1);
+    }
     kernel_end_.push(start_ps + static_cast<double>(op.duration.ps), k);
     kernel_batches_.push_back(n);
 }
@@ -505,6 +509,7 @@ void HostRuntime::kernel_finished() {
             continue;
         }
         compute_queue_.pop_front();
+        if (program_.ops[k].grid.streams_memory) gpus_[static_cast<std::size_t>(program_.ops[k].gpu)]->memory.set_streaming_kernels(0);
         op_finished(k);
         if (!compute_queue_.empty()) {
             // A kernel queued behind another was launched while that one ran: it starts now.

@@ -17,6 +17,7 @@ void MemoryController::configure(const Params& params) {
     ps_per_byte_ = 1e12 / params_.bandwidth.bytes_per_s;
     // Configured between cases, with the model at rest and the case clock at zero.
     busy_until_ps_ = 0.0;
+    streaming_ = 0;
     stats_ = MemoryStats{};
 }
 
@@ -30,8 +31,10 @@ double MemoryController::serve(bool write, std::uint64_t bytes, double offset_ps
     const double arrive = now_ps() + offset_ps;
     const double start = std::max(arrive, busy_until_ps_);
     const double service = static_cast<double>(bytes) * ps_per_byte_;
-    busy_until_ps_ = start + service;
-    stats_.busy_ps += service;
+    // Its turn comes after as much of every streaming kernel's (their share of the rate).
+    const double shared = service * static_cast<double>(1 + streaming_);
+    busy_until_ps_ = start + shared;
+    stats_.busy_ps += shared;
     if (write) {
         stats_.writes++;
         stats_.bytes_written += bytes;

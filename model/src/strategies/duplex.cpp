@@ -112,7 +112,7 @@ void run_gated_duplex(Engine& engine, Case& c) {
                              " phases of the gate against the channels' polls, their spread the band";
     c.result.rows.push_back(phase_row("", pair, c.ndirs(),
                                       std::string("from the start event behind the gate to the stop event") +
-                                          (with_compute ? " (the later copy's end: a compute kernel beside them, which takes SM room the copies do not need and no GPU-memory bandwidth they would notice)" : "") + over,
+                                          (with_compute ? " (the later copy's end: a compute kernel beside them, which takes SM room the copies do not need and turns at GPU memory, where they need little)" : "") + over,
                                       first, point));
     c.result.rows.push_back(phase_row("h2d", up, 1, "the H2D copy of the pair: to its end" + over, first, point));
     c.result.rows.push_back(phase_row("d2h", down, 1, "the D2H copy of the pair: to its end" + over, first, point));

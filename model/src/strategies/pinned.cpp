@@ -31,7 +31,7 @@ void run_pinned_copy(Engine& engine, Case& c) {
         }
     }
     result.rows.push_back(sim_row("", end, c.ndirs(),
-                                  compute ? "beside a compute kernel, which takes SM room (a zero-copy kernel shares it) and no GPU-memory bandwidth"
+                                  compute ? "beside a compute kernel, which takes SM room (a zero-copy kernel shares it) and turns at GPU memory"
                                           : "",
                                   o));
     if (spec.strategy != "duplex") return;

@@ -86,6 +86,7 @@ void add_compute(Program& prog, const config::ComputeOptions& c) {
     // Its grid takes SM room while it runs (HostRuntime: a zero-copy kernel beside it gets what is left).
     k.grid.blocks = static_cast<std::uint32_t>(c.blocks);
     k.grid.warps_per_block = static_cast<std::uint32_t>(c.threads / static_cast<std::int64_t>(gpu::kWarpSize));
+    k.grid.streams_memory = c.bytes.value > 0;
     prog.ops.insert(prog.ops.begin(), k);
 }
 

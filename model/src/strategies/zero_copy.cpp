@@ -182,7 +182,7 @@ void run_pattern(Engine& engine, Case& c) {
         return;
     }
     result.rows.push_back(sim_row("", gated_ps(prog, o, mapped), c.ndirs(),
-                                  shape + (compute ? "; beside a compute kernel, which takes SM room (a zero-copy kernel shares it) and no GPU-memory bandwidth"
+                                  shape + (compute ? "; beside a compute kernel, which takes SM room (a zero-copy kernel shares it) and turns at GPU memory"
                                                    : ""),
                                   o));
 }

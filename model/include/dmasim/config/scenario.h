@@ -61,7 +61,7 @@ struct ComputeOptions {
         v(FieldInfo{"duration", "time", "how long each of its blocks runs from its own start; it should outlast the transfer; 0s = no kernel"}, duration);
         v(FieldInfo{"blocks", "count", "thread blocks of the compute kernel: with threads, the SM room it takes (gpu.max_warps_per_sm, gpu.max_blocks_per_sm), which a zero-copy kernel beside it shares; blocks that do not fit start when room comes free (results/h100-sxm/isolating/sm-sharing)"}, blocks);
         v(FieldInfo{"threads", "count", "threads per block: 32..1024, a multiple of 32"}, threads);
-        v(FieldInfo{"bytes", "bytes", "GPU memory it reads and writes over and over"}, bytes);
+        v(FieldInfo{"bytes", "bytes", "GPU memory it reads and writes over and over, as fast as the memory serves it: it takes its turns at GPU memory with every other access (a copy engine's among them), so each waits for as much of the kernel's first"}, bytes);
     }
 };
 

@@ -66,6 +66,9 @@ struct Op {
     struct Grid {
         std::uint32_t blocks = 0;
         std::uint32_t warps_per_block = 0;
+        // A synthetic kernel that streams through its GPU's memory while it runs (the compute
+        // kernel beside a transfer): it takes its turns at the memory with every other access.
+        bool streams_memory = false;
     };
     Kind kind = Kind::kCopy;
     int stream = 0;                 // operations of one stream run in order

@@ -44,6 +44,10 @@ public:
     // latency_ps < 0: the controller's own (params().latency); else the latency of a cache in front
     // of it that serves this access (the GPU's L2 for a copy engine: DmaParams::gpu_memory_latency).
     double serve(bool write, std::uint64_t bytes, double offset_ps, double latency_ps = -1.0);
+    // Kernels that stream through this memory as fast as it serves them (a compute kernel over
+    // GPU memory): the controller takes their requests in turn with everyone else's, so each
+    // other access waits for one of each such kernel's, as long, before its own.
+    void set_streaming_kernels(int n) { streaming_ = n; }
 
 private:
     void b_transport(int requester, tlm::tlm_generic_payload& gp, sc_core::sc_time& delay);
@@ -51,6 +55,7 @@ private:
     Params params_;
     double ps_per_byte_ = 0.0;
     double busy_until_ps_ = 0.0;
+    int streaming_ = 0;
     MemoryStats stats_;
 };
 
