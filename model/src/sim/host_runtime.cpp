@@ -434,6 +434,8 @@ void HostRuntime::start_kernel_blocks(std::size_t k, double start_ps) {
 
 void HostRuntime::sms_freed() {
     if (compute_busy_ && kernel_blocks_waiting_ > 0) start_kernel_blocks(compute_queue_.front(), now_ps());
+    // Called whenever a kernel ends: nothing to look at in the usual case of no zero-copy kernel waiting.
+    if (mapped_waiting_.empty()) return;
     std::vector<std::size_t> still;
     for (const std::size_t m : mapped_waiting_) {
         if (blocks_that_fit(program_.ops[m].grid) > 0) {
@@ -451,8 +453,7 @@ void HostRuntime::start_mapped(std::size_t i) {
     if (op.grid.blocks > 0) {
         // What of its grid fits beside the kernels running: its warps, and so the loads they keep
         // in flight and the SMs that store, in proportion to the blocks resident alone.
-        const std::int64_t per_sm_alone = std::min(params_.max_blocks_per_sm, params_.max_warps_per_sm / std::max<std::int64_t>(1, op.grid.warps_per_block));
-        const std::int64_t alone = std::max<std::int64_t>(1, std::min<std::int64_t>(op.grid.blocks, params_.sms * per_sm_alone));
+        const std::int64_t alone = std::max<std::int64_t>(1, op.grid.resident_alone);
         const std::int64_t resident = std::min<std::int64_t>({op.grid.blocks, blocks_that_fit(op.grid), alone});
         resident_blocks_[i] = resident;
         take_sms(op.grid, resident, 1);

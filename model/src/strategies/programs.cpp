@@ -135,6 +135,7 @@ Op mapped_kernel_op(const std::vector<CopyDirection>& dirs, std::uint64_t bytes,
     op.blocking = false;
     op.grid.blocks = static_cast<std::uint32_t>(z.blocks);
     op.grid.warps_per_block = static_cast<std::uint32_t>(warps_per_block);
+    op.grid.resident_alone = static_cast<std::uint32_t>(resident_blocks);
     op.mapped.warp_reads = static_cast<std::uint32_t>(std::min<std::int64_t>(streams * w.requests, UINT32_MAX));
     op.mapped.request_bytes = w.request_bytes / w.requests;
     // Reads in flight are held twice: by the requests themselves and by the lines they are for,

@@ -66,6 +66,9 @@ struct Op {
     struct Grid {
         std::uint32_t blocks = 0;
         std::uint32_t warps_per_block = 0;
+        // A zero-copy kernel: its blocks resident on idle SMs, the grid its traffic was worked out
+        // for (mapped_kernel_op); fewer resident beside another kernel scale its warps down.
+        std::uint32_t resident_alone = 0;
         // A synthetic kernel that streams through its GPU's memory while it runs (the compute
         // kernel beside a transfer): it takes its turns at the memory with every other access.
         bool streams_memory = false;
