@@ -131,6 +131,10 @@ bool must_engage(const config::Scenario& s, const std::string& strategy, const s
     // before it, and the two settle into their steady interleaving only over tens of MiB (its
     // steps at 16 MiB are 2 % apart). At TLP level 256 MiB costs 2-3 s; it must still agree.
     if (strategy == "zero_copy" && direction == "both" && s.params.gpu.sysmem_in_order) return false;
+    // Peer copies both ways end at the source's wait for the other GPU's copy, which its channel
+    // tries at the polls of the wait's call (CrossDeviceWait): the row steps with the size by up
+    // to a poll period, so levels do not extrapolate it. It must still agree.
+    if (strategy == "peer" && direction == "both") return false;
     if (strategy == "periodic") {
         return tlp.rows.front().max_ps < static_cast<double>(s.options.periodic.period.ps);
     }

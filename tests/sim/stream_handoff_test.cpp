@@ -118,14 +118,17 @@ TEST(StreamHandoff, AnEventRecordBehindWorkOnItsChannelIsStampedAsTheWorkEnds) {
     // A record is a semaphore release the channel runs inline: its stamp is the copy's end, and
     // what follows the record pays the handoff from the copy once, not once per record.
     config::ModelParams p;
+    // A first copy long enough that the record's call (runtime.record_call) comes while it runs.
+    const Op first = strategies::copy_op(CopyDirection::kDeviceToHost, 1 << 20, 0, false);
     Program prog;
-    prog.ops = {copy4(0), record(0), copy4(0), sync()};
+    prog.ops = {first, record(0), copy4(0), sync()};
     const ProgramOutcome o = simulator().execute(p, prog);
     EXPECT_DOUBLE_EQ(o.timings[1].end_ps, o.timings[0].end_ps);
+    // The same CPU time between the two copies' calls (runtime.record_call) without the record.
     Program plain;
-    plain.ops = {copy4(0), copy4(0), sync()};
+    plain.ops = {first, strategies::simple_op(Op::Kind::kCpuWork, p.runtime.record_call), copy4(0), sync()};
     const ProgramOutcome q = simulator().execute(p, plain);
-    EXPECT_NEAR(o.timings[2].start_ps - o.timings[0].end_ps, q.timings[1].start_ps - q.timings[0].end_ps, 1.0);
+    EXPECT_NEAR(o.timings[2].start_ps - o.timings[0].end_ps, q.timings[2].start_ps - q.timings[0].end_ps, 1.0);
 }
 
 TEST(StreamHandoff, WorkBehindAWaitItsChannelAcquiredStartsAtOnce) {

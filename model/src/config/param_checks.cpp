@@ -197,6 +197,19 @@ void check_runtime(const RuntimeParams& r, const std::string& prefix, const Fail
     c.duration("cross_device_acquire", r.cross_device_acquire, kMaxSoftwareLatency);
     c.duration("peer_staged_call", r.peer_staged_call, kMaxSoftwareLatency);
     c.duration("peer_staged_piece_call", r.peer_staged_piece_call, kMaxSoftwareLatency);
+    c.duration("record_call", r.record_call, kMaxSoftwareLatency);
+    c.duration("stream_wait_call", r.stream_wait_call, kMaxSoftwareLatency);
+    c.duration("cross_device_wait_call", r.cross_device_wait_call, kMaxSoftwareLatency);
+    c.duration("set_device_call", r.set_device_call, kMaxSoftwareLatency);
+    c.duration("cross_device_try", r.cross_device_try, kMaxSoftwareLatency);
+    c.duration("cross_device_seen", r.cross_device_seen, kMaxSoftwareLatency);
+    c.duration("peer_gpu_call", r.peer_gpu_call, kMaxSoftwareLatency);
+    c.duration("record_stamp", r.record_stamp, kMaxSoftwareLatency);
+    // The read happens within the try: a try that saw the event later than it passes is no try.
+    if (r.cross_device_read.ps < 0 || r.cross_device_read.ps > r.cross_device_try.ps) {
+        c.bad("cross_device_read", "must be 0s..cross_device_try (" + to_string(r.cross_device_try) + "), not " +
+                                       to_string(r.cross_device_read));
+    }
     c.duration("poll_period", r.poll_period, kMaxHardwareLatency);
     c.bytes("peer_staging_piece", r.peer_staging_piece, 4 * kKiB, kGiB);
     c.count("peer_staging_buffers", r.peer_staging_buffers, 1, 64);

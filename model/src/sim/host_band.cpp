@@ -41,8 +41,9 @@ config::ModelParams host_draw(const config::ModelParams& nominal, double z) {
     const config::HostSpreadParams& s = nominal.host_spread;
     const double calls = std::exp(s.calls * z);
     for (core::Duration* d : {&p.runtime.call_overhead, &p.runtime.sync_latency, &p.runtime.kernel_launch_latency,
-                              &p.runtime.peer_call, &p.runtime.peer_staged_call, &p.runtime.peer_staged_piece_call,
-                              &p.cpu.register_first_copy}) {
+                              &p.runtime.peer_call, &p.runtime.peer_gpu_call, &p.runtime.peer_staged_call,
+                              &p.runtime.peer_staged_piece_call, &p.runtime.record_call, &p.runtime.stream_wait_call,
+                              &p.runtime.cross_device_wait_call, &p.runtime.set_device_call, &p.cpu.register_first_copy}) {
         *d = scaled(*d, calls);
     }
     const double copies = std::exp(s.cpu_copies * z);

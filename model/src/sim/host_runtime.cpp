@@ -97,6 +97,8 @@ void HostRuntime::driver() {
         gate_closed_ = std::any_of(program_.ops.begin(), program_.ops.end(),
                                    [](const Op& op) { return op.kind == Op::Kind::kOpenGate; });
         assign_channels();
+        // The harness sets the device of a program's first call before it starts.
+        cpu_device_ = n_ops > 0 ? program_.ops.front().gpu : 0;
         int max_stream = 0;
         for (const Op& op : program_.ops) max_stream = std::max(max_stream, op.stream);
         streams_.assign(static_cast<std::size_t>(max_stream) + 1, StreamState{});
@@ -133,6 +135,7 @@ void HostRuntime::driver() {
 
         for (std::size_t i = 0; i < n_ops; ++i) {
             const Op& op = program_.ops[i];
+            switch_device(op);
             timings_[i].issued_ps = now_ps() - t0_ps_;
             switch (op.kind) {
                 case Op::Kind::kCpuWork:
@@ -189,10 +192,15 @@ void HostRuntime::driver() {
                     break;
                 case Op::Kind::kWaitFor:
                     DMASIM_ASSERT(op.after < i);
+                    if (!op.queued_by_runtime) {
+                        const bool other_gpu = program_.ops[op.after].gpu != op.gpu;
+                        wait(to_sc(other_gpu ? params_.runtime.cross_device_wait_call : params_.runtime.stream_wait_call));
+                    }
                     stream_synced_[static_cast<std::size_t>(op.stream)] = 0;
                     enqueue(i);
                     break;
                 case Op::Kind::kRecord:
+                    if (!op.queued_by_runtime) wait(to_sc(params_.runtime.record_call));
                     stream_synced_[static_cast<std::size_t>(op.stream)] = 0;
                     enqueue(i);
                     break;
@@ -272,19 +280,12 @@ void HostRuntime::enqueue(std::size_t op) {
             // The gate kernel keeps the GPU busy until it opens: no idle time to wake from.
             behind_gate_.push_back(op);
         } else {
-            // An event recorded on an idle stream is stamped once its channel has fetched it,
-            // as it fetches a copy's work: dma.launch_latency less the engine's own start
-            // (dma.queued_launch_latency). An interval timed from it (dmaprobe's peer rows) so
-            // leaves out the fetch that the copy after it still pays. The fetches of the two
-            // overlap, so the record holds nothing up; only its stamp is later (dispatch).
-            if (program_.ops[op].kind == Op::Kind::kRecord) record_fetch_ps_[op] = work_fetch_ps();
+            // An event recorded on an idle stream is stamped a little after its call returns
+            // (runtime.record_stamp); it holds nothing up, only its stamp is later (start_op).
+            if (program_.ops[op].kind == Op::Kind::kRecord) record_fetch_ps_[op] = static_cast<double>(params_.runtime.record_stamp.ps);
             ready_.push(stream_start_ps(), op);
         }
     }
-}
-
-double HostRuntime::work_fetch_ps() const {
-    return static_cast<double>(std::max<std::int64_t>(0, params_.dma_launch_latency.ps - params_.dma_queued_launch_latency.ps));
 }
 
 double HostRuntime::stream_start_ps() {
@@ -542,6 +543,8 @@ core::Duration HostRuntime::call_time(const Op& op) const {
     const config::RuntimeParams& r = params_.runtime;
     if (op.queued_by_runtime) return op.staged_peer ? r.peer_staged_piece_call : core::Duration{};
     if (op.staged_peer) return r.peer_staged_call;
+    // Between two GPUs with peer access the call is shorter than a copy within one GPU's.
+    if (op.peer_call && op.peer_gpu >= 0 && op.peer_gpu != op.gpu) return r.peer_gpu_call;
     return op.peer_call ? r.peer_call : r.call_overhead;
 }
 
@@ -550,6 +553,27 @@ double HostRuntime::handoff_ps(std::size_t done, std::size_t next) const {
     // polling a semaphore the other GPU releases in host memory otherwise.
     const bool same_gpu = program_.ops[done].gpu == program_.ops[next].gpu;
     return static_cast<double>((same_gpu ? params_.runtime.stream_wait_latency : params_.runtime.cross_device_wait).ps);
+}
+
+void HostRuntime::switch_device(const Op& op) {
+    // Calls the application makes for a stream: cudaSetDevice first when they are for another GPU
+    // than its last call. The runtime's own work and the CPU's own doings need no device.
+    const bool call = op.kind == Op::Kind::kCopy || op.kind == Op::Kind::kKernel || op.kind == Op::Kind::kMappedKernel ||
+                      op.kind == Op::Kind::kRecord || op.kind == Op::Kind::kWaitFor || op.kind == Op::Kind::kStagedCopy;
+    if (!call || op.queued_by_runtime || op.gpu == cpu_device_) return;
+    cpu_device_ = op.gpu;
+    wait(to_sc(params_.runtime.set_device_call));
+}
+
+double cross_device_wait_pass(const config::RuntimeParams& r, double call_ps, double event_ps, double reached_ps) {
+    if (event_ps + static_cast<double>(r.cross_device_seen.ps) <= call_ps) return std::max(reached_ps, call_ps);
+    const double read = static_cast<double>(r.cross_device_read.ps);
+    const auto period = static_cast<double>(r.poll_period.ps);
+    double tried = call_ps;
+    if (event_ps > call_ps + read) {
+        tried = period > 0.0 ? call_ps + period * std::ceil((event_ps - call_ps - read) / period) : event_ps - read;
+    }
+    return std::max(reached_ps, tried) + static_cast<double>(r.cross_device_try.ps);
 }
 
 void HostRuntime::assign_channels() {
@@ -672,14 +696,22 @@ void HostRuntime::wait_for(std::size_t i) {
         waiters_[after].push_back(i);
         return;
     }
-    // Done already: a wait on another GPU's work still acquires its semaphore.
-    const bool other_gpu = program_.ops[after].gpu != program_.ops[i].gpu;
-    const double reached = now_ps() + (other_gpu ? static_cast<double>(params_.runtime.cross_device_acquire.ps) : 0.0);
+    const double event = t0_ps_ + timings_[after].end_ps;
+    if (program_.ops[after].gpu != program_.ops[i].gpu) {
+        // Done already: the wait's channel found it at a try of its own (perhaps one made while
+        // the work before the wait on its stream ran). The runtime's own waits inside a staged
+        // copy acquire the other GPU's semaphore as they are reached.
+        const double acquired = now_ps() + static_cast<double>(params_.runtime.cross_device_acquire.ps);
+        wait_end_.push(program_.ops[i].queued_by_runtime ? std::max(acquired, event + handoff_ps(after, i))
+                                                         : cross_device_wait_pass(params_.runtime, enqueued_ps_[i], event, now_ps()),
+                       i);
+        return;
+    }
     // A channel that reached the wait by polling another channel's semaphore (the gate released
     // it at a poll) found the event there: the poll was its handoff.
-    const bool polled = !other_gpu && channel_[after] != channel_[i] && params_.runtime.poll_period.ps > 0;
-    const double seen = t0_ps_ + timings_[after].end_ps + (polled ? 0.0 : handoff_ps(after, i));
-    wait_end_.push(std::max(reached, seen), i);
+    const bool polled = channel_[after] != channel_[i] && params_.runtime.poll_period.ps > 0;
+    const double seen = event + (polled ? 0.0 : handoff_ps(after, i));
+    wait_end_.push(std::max(now_ps(), seen), i);
 }
 
 void HostRuntime::wait_finished() {
@@ -792,10 +824,18 @@ void HostRuntime::op_finished(std::size_t i) {
     }
     for (const std::size_t w : waiters_[i]) {
         // A wait on the same GPU has tried its semaphore since its stream reached it; one on
-        // another GPU's work learns of it through host memory (runtime.cross_device_wait).
-        const bool same_gpu = program_.ops[i].gpu == program_.ops[w].gpu;
-        const bool polled = same_gpu && params_.runtime.poll_period.ps > 0;
-        wait_end_.push(polled ? polled_ps(t0_ps_ + timings_[w].start_ps, now_ps()) : now_ps() + handoff_ps(i, w), w);
+        // another GPU's work since its call, reading that GPU's semaphore (cross_device_wait_pass).
+        const double reached = t0_ps_ + timings_[w].start_ps;
+        if (program_.ops[i].gpu != program_.ops[w].gpu) {
+            // The runtime's own waits inside a staged copy learn of it a handoff later
+            // (runtime.cross_device_wait).
+            wait_end_.push(program_.ops[w].queued_by_runtime ? now_ps() + handoff_ps(i, w)
+                                                             : cross_device_wait_pass(params_.runtime, enqueued_ps_[w], now_ps(), reached),
+                           w);
+            continue;
+        }
+        const bool polled = params_.runtime.poll_period.ps > 0;
+        wait_end_.push(polled ? polled_ps(reached, now_ps()) : now_ps() + handoff_ps(i, w), w);
     }
     waiters_[i].clear();
     progress_event_.notify(zero_delay());

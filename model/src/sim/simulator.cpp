@@ -70,9 +70,12 @@ double estimate_ps(const Program& prog, const config::ModelParams& p, const topo
         }
     }
     const config::RuntimeParams& rt = p.runtime;
-    // Every call as dear as the dearest kind (a plain, a peer or a staged peer call, or a staged piece).
-    const double fixed_ps = static_cast<double>(rt.call_overhead.ps + rt.peer_call.ps + rt.peer_staged_call.ps +
-                                                rt.peer_staged_piece_call.ps + rt.sync_latency.ps + rt.stream_wait_latency.ps +
+    // Every call as dear as the dearest kind (a plain, a peer or a staged peer call, or a staged piece,
+    // an event, a wait and a device switch), every wait as long as a cross-GPU try.
+    const double fixed_ps = static_cast<double>(rt.call_overhead.ps + rt.peer_call.ps + rt.peer_gpu_call.ps + rt.peer_staged_call.ps +
+                                                rt.peer_staged_piece_call.ps + rt.record_call.ps + rt.stream_wait_call.ps +
+                                                rt.cross_device_wait_call.ps + rt.set_device_call.ps + rt.cross_device_try.ps +
+                                                rt.sync_latency.ps + rt.stream_wait_latency.ps +
                                                 rt.poll_period.ps + rt.kernel_launch_latency.ps +
                                                 std::max(p.dma.launch_latency.ps, p.dma.queued_launch_latency.ps)) +
                             2.0 * rtt_ps;
@@ -307,6 +310,16 @@ namespace {
 // The levels cost at most this fraction of the real program, or it is simulated as it is.
 constexpr double kMaxCostFraction = 0.5;
 
+// An application's wait on another GPU's event passes at a try on the grid of its call
+// (cross_device_wait_pass): a step function of the size, which three levels may
+// happen to see as a straight line and extrapolate a period off.
+bool tries_on_a_call_grid(const Program& p, const config::ModelParams& params) {
+    if (params.runtime.poll_period.ps <= 0) return false;
+    return std::any_of(p.ops.begin(), p.ops.end(), [&p](const Op& op) {
+        return op.kind == Op::Kind::kWaitFor && !op.queued_by_runtime && p.ops[op.after].gpu != op.gpu;
+    });
+}
+
 bool repeats_without_fixed_durations(const Program& p) {
     // A program whose operation count grows with its size (staging chunks, BAR windows) is
     // extrapolated without the event-order check, so nothing of fixed length may overlap it:
@@ -326,6 +339,7 @@ ProgramOutcome Simulator::execute(const config::ModelParams& params, const Progr
         return execute(params, family.make(family.target));
     }
     const Program real = family.make(family.target);
+    if (tries_on_a_call_grid(real, params)) return execute(params, real);
     // Levels already simulated in an earlier try are not simulated again.
     std::map<std::uint64_t, ProgramOutcome> simulated;
     const auto cost_of_new = [&](const Levels& l) {

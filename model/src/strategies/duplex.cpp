@@ -53,44 +53,13 @@ GatedDuplex gated_duplex_program(std::uint64_t bytes, const config::ComputeOptio
     return g;
 }
 
-// Phases of the gate's opening against the channels' polls over which rows are averaged.
-constexpr int kGatePhases = 8;
-
-// A row over the gate's phases: their mean, and their spread as the row's own band. Which phase a
-// machine's calls give it is the machines' difference here (the calls themselves fall outside
-// the interval), so the band of drawn machines, which scales the calls, has nothing to add.
-RowResult phase_row(std::string variant, std::vector<double> ps, int directions, std::string note, const ProgramOutcome& o,
-                    bool deterministic) {
-    std::sort(ps.begin(), ps.end());
-    const auto n = static_cast<double>(ps.size());
-    double sum = 0.0;
-    for (const double v : ps) sum += v;
-    // The phases sample a uniform distribution at i / n; phase i stands for (i + 0.5) / n of it.
-    const auto quantile = [&](double q) {
-        const double at = q * n - 0.5;
-        if (at <= 0.0) return ps.front();
-        if (at >= n - 1.0) return ps.back();
-        const auto lo = static_cast<std::size_t>(at);
-        return ps[lo] + (ps[lo + 1] - ps[lo]) * (at - static_cast<double>(lo));
-    };
-    RowResult r = sim_row(std::move(variant), sum / n, directions, std::move(note), o);
-    // --deterministic (one machine, no spread): the mean alone.
-    if (ps.size() > 1 && !deterministic) {
-        r.p10_ps = quantile(0.1);
-        r.p90_ps = quantile(0.9);
-        r.min_ps = ps.front();
-        r.max_ps = ps.back();
-    }
-    return r;
-}
-
 void run_gated_duplex(Engine& engine, Case& c) {
     const config::ModelParams& params = c.params;
     const CaseSpec& spec = c.spec;
     const config::ComputeOptions& compute = spec.options.compute;
     const bool with_compute = compute.duration.ps > 0;
     const double period = static_cast<double>(params.runtime.poll_period.ps);
-    const int phases = period > 0.0 ? kGatePhases : 1;
+    const int phases = period > 0.0 ? kPollPhases : 1;
     std::vector<double> pair, up, down;
     const bool point = params.host_spread.deterministic();
     ProgramOutcome first;

@@ -5,6 +5,7 @@
 #include "dmasim/strategies/registry.h"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <utility>
 
@@ -57,9 +58,6 @@ void run_peer(Engine& engine, Case& c) {
         return op;
     };
     const std::string route = topology::to_string(first_hop(src, dst));
-    const auto row = [](std::string variant, double ps, int directions, std::string note, const ProgramOutcome& o) {
-        return sim_row(std::move(variant), ps, directions, std::move(note), o);
-    };
     const bool on = (po.access == "on" || po.access == "both") && refusal.empty();
     const bool off = po.access == "off" || po.access == "both" || !refusal.empty();
     // dmaprobe times a peer copy with events on the source GPU's stream, from a start event
@@ -76,14 +74,47 @@ void run_peer(Engine& engine, Case& c) {
         w.gpu = gpu;
         return w;
     };
+    // The runtime's own waits inside a staged call: no call of the application's.
+    const auto runtime_wait = [&wait_for](std::size_t after, int stream, int gpu) {
+        Op w = wait_for(after, stream, gpu);
+        w.queued_by_runtime = true;
+        return w;
+    };
+    const auto record_on = [](int stream, int gpu) {
+        Op record = simple_op(Op::Kind::kRecord);
+        record.stream = stream;
+        record.gpu = gpu;
+        return record;
+    };
+    // Both ways, dmaprobe's source stream then waits for an event recorded behind the other GPU's
+    // copy, and the row ends at the stop event behind that wait (as one way, behind the copy).
+    // That wait's channel tries the other GPU's semaphore from the wait's call on, every poll
+    // period (sim::cross_device_wait_pass), so the row moves with where the calls put the
+    // tries against the other GPU's copy: by up to a period for a µs of the calls' time (isolating/
+    // peer-phase). That phase is what machines differ in; the row is the mean over the phases,
+    // which `phase` (0..1 of a period) sets by the CPU's time before the wait's call.
+    const auto period = static_cast<double>(params.runtime.poll_period.ps);
+    // Such a row is simulated at TLP level (its end steps with the size: Simulator::execute), so
+    // long ones take one phase: a period moves a copy of more than kPhasedBytes by under 2 %.
+    constexpr std::uint64_t kPhasedBytes = 16ULL << 20;
+    const int phases = both && period > 0.0 && spec.bytes <= kPhasedBytes ? kPollPhases : 1;
+    const auto finish = [&](Program& prog, std::size_t other_done, int phase) {
+        if (both) {
+            const auto hold = static_cast<std::int64_t>(std::llround(period * phase / phases));
+            if (hold > 0) prog.ops.push_back(simple_op(Op::Kind::kCpuWork, core::Duration{hold}));
+            prog.ops.push_back(wait_for(other_done, 0, src));
+        }
+        prog.ops.push_back(record_on(0, src));
+    };
+    const bool point = params.host_spread.deterministic();
+    const std::string over = phases > 1 ? "; mean over " + std::to_string(phases) +
+                                              " phases of the wait for the other GPU's copy against its tries, their spread the band"
+                                        : std::string();
     // The start event on the source's stream comes first (op 0); both ways, the other GPU's
     // stream waits for it (op 1). A row runs from the event's time stamp, which the GPU takes
     // once its channel has fetched the record (HostRuntime::enqueue).
     const auto start = [&](Program& prog) {
-        Op record = simple_op(Op::Kind::kRecord);
-        record.stream = 0;
-        record.gpu = src;
-        prog.ops.push_back(record);
+        prog.ops.push_back(record_on(0, src));
         if (both) prog.ops.push_back(wait_for(0, 1, dst));
     };
     // A run fast-forwarded over a changing number of staged pieces has no timings; the record,
@@ -119,7 +150,7 @@ void run_peer(Engine& engine, Case& c) {
         // The other way's call was issued on a stream that waits for the start event: its
         // pieces, whichever buffer they take, leave once that GPU has seen it.
         if (both && way.user_stream == 1) {
-            for (int b = 0; b < buffers; ++b) prog.ops.push_back(wait_for(0, first_buffer + b, way.from));
+            for (int b = 0; b < buffers; ++b) prog.ops.push_back(runtime_wait(0, first_buffer + b, way.from));
         }
         std::size_t last_up = 0;
         for (std::uint64_t k = 0; k * piece < bytes; ++k) {
@@ -140,59 +171,78 @@ void run_peer(Engine& engine, Case& c) {
             prog.ops.push_back(up);
             last_up = prog.ops.size() - 1;
         }
-        prog.ops.push_back(wait_for(last_up, way.user_stream, way.from));
+        prog.ops.push_back(runtime_wait(last_up, way.user_stream, way.from));
         return prog.ops.size() - 1;
     };
     // A level adds whole rounds of the buffers, so that streams keep their turns.
     const std::uint64_t round = piece * static_cast<std::uint64_t>(buffers);
+    // A row at every phase: the mean, with its band.
+    const auto phase_rows = [&](const std::string& variant, const std::string& note, auto&& run) {
+        std::vector<double> ps;
+        ProgramOutcome first;
+        for (int k = 0; k < phases; ++k) {
+            const ProgramOutcome o = run(k);
+            ps.push_back(timed(o));
+            if (k == 0) first = std::move(o);
+        }
+        return std::make_pair(phase_row(variant, std::move(ps), both ? 2 : 1, note + over, first, point), first);
+    };
     if (on) {
         // Enabled one way only (peer.enable: one_way, cudaDeviceEnablePeerAccess on the source
         // alone): the destination's copy into the source has no peer access and is staged.
         const bool reverse_staged = both && po.enable == "one_way";
-        const auto build = [&](std::uint64_t bytes) {
-            Program prog;
-            start(prog);
-            std::size_t other = 0;
-            if (reverse_staged) {
-                other = staged_way(prog, Way{dst, src, 1}, 0, bytes);
-            } else if (both) {
-                prog.ops.push_back(peer_copy(dst, src, 1, false, bytes));
-                other = prog.ops.size() - 1;
-            }
-            prog.ops.push_back(peer_copy(src, dst, 0, false, bytes));
-            if (both) prog.ops.push_back(wait_for(other, 0, src));
-            return prog;
+        const auto run = [&](int phase) {
+            const auto build = [&](std::uint64_t bytes) {
+                Program prog;
+                start(prog);
+                if (reverse_staged) {
+                    staged_way(prog, Way{dst, src, 1}, 0, bytes);
+                } else if (both) {
+                    prog.ops.push_back(peer_copy(dst, src, 1, false, bytes));
+                }
+                if (both) prog.ops.push_back(record_on(1, dst));
+                const std::size_t other_done = prog.ops.size() - 1;
+                prog.ops.push_back(peer_copy(src, dst, 0, false, bytes));
+                finish(prog, other_done, phase);
+                return prog;
+            };
+            return reverse_staged
+                       ? engine.execute_sized(params, spec.bytes, round, std::max(engine.default_warmup(params), 2 * round), build)
+                       : engine.execute_sized(params, spec.bytes, 1, engine.default_warmup(params), build);
         };
-        const ProgramOutcome o =
-            reverse_staged ? engine.execute_sized(params, spec.bytes, round, std::max(engine.default_warmup(params), 2 * round), build)
-                           : engine.execute_sized(params, spec.bytes, 1, engine.default_warmup(params), build);
+        auto [r, o] = phase_rows("peer=on",
+                                 std::string(reverse_staged ? "peer access enabled one way: the source's copy writes over " + route +
+                                                                  ", the other way's is staged through host"
+                                                            : "peer access enabled: writes over " + route) +
+                                     (path.via_cpu.empty() ? std::string() : ", bounced through host memory at " + path.via_cpu),
+                                 run);
         c.take_main(o);
-        result.rows.push_back(row("peer=on", timed(o), both ? 2 : 1,
-                                  std::string(reverse_staged ? "peer access enabled one way: the source's copy writes over " +
-                                                                   route + ", the other way's is staged through host"
-                                                             : "peer access enabled: writes over " + route) +
-                                                        (path.via_cpu.empty() ? std::string()
-                                                                              : ", bounced through host memory at " + path.via_cpu),
-                                  o));
+        result.rows.push_back(std::move(r));
     }
     if (off) {
         // Peer access off: both ways staged.
         // In dmaprobe's order: the other way's call first (both ways), then the source's.
-        const auto build = [&](std::uint64_t bytes) {
-            Program prog;
-            start(prog);
-            const std::size_t other = both ? staged_way(prog, Way{dst, src, 1}, 0, bytes) : 0;
-            staged_way(prog, Way{src, dst, 0}, both ? 1 : 0, bytes);
-            // Both ways: the source's stream also waits for the other GPU's stream.
-            if (both) prog.ops.push_back(wait_for(other, 0, src));
-            return prog;
+        const auto run = [&](int phase) {
+            const auto build = [&](std::uint64_t bytes) {
+                Program prog;
+                start(prog);
+                std::size_t other_done = 0;
+                if (both) {
+                    staged_way(prog, Way{dst, src, 1}, 0, bytes);
+                    prog.ops.push_back(record_on(1, dst));
+                    other_done = prog.ops.size() - 1;
+                }
+                staged_way(prog, Way{src, dst, 0}, both ? 1 : 0, bytes);
+                finish(prog, other_done, phase);
+                return prog;
+            };
+            return engine.execute_sized(params, spec.bytes, round, std::max(engine.default_warmup(params), 2 * round), build);
         };
-        const ProgramOutcome o =
-            engine.execute_sized(params, spec.bytes, round, std::max(engine.default_warmup(params), 2 * round), build);
-        if (!on) c.take_main(o);
         const std::string why = refusal.empty() ? "peer access disabled" : "refused (" + refusal + ")";
-        result.rows.push_back(row(refusal.empty() ? "peer=off" : "peer=refused", timed(o), both ? 2 : 1,
-                                  why + ": staged through host in " + std::to_string(pieces) + " pieces", o));
+        auto [r, o] = phase_rows(refusal.empty() ? "peer=off" : "peer=refused",
+                                 why + ": staged through host in " + std::to_string(pieces) + " pieces", run);
+        if (!on) c.take_main(o);
+        result.rows.push_back(std::move(r));
     }
 }
 

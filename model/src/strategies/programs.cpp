@@ -184,6 +184,30 @@ RowResult sim_row(std::string variant, double ps, int directions, std::string no
     return r;
 }
 
+RowResult phase_row(std::string variant, std::vector<double> ps, int directions, std::string note, const ProgramOutcome& o,
+                    bool deterministic) {
+    std::sort(ps.begin(), ps.end());
+    const auto n = static_cast<double>(ps.size());
+    double sum = 0.0;
+    for (const double v : ps) sum += v;
+    // The phases sample a uniform distribution at i / n; phase i stands for (i + 0.5) / n of it.
+    const auto quantile = [&](double q) {
+        const double at = q * n - 0.5;
+        if (at <= 0.0) return ps.front();
+        if (at >= n - 1.0) return ps.back();
+        const auto lo = static_cast<std::size_t>(at);
+        return ps[lo] + (ps[lo + 1] - ps[lo]) * (at - static_cast<double>(lo));
+    };
+    RowResult r = sim_row(std::move(variant), sum / n, directions, std::move(note), o);
+    if (ps.size() > 1 && !deterministic) {
+        r.p10_ps = quantile(0.1);
+        r.p90_ps = quantile(0.9);
+        r.min_ps = ps.front();
+        r.max_ps = ps.back();
+    }
+    return r;
+}
+
 config::GpuBarParams bar_of(Engine& engine, const config::ModelParams& params, int gpu) {
     const topology::Platform& p = engine.platform();
     const topology::NodeProps& n = p.node(*p.find(engine.device_name(gpu)));

@@ -182,6 +182,24 @@ struct RuntimeParams {
     Duration cross_device_acquire{1'630'000};
     Duration peer_staged_call{5'850'000};
     Duration peer_staged_piece_call{2'040'000};
+    // The CPU's time in the stream calls that carry no work: where work is queued on the GPU, and
+    // so where its channels' tries fall (poll_period), moves with them.
+    Duration record_call{1'540'000};
+    Duration stream_wait_call{480'000};
+    Duration cross_device_wait_call{1'200'000};
+    Duration set_device_call{130'000};
+    // A cudaStreamWaitEvent on another GPU's event: its channel reads that GPU's semaphore from
+    // the wait's call on, every poll_period, and the work behind it goes a try's length after the
+    // first try that finds the event done (or after its stream reaches it, if later).
+    Duration cross_device_try{4'500'000};
+    Duration cross_device_read{800'000};
+    // The CPU sees another GPU's event done this long after that GPU stamps it; a cross-GPU wait
+    // called later queues nothing (the runtime reads the event at the call).
+    Duration cross_device_seen{3'000'000};
+    // cudaMemcpyPeerAsync between two GPUs with peer access (runtime.peer_call: within one GPU).
+    Duration peer_gpu_call{1'910'000};
+    // An event recorded on an idle stream is stamped this long after its call returns.
+    Duration record_stamp{790'000};
     // A stream operation that must wait for another engine's work of its GPU (a copy behind a
     // kernel, a cudaStreamWaitEvent on another stream) tries its semaphore when its channel
     // reaches it and, while that fails, again every poll_period: it goes at the first try after
@@ -223,6 +241,15 @@ struct RuntimeParams {
         v(FieldInfo{"peer_call", "time", "the CPU's time in a cudaMemcpyPeerAsync call. dmaprobe times a peer copy with events from a start event recorded just before the call on an idle GPU, so the call's own time is inside its row where a blocking copy has runtime.call_overhead (fitted, with what the GPU does before its first request); an event interval on an idle GPU is this call plus the copy's GPU side (2.0-2.35 us within one GPU on four leases). H200: 3.48 us (median over 4 B-1 MiB within one GPU; the H100: 3.6-5.4 us on three leases); results/h100-sxm/isolating/stream-handoffs; 0s..1s"}, peer_call);
         v(FieldInfo{"peer_staged_call", "time", "the CPU's time in cudaMemcpyPeerAsync without peer access (the runtime stages the copy) for a copy of one or two pieces (runtime.peer_staging_piece); its first piece is queued when it returns. 5.85 us: the median over 64 KiB-1 MiB on four 2-GPU leases (5.3-8.3 us, the leases differ; results/h200x2-nvlink/isolating/cross-device-wait); 0s..1s"}, peer_staged_call);
         v(FieldInfo{"peer_staged_piece_call", "time", "the same call's further time for each piece past the second, which it queues as it goes: 2.04 us, the median of four leases' slopes from 1 to 16 MiB (1.58-2.74 us; the call takes 15.5-25.4 us at 4 MiB and 52.8-90.6 at 16 MiB; results/h200x2-nvlink/isolating/cross-device-wait); 0s..1s"}, peer_staged_piece_call);
+        v(FieldInfo{"record_call", "time", "the CPU's time in a cudaEventRecord call; what it submits is queued as it returns. H100: 1.54 us, the median of four leases' medians (1.02-1.67 us over 24480-36720 calls each, results/h100-sxm/isolating/duplex-phase-anchor, calls.csv); 0s..1s"}, record_call);
+        v(FieldInfo{"stream_wait_call", "time", "the CPU's time in a cudaStreamWaitEvent call on an event of the same GPU. H100: 0.48 us, the median of four leases' medians (0.28-0.55 us; results/h100-sxm/isolating/duplex-phase-anchor, calls.csv); 0s..1s"}, stream_wait_call);
+        v(FieldInfo{"cross_device_wait_call", "time", "the CPU's time in a cudaStreamWaitEvent call on another GPU's event: 1.2 us on three 2xH200 leases (1.175-1.22 us, medians over 300 calls; results/h200x2-nvlink/isolating/peer-both and peer-phase); 0s..1s"}, cross_device_wait_call);
+        v(FieldInfo{"set_device_call", "time", "the CPU's time in cudaSetDevice when a program's next call is for another GPU than its last (dmaprobe's peer copies both ways): 0.13 us on three 2xH200 leases (0.127-0.135 us; results/h200x2-nvlink/isolating/peer-both and peer-phase); 0s..1s"}, set_device_call);
+        v(FieldInfo{"cross_device_try", "time", "a cudaStreamWaitEvent on another GPU's event that the CPU did not see done at the call (runtime.cross_device_seen): its channel tries the other GPU's semaphore from the call on, every runtime.poll_period, and the work behind the wait goes this long after the first try that found the event done, or after its stream reaches the wait if that comes later (a try while a copy before it ran). 4.5 us, with cross_device_read and cross_device_seen the least-squares choice over 229 cells of two 2xH200 leases of isolating/peer-phase (dmaprobe's both-ways pair with the CPU held 0-16 us before the source's copy, and without that copy), median |error| 3.35 %: the row grows one for one with the hold and drops by a poll period where a try first finds the other GPU's copy done; 0s..1s"}, cross_device_try);
+        v(FieldInfo{"cross_device_read", "time", "how far into such a try its read of the other GPU's semaphore sees it: an event done by then passes that try. 0.8 us (isolating/peer-phase, with cross_device_try); 0s..cross_device_try"}, cross_device_read);
+        v(FieldInfo{"cross_device_seen", "time", "the CPU sees another GPU's event done this long after that GPU stamps it: a cudaStreamWaitEvent called later queues no wait (the runtime reads the event at the call; a wait on an event done long before costs nothing, results/h200x2-nvlink/isolating/cross-device-wait), and the stop event behind it follows the copy before it a stream step later (runtime.stream_wait_latency): on two 2xH200 leases 2.9-3.3 us after that copy where the CPU was held long enough (isolating/peer-phase). 3.0 us, with cross_device_try; 0s..1s"}, cross_device_seen);
+        v(FieldInfo{"peer_gpu_call", "time", "the CPU's time in cudaMemcpyPeerAsync between two GPUs with peer access: 1.91 us on three 2xH200 leases (1.908-1.910 us, medians over 300 calls; results/h200x2-nvlink/isolating/peer-both). What a later call waits for; dmaprobe's one-way row holds it less runtime.record_stamp; 0s..1s"}, peer_gpu_call);
+        v(FieldInfo{"record_stamp", "time", "an event recorded on an idle stream is stamped this long after its call returns, so an interval from it (dmaprobe's peer rows) holds that much less of the next call. 0.79 us: the 2xH200's one-way peer rows hold 1.12 us of the call beside the copy's GPU work (its fit before, 3.48 us of call less a 2.36 us work fetch: +1.3/-2.3/+1.3 % at 1/16/256 MiB) and the call takes 1.91 (runtime.peer_gpu_call); results/h200x2-nvlink/isolating/event-stamp: an ungated peer copy's interval follows its call's CPU time only a little; 0s..1s"}, record_stamp);
         v(FieldInfo{"poll_period", "time", "a stream operation waiting for another engine's work on its GPU (a copy behind a kernel, an event of another stream) retries its semaphore this often from its first try, and goes at the first try after that work is done; 8.08 us, the median of six estimates on two H100 and an H200 (a 4 B copy behind a spin kernel: a sawtooth in the kernel's length of period 8.12, 8.28 and 7.96 us, its phase moving with the copy's call; a copy between two cross-stream waits: two levels 7.94, 8.03 and 8.19 us apart; results/h100-sxm/isolating/stream-handoffs); 0s = at once; 0s..1ms"}, poll_period);
         v(FieldInfo{"peer_staging_piece", "bytes", "a peer copy without peer access moves through host memory in pieces this large, each a copy out of one GPU and one into the other; 2xH200: 512 KiB (the time steps from 33 to 58 us between 512 KiB and 1 MiB, then grows 13.8 us per 512 KiB; results/h200x2-nvlink/isolating/peer-sizes); 4KiB..1GiB"}, peer_staging_piece);
         v(FieldInfo{"peer_staging_buffers", "count", "host buffers those pieces rotate through: a piece leaves the source once the piece this many before it has entered the destination; 2xH200: 3 (two would make a large staged copy 40 % slower than measured, four 9 % faster, with the same cross_device_wait); 1..64"}, peer_staging_buffers);
@@ -410,7 +437,7 @@ struct HostSpreadParams {
 
     template <class V>
     void visit(V&& v) {
-        v(FieldInfo{"calls", "log sigma", "spread between machines of the CUDA runtime's calls and waits on the CPU (runtime.call_overhead, sync_latency, kernel_launch_latency, peer_call, peer_staged_call, peer_staged_piece_call, cpu.register_first_copy): H100 0.090, small pinned copies (< 64 KiB, 18 rows x 16 leases); 0..2"}, calls);
+        v(FieldInfo{"calls", "log sigma", "spread between machines of the CUDA runtime's calls and waits on the CPU (runtime.call_overhead, sync_latency, kernel_launch_latency, peer_call, peer_gpu_call, peer_staged_call, peer_staged_piece_call, record_call, stream_wait_call, cross_device_wait_call, set_device_call, cpu.register_first_copy): H100 0.090, small pinned copies (< 64 KiB, 18 rows x 16 leases); 0..2"}, calls);
         v(FieldInfo{"cpu_copies", "log sigma", "spread between machines of the CPU's own copy rate (cpu.memcpy_bandwidth, memcpy_bandwidth_cached; pageable staging, inline copies): H100 0.103, pageable copies >= 64 KiB (42 rows x 16 leases); 0..2"}, cpu_copies);
         v(FieldInfo{"setup", "log sigma", "spread between machines of pinning, unpinning and pinned allocation (cpu.register_*, unregister_*, alloc_pinned_*): H100 0.217, the median of the four setup rows' spreads (cudaMallocHost 0.235, cudaFreeHost 0.285, cudaHostRegister 0.199, cudaHostUnregister 0.139); 0..2"}, setup);
         v(FieldInfo{"draws", "count", "machines a host-bound case is simulated on, at the host-speed quantiles (i + 0.5) / draws of N(0, 1), besides the nominal one; the rows' p10/p90 are those of the draws, min/max the extreme draws; 3..64"}, draws);

@@ -103,6 +103,15 @@ struct Op {
     std::size_t after = 0;  // kWaitFor: the operation waited for (an earlier one)
 };
 
+// An application's cudaStreamWaitEvent on another GPU's event, called (its call returning) at
+// `call_ps`, the event stamped at `event_ps`, its stream at the wait from `reached_ps`: when the
+// work behind it may go. The runtime reads the event at the call (runtime.cross_device_seen);
+// else the wait's channel tries from the call every runtime.poll_period, a try sees the event by
+// runtime.cross_device_read into it, and the work goes runtime.cross_device_try after the first
+// try that saw it, or after the stream reached the wait if later (results/h200x2-nvlink/
+// isolating/peer-phase). Times in ps on one clock.
+double cross_device_wait_pass(const config::RuntimeParams& r, double call_ps, double event_ps, double reached_ps);
+
 struct Program {
     std::vector<Op> ops;
     // The host memory the real program's writes cover in one repetition (0: work it out from
@@ -192,6 +201,9 @@ private:
     bool front_end_write(CopyDirection dir, std::uint64_t bytes) const;
     // How long after operation `done` ends work of `next`'s GPU can follow it.
     double handoff_ps(std::size_t done, std::size_t next) const;
+    // The CPU's cudaSetDevice before a call for another GPU than its last (runtime.set_device_call).
+    void switch_device(const Op& op);
+
     // When `next` goes, `done` having ended now: after the handoff, or, where `next` runs on
     // another channel of the same GPU and tried before now, at its first try after now.
     double follow_ps(std::size_t done, std::size_t next) const;
@@ -254,7 +266,7 @@ private:
     std::vector<bool> finished_;
     std::vector<int> jobs_left_;  // per op: jobs still running (mapped kernels have two)
     std::vector<double> enqueued_ps_;  // per op: when its call handed it to its stream (absolute)
-    std::vector<double> record_fetch_ps_;  // per event record: its stamp's delay, fetched on an idle stream
+    std::vector<double> record_fetch_ps_;  // per event record: its stamp's delay on an idle stream (runtime.record_stamp)
     // per op: when its work was handed to its engine, where that was not its start (absolute;
     // -1: at its start): work behind the gate kernel was handed out with it
     std::vector<double> handed_ps_;
@@ -312,6 +324,7 @@ private:
     // one ended (-1: not idle since the program started, which the harness also starts warm)
     // and until when the GPU is waking for the first stream operation after idle.
     int gpu_active_ = 0;
+    int cpu_device_ = 0;  // the GPU the CPU's last call was for (switch_device)
     double idle_since_ps_ = -1.0;
     // When the CPU's last copy ended (-1: none since the program started, which the harness's
     // warm-up leaves warm): what it touched cools from then on (cpu.cache_cooling_time).
@@ -320,9 +333,6 @@ private:
     void gpu_work_started() { ++gpu_active_; }
     void gpu_work_ended();
     double stream_start_ps();  // when an operation whose stream lets it go now may start
-    // The channel's fetch of work from host memory: what an idle engine's launch has beyond a
-    // queued one's.
-    double work_fetch_ps() const;
 
     TimedHeap<std::size_t> ready_;          // stream operations whose stream let them go
     TimedFifo<std::size_t> kernel_end_;     // kernels finishing

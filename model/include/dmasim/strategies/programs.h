@@ -50,6 +50,17 @@ std::string with_note(std::string note, const std::string& fast_forward);
 // A row of a simulated program: its note says how the program was computed.
 RowResult sim_row(std::string variant, double ps, int directions, std::string note, const ProgramOutcome& o);
 
+// Rows whose interval ends at a channel's poll, whose phase against the work it waits for the
+// machine's calls set (dmaprobe's gated duplex pair against the gate's opening, peer copies both
+// ways against the other GPU's copy) are simulated at this many phases spread evenly over one
+// runtime.poll_period.
+inline constexpr int kPollPhases = 8;
+// Such a row: the phases' mean, and their spread as the row's own band (p10-p90, min-max; the mean
+// alone when `deterministic`, one machine). Which phase a machine's calls give it is where machines
+// differ here, so a band of drawn machines, which scales the calls, has nothing to add.
+RowResult phase_row(std::string variant, std::vector<double> ps, int directions, std::string note, const ProgramOutcome& o,
+                    bool deterministic);
+
 // The same program with a compute kernel beside it on a stream of its own (compute.duration >
 // 0), put first. Kernels in this version take no SMs or memory bandwidth, so it changes nothing
 // by construction; the row says so, and the measured rows show what it costs on a GPU.
