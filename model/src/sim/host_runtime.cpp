@@ -88,7 +88,7 @@ void HostRuntime::driver() {
         jobs_left_.assign(n_ops, 0);
         waiters_.assign(n_ops, {});
         enqueued_ps_.assign(n_ops, 0.0);
-        record_fetch_ps_.assign(n_ops, 0.0);
+        record_stamp_ps_.assign(n_ops, 0.0);
         handed_ps_.assign(n_ops, -1.0);
         early_.assign(n_ops, 0);
         dispatched_.assign(n_ops, 0);
@@ -282,7 +282,7 @@ void HostRuntime::enqueue(std::size_t op) {
         } else {
             // An event recorded on an idle stream is stamped a little after its call returns
             // (runtime.record_stamp); it holds nothing up, only its stamp is later (start_op).
-            if (program_.ops[op].kind == Op::Kind::kRecord) record_fetch_ps_[op] = static_cast<double>(params_.runtime.record_stamp.ps);
+            if (program_.ops[op].kind == Op::Kind::kRecord) record_stamp_ps_[op] = static_cast<double>(params_.runtime.record_stamp.ps);
             ready_.push(stream_start_ps(), op);
         }
     }
@@ -352,7 +352,7 @@ void HostRuntime::start_op(std::size_t i) {
     if (op.kind == Op::Kind::kRecord) {
         op_finished(i);
         // Its stamp, which a wait on it sees too (wait_for).
-        timings_[i].start_ps = timings_[i].end_ps = now_ps() + record_fetch_ps_[i] - t0_ps_;
+        timings_[i].start_ps = timings_[i].end_ps = now_ps() + record_stamp_ps_[i] - t0_ps_;
         return;
     }
     if (op.kind == Op::Kind::kCopy) {

@@ -112,7 +112,7 @@ void run_peer(Engine& engine, Case& c) {
                                         : std::string();
     // The start event on the source's stream comes first (op 0); both ways, the other GPU's
     // stream waits for it (op 1). A row runs from the event's time stamp, which the GPU takes
-    // once its channel has fetched the record (HostRuntime::enqueue).
+    // runtime.record_stamp after the record's call returns (HostRuntime::enqueue).
     const auto start = [&](Program& prog) {
         prog.ops.push_back(record_on(0, src));
         if (both) prog.ops.push_back(wait_for(0, 1, dst));
