@@ -231,5 +231,44 @@ TEST(RootPort, SemaphoresFromTwoPortsLandInTheirOwnOrder) {
     }
 }
 
+// A copy's release (its semaphore) becomes visible only once the root port has served the reads
+// it took in before it, at the stage both directions share (port_bandwidth_total): a small copy
+// out of the GPU issued while a copy into it keeps its engine's window of reads queued ends about
+// a window's time at that rate late, whatever the other copy's size beyond the window; behind a
+// copy whose reads are mostly answered, little. Measured on the lent H100 and H200 hosts
+// (results/h100-sxm/isolating/behind-reads): a 4 KiB copy out of the GPU 8.7-10.2 us late beside
+// copies into it of 1-16 MiB, +2.6 beside 512 KiB, nothing beside 256 KiB.
+TEST(RootPort, ACopysReleaseWaitsForTheReadsThePortTookInBeforeIt) {
+    const config::ModelParams p;
+    topology::Platform platform = topology::load_platform("h100-sxm", p);
+    const auto rc = platform.find("rc0");
+    ASSERT_TRUE(rc.has_value());
+    const double total = platform.node(*rc).bridge.port_bandwidth_total.bytes_per_s;
+    ASSERT_GT(total, 0.0);
+    const auto flow = [](const char* name, const char* dir, std::uint64_t size, std::int64_t start_ns) {
+        config::FlowSpec f;
+        f.name = name;
+        f.direction = dir;
+        f.size = size;
+        f.start = core::Duration{start_ns * 1000};
+        return f;
+    };
+    Simulator sim(platform, p);
+    // The small copy is issued right behind the other's call, as behind-reads issues it.
+    const auto out_us = [&](std::uint64_t beside) {
+        std::vector<config::FlowSpec> flows;
+        if (beside > 0) flows.push_back(flow("in", "h2d", beside, 0));
+        flows.push_back(flow("out", "d2h", 4096, 3000));
+        return sim.run_flows(p, flows, &platform).rows.back().time_ps / 1e6;
+    };
+    const double alone = out_us(0);
+    const double window_us = static_cast<double>(p.dma.max_read_requests) * 4096.0 / total * 1e6;
+    for (const std::uint64_t mib : {2, 4, 16}) {
+        EXPECT_NEAR(out_us(mib * kMiB) - alone, window_us, 0.15 * window_us) << mib << " MiB beside";
+    }
+    EXPECT_LT(out_us(kMiB / 4) - alone, 0.25 * window_us) << "a copy of 256 KiB has most of its reads answered";
+    EXPECT_LT(out_us(kMiB / 2) - alone, out_us(kMiB) - alone) << "more of a larger copy's reads are still queued";
+}
+
 }  // namespace
 }  // namespace dmasim::sim

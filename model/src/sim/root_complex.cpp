@@ -60,6 +60,7 @@ void RootComplex::configure(const Params& params, const std::vector<config::Link
     write_turn_ps_.assign(ports.size(), 0.0);
     completion_turn_ps_.assign(ports.size(), 0.0);
     reads_open_.assign(ports.size(), 0);
+    reads_owed_.assign(ports.size(), 0);
     last_write_ps_.assign(ports.size(), -1.0);
     last_write_bytes_.assign(ports.size(), 0);
     memory_path_ps_per_byte_ = ps_per_byte(params_.memory_bandwidth);
@@ -171,7 +172,18 @@ tlm::tlm_sync_enum RootComplex::port_fw(int port, Tlp& t, tlm::tlm_phase& phase,
             // the controller starts on the write: at once when the controller keeps up, at the
             // controller's pace when it does not. The data is visible a memory latency after
             // the controller has taken it.
-            if (t.semaphore) semaphores_.push(done, t.job);
+            if (t.semaphore) {
+                // A copy's release becomes visible only once the port has served the reads it
+                // took in before it, at the rate of the stage the two directions share: a copy
+                // out of the GPU that ends while a copy into it has its window of reads queued
+                // ends that much later, whatever its size (measured: 4 KiB copies 8.7-10.2 us
+                // late beside copies into the GPU of 1-16 MiB, about 1 MiB of reads at
+                // port_bandwidth_total, +2.6 beside 512 KiB, nothing beside 256 KiB; H100 and
+                // H200, results/h100-sxm/isolating/behind-reads). Its data, posted writes, do
+                // not wait: the copy keeps its rate (duplex-host-memory).
+                const double behind = now + static_cast<double>(reads_owed_[static_cast<std::size_t>(port)]) * port_total_ps_per_byte_;
+                semaphores_.push(std::max(done, behind), t.job);
+            }
             const double accepted = done - memory_latency_ps_ - static_cast<double>(t.payload) * memory_ps_per_byte_;
             double release = accepted - forward_ps_;
             if (t.line_write != LineWrite::kWhole) {
@@ -256,6 +268,7 @@ tlm::tlm_sync_enum RootComplex::port_fw(int port, Tlp& t, tlm::tlm_phase& phase,
             if (t.length > 0) {
                 egress_[out_port]->queue.push(data_ready, Out{t, -1, false, per, 0});
                 ++reads_open_[out_port];
+                reads_owed_[out_port] += t.length;
             }
             stats_.completions += (t.length + per - 1) / per;
             // The request's ingress buffer (a non-posted credit) is free as soon as the request
@@ -309,6 +322,7 @@ void RootComplex::drain(std::size_t i) {
             c.tag = front.tlp.tag;
             c.job = front.tlp.job;
             front.answered += c.payload;
+            reads_owed_[i] -= c.payload;
             c.last = front.answered == front.tlp.length;
             if (c.last) {
                 q.queue.pop();

@@ -165,6 +165,7 @@ private:
     std::vector<double> write_turn_ps_;       // per port: when writes' next turn at it comes
     std::vector<double> completion_turn_ps_;  // per port: when completions' next turn comes
     std::vector<std::uint32_t> reads_open_;   // per port: reads whose completions have not all left
+    std::vector<std::uint64_t> reads_owed_;   // per port: bytes of those reads not yet answered
     std::vector<double> last_write_ps_;       // per port: when the last write arrived
     std::vector<std::uint32_t> last_write_bytes_;  // per port: its payload
     bool releasing_ = false;  // inside release_writes (which may drain a port, which must not re-enter it)
