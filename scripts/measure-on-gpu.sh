@@ -4,7 +4,7 @@
 # itself. One call on a freshly started machine is one lease: the folder is named after the
 # date and the machine's boot id, so leases of one kind of machine never collide.
 #   scripts/measure-on-gpu.sh OUTDIR [COMMIT]
-# Writes OUTDIR/<lease>/{measured.csv,metadata.json,measured.json,machine.txt,smoke.csv,run.log,
+# Writes OUTDIR/<lease>/{measured.csv,metadata.json,measured.json.gz,machine.txt,smoke.csv,run.log,
 # host-stalls.csv} (seven files, two folders down: what the device tool brings back). Copy the folder to
 # results/<machine>/measured/<lease>/ and commit it.
 # Host sources are flushed from the CPU's caches after the CPU writes them (--flush-host-data):
@@ -45,4 +45,7 @@ cmake -S gpu_validation -B "$build" -DCMAKE_BUILD_TYPE=Release -DDMASIM_GIT_COMM
 "$build/dmaprobe" --plan gpu_validation/plans/smoke.txt --out "$dir/smoke" --quiet
 cp "$dir/smoke/measured.csv" "$dir/smoke.csv" && rm -rf "$dir/smoke"
 "$build/dmaprobe" --plan results/plan.txt --out "$dir" --json "$dir/measured.json" --commit "$commit" --host-stalls "$stalls" "${host_data[@]}" 2>&1 | tee "$dir/run.log"
+# Every repetition's time, kept compressed: the lease folders of results/ must stay small enough to
+# travel with the working tree to a GPU machine (nothing in the project reads them).
+gzip -n -9 "$dir/measured.json"
 echo "lease $lease: $(grep -c ',ok,' "$dir/measured.csv") rows ok, $(grep -c ',skipped,' "$dir/measured.csv") skipped"

@@ -20,6 +20,7 @@ import argparse
 import bisect
 import csv
 import glob
+import gzip
 import math
 import os
 import re
@@ -189,9 +190,11 @@ def results_values():
                 to.add(v)
 
     for path in glob.glob(os.path.join(ROOT, "results", "**", "*"), recursive=True):
-        if not os.path.isfile(path) or not path.endswith((".csv", ".json", ".yaml", ".txt")):
+        if not os.path.isfile(path) or not path.endswith((".csv", ".json", ".json.gz", ".yaml", ".txt")):
             continue
-        with open(path, errors="replace", newline="") as f:
+        # A lease's every repetition (measured.json) is kept compressed (scripts/measure-on-gpu.sh).
+        opener = gzip.open if path.endswith(".gz") else open
+        with opener(path, "rt", errors="replace", newline="") as f:
             if not path.endswith(".csv"):
                 # Metadata (machine.txt, plan.txt, config.json, meta.json) holds no results:
                 # only benchmark outputs, calibration files and JSON results count.
