@@ -322,6 +322,7 @@ void RootComplex::drain(std::size_t i) {
             c.tag = front.tlp.tag;
             c.job = front.tlp.job;
             front.answered += c.payload;
+            DMASIM_ASSERT(reads_owed_[i] >= c.payload);
             reads_owed_[i] -= c.payload;
             c.last = front.answered == front.tlp.length;
             if (c.last) {
