@@ -2,11 +2,13 @@
 """How far the model is from a machine's cross-lease medians, by the measures the accuracy goals
 use (docs/results.md): from the compare.csv that `dmasim compare` writes.
 
-Usage: scripts/accuracy.py COMPARE_CSV [COMPARE_CSV ...] [--spread PCT]
+Usage: scripts/accuracy.py COMPARE_CSV [COMPARE_CSV ...] [--spread PCT] [--spread-from TRAIN_COMPARE_CSV]
 
 For each file:
   - transfers >= 64 KiB whose spread across leases is at most --spread (default 5 %): how many,
-    median and worst |error|, and the worst row;
+    median and worst |error|, and the worst row. With --spread-from, the spread is the one across
+    that comparison's leases (a calibration's training machines): on machines held out of the fit,
+    rows picked by their own spread would favour those where a few of them agree by chance;
   - zero-copy rows (every grid, width, stride and direction): median and worst |error|;
   - pointer chases (`zc-chase-*`): each row's error;
   - duplex: for each size, the pair's aggregate over one way (2 x one-way time / pair time), the
@@ -114,12 +116,20 @@ def ratio_interval(leases, size, direction, draws=2000, seed=1):
     return ratios[int(0.025 * draws)], ratios[int(0.975 * draws) - 1], len(pairs)
 
 
-def report(path, spread):
+def key(r):
+    return (r["scenario"], r["strategy"], r["direction"], r["size_bytes"], r["variant"])
+
+
+def report(path, spread, spread_from=None):
     rows = read(path)
     print(path)
     big = [r for r in rows if is_transfer(r) and int(r["size_bytes"]) >= 64 * 1024]
-    steady = [r for r in big if number(r["spread_pct"]) is not None and number(r["spread_pct"]) <= spread]
-    print(f"  transfers >= 64 KiB, spread <= {spread:g} %: {summary(steady)}")
+    # Each row's spread: its own comparison's, or the training comparison's (rows it lacks are left out).
+    source = {key(r): r for r in read(spread_from)} if spread_from else {key(r): r for r in rows}
+    spread_of = {k: number(r["spread_pct"]) for k, r in source.items()}
+    steady = [r for r in big if spread_of.get(key(r)) is not None and spread_of[key(r)] <= spread]
+    over = f" across {spread_from}'s leases" if spread_from else ""
+    print(f"  transfers >= 64 KiB, spread <= {spread:g} %{over}: {summary(steady)}")
     print(f"  zero-copy: {summary([r for r in rows if r['strategy'] == 'zero_copy'])}")
     for r in rows:
         if r["scenario"].startswith("zc-chase"):
@@ -155,11 +165,13 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("compare", nargs="+", help="compare.csv files (dmasim compare)")
     ap.add_argument("--spread", type=float, default=5.0, help="largest cross-lease spread, %%, of the steady rows")
+    ap.add_argument("--spread-from", metavar="TRAIN_COMPARE_CSV",
+                    help="take each row's spread from this compare.csv (the training leases') instead")
     a = ap.parse_args()
     if a.spread < 0:
         sys.exit("accuracy.py: --spread: must be 0 or more")
     for path in a.compare:
-        report(path, a.spread)
+        report(path, a.spread, a.spread_from)
 
 
 if __name__ == "__main__":

@@ -61,6 +61,33 @@ class Accuracy(unittest.TestCase):
         r = self.run_script(path, "--spread", "1.5")
         self.assertIn("spread <= 1.5 %: 1 rows, median 1.00 %", r.stdout)
 
+    def test_spread_from_the_training_leases_picks_the_rows(self):
+        # Held-out machines agree on the pageable row by chance and disagree on the d2h one; the
+        # training machines' spread says which rows machines agree on.
+        held = self.write([
+            row("pinned", "pinned", "h2d", 64 * MIB, "", 1000.0, 1010.0, 1.0),
+            row("pinned", "pinned", "d2h", 64 * MIB, "", 1000.0, 970.0, 9.0),
+            row("pageable", "pageable", "h2d", 64 * MIB, "", 1000.0, 1500.0, 2.0),
+        ])
+        train = os.path.join(self.tmp, "train.csv")
+        os.rename(held, train)
+        with open(train) as f:
+            text = f.read()
+        # The training comparison: the same rows, spreads swapped for d2h and pageable.
+        text = text.replace(",9.0", ",X").replace(",2.0", ",9.0").replace(",X", ",2.0")
+        with open(train, "w") as f:
+            f.write(text)
+        held = self.write([
+            row("pinned", "pinned", "h2d", 64 * MIB, "", 1000.0, 1010.0, 1.0),
+            row("pinned", "pinned", "d2h", 64 * MIB, "", 1000.0, 970.0, 9.0),
+            row("pageable", "pageable", "h2d", 64 * MIB, "", 1000.0, 1500.0, 2.0),
+        ])
+        r = self.run_script(held)
+        self.assertIn("spread <= 5 %: 2 rows, median 25.50 %, worst 50.00 %", r.stdout)
+        r = self.run_script(held, "--spread-from", train)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("train.csv's leases: 2 rows, median 2.00 %, worst 3.00 % (pinned d2h 67108864", r.stdout)
+
     def test_refuses_what_is_not_a_compare_csv(self):
         path = self.write([{"scenario": "x"}], fields=["scenario", "time_us"])
         r = self.run_script(path)
