@@ -20,6 +20,11 @@
 //           the main plan summarises, with the CPU's time from the end of the call of each copy,
 //           and from the start and the end of the stop event's call, to its store to the gate's
 //           flag (where each copy's tries count from: ../submit-point).
+//  sizes    How does each copy alone behind the gate grow with its size? (Against the model's
+//           pair, the copy into the GPU alone grows 2.4 us from 4 to 64 KiB, in the model 1.1;
+//           event-timed copies on an idle stream grow 1.5, ../command-fetch.) The shapes of
+//           `overlap` without the other copy: 4, 8, 16, 32, 64, 128 and 256 KiB, D from 0 to 8 us
+//           by 0.5; medians and p10/p90 over 60 repetitions after 5 warm-ups.
 //
 // Data verified per cell; every CUDA call checked; the gate gives up after 1 s; the CPU's time in
 // each call (all cells) to stderr. (The leases before 94db115 ran these as overlap.cu, share.cu
@@ -27,7 +32,7 @@
 //
 // Build: nvcc -O3 -arch=sm_90 overlap.cu -o overlap
 // Run:   ./overlap overlap > overlap.csv 2> calls.csv; ./overlap share > share.csv 2> share-calls.csv;
-//        ./overlap reps > reps.csv 2> reps-calls.csv
+//        ./overlap reps > reps.csv 2> reps-calls.csv; ./overlap sizes > sizes.csv 2> sizes-calls.csv
 #include <cuda_runtime.h>
 #include <immintrin.h>
 
@@ -236,6 +241,23 @@ void overlap(Pair& pair) {
     }
 }
 
+void sizes(Pair& pair) {
+    std::printf("shape,bytes,delay_us,interval_us,h2d_us,d2h_us,d2h_p10_us,d2h_p90_us,h2d_p10_us,h2d_p90_us\n");
+    const char* shapes[] = {"d2h_only", "h2d_only"};
+    for (std::size_t n = 4096; n <= 262144; n *= 2) {
+        for (int shape = 0; shape < 2; ++shape) {
+            for (double d = 0.0; d <= 8.0 + 1e-9; d += 0.5) {
+                const auto reps = pair.cell(shape == 1 ? n : 0, shape == 0 ? n : 0, d, 5, 60);
+                const auto up = column(reps, &Rep::up), down = column(reps, &Rep::down);
+                std::printf("%s,%zu,%.1f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f\n", shapes[shape], n, d, quantile(column(reps, &Rep::pair), 0.5),
+                            quantile(up, 0.5), quantile(down, 0.5), quantile(down, 0.1), quantile(down, 0.9), quantile(up, 0.1),
+                            quantile(up, 0.9));
+                std::fflush(stdout);
+            }
+        }
+    }
+}
+
 void share(Pair& pair) {
     std::printf("h2d_bytes,d2h_bytes,delay_us,interval_us,h2d_us,d2h_us,d2h_p10_us,d2h_p90_us,h2d_p10_us,h2d_p90_us\n");
     const std::size_t M = kMax;
@@ -268,14 +290,15 @@ void repetitions(Pair& pair) {
 
 int main(int argc, char** argv) {
     const std::string mode = argc > 1 ? argv[1] : "";
-    if (mode != "overlap" && mode != "share" && mode != "reps") {
-        std::fprintf(stderr, "usage: %s overlap|share|reps\n", argv[0]);
+    if (mode != "overlap" && mode != "share" && mode != "reps" && mode != "sizes") {
+        std::fprintf(stderr, "usage: %s overlap|share|reps|sizes\n", argv[0]);
         return 2;
     }
     Pair pair;
     if (mode == "overlap") overlap(pair);
     if (mode == "share") share(pair);
     if (mode == "reps") repetitions(pair);
+    if (mode == "sizes") sizes(pair);
     pair.print_calls();
     return 0;
 }
