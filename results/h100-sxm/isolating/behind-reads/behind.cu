@@ -13,13 +13,19 @@
 //  sweep   both orders (first into the GPU and second out of it, and the reverse); X = 0, 128 KiB,
 //          512 KiB, 1, 2, 4 and 16 MiB; the second of 4 KiB, 64 KiB, 256 KiB, 1 MiB, 4 MiB; tau 0,
 //          10 or 30 us; 40 repetitions after 3 warm-ups.
+//  pairs   the duplex pair's two copies at set offsets, ungated: the first copy of X (64 KiB,
+//          256 KiB, 1 MiB) one way, the second of the same size the other way tau us after the
+//          first call (0, 1, 2, 3, 4, 5, 6, 8, 10, 15, 20), both orders, and each alone (the other
+//          of 0 bytes); 40 repetitions after 3 warm-ups. Both copies' intervals: how much each
+//          loses to the other by how far apart they start (../duplex-overlap: in the gated pair
+//          the copy out of the GPU loses 3-4 us at 256 KiB when it goes first, 0.2-1.5 second).
 //
 // Medians and p10/p90 of the second copy's event interval, the first copy's, and from the first's
 // start to the second's end; the second copy's data verified per cell; every CUDA call checked.
 // (The leases ran the two modes as two programs, behind.cu and sweep.cu, since folded into one.)
 //
 // Build: nvcc -O3 -arch=sm_90 behind.cu -o behind
-// Run:   ./behind behind > behind.csv; ./behind sweep > sweep.csv
+// Run:   ./behind behind > behind.csv; ./behind sweep > sweep.csv; ./behind pairs > pairs.csv
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -107,7 +113,7 @@ public:
             CHECK(cudaEventRecord(e1_, s1_));
             busy_wait_us(tau);
             CHECK(cudaEventRecord(ea_, s2_));
-            copy(second_up, kBig - y, y, s2_);
+            if (y > 0) copy(second_up, kBig - y, y, s2_);
             CHECK(cudaEventRecord(eb_, s2_));
             CHECK(cudaDeviceSynchronize());
             if (r < warmup) continue;
@@ -115,6 +121,7 @@ public:
             t.first.push_back(elapsed_us(e0_, e1_));
             t.total.push_back(elapsed_us(e0_, eb_));
         }
+        if (y == 0) return t;
         std::vector<unsigned char> got(y);
         if (second_up) {
             CHECK(cudaMemcpy(got.data(), ddst_ + (kBig - y), y, cudaMemcpyDeviceToHost));
@@ -180,16 +187,36 @@ void sweep(Copies& c) {
     }
 }
 
+void pairs(Copies& c) {
+    std::printf("first,bytes,tau_us,first_median_us,first_p10_us,first_p90_us,second_median_us,second_p10_us,second_p90_us,first_alone_us,second_alone_us\n");
+    const double taus[] = {0, 1, 2, 3, 4, 5, 6, 8, 10, 15, 20};
+    for (const std::size_t n : {std::size_t{64} << 10, std::size_t{256} << 10, std::size_t{1} << 20}) {
+        for (const bool first_up : {false, true}) {
+            // Each alone: the other copy of no bytes (its call still made).
+            const Times first_alone = c.cell(first_up, n, !first_up, 0, 0.0, false, 3, 40);
+            const Times second_alone = c.cell(first_up, 0, !first_up, n, 0.0, false, 3, 40);
+            for (const double tau : taus) {
+                const Times t = c.cell(first_up, n, !first_up, n, tau, false, 3, 40);
+                std::printf("%s,%zu,%.0f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f\n", first_up ? "h2d" : "d2h", n, tau, quantile(t.first, 0.5),
+                            quantile(t.first, 0.1), quantile(t.first, 0.9), quantile(t.second, 0.5), quantile(t.second, 0.1),
+                            quantile(t.second, 0.9), quantile(first_alone.first, 0.5), quantile(second_alone.second, 0.5));
+                std::fflush(stdout);
+            }
+        }
+    }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     const std::string mode = argc > 1 ? argv[1] : "";
-    if (mode != "behind" && mode != "sweep") {
-        std::fprintf(stderr, "usage: %s behind|sweep\n", argv[0]);
+    if (mode != "behind" && mode != "sweep" && mode != "pairs") {
+        std::fprintf(stderr, "usage: %s behind|sweep|pairs\n", argv[0]);
         return 2;
     }
     Copies c;
     if (mode == "behind") behind(c);
     if (mode == "sweep") sweep(c);
+    if (mode == "pairs") pairs(c);
     return 0;
 }

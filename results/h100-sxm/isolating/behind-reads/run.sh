@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # One lease of the behind-reads case, on a GPU machine (CUDA toolkit only):
-#   results/h100-sxm/isolating/behind-reads/run.sh OUTDIR
-# Writes OUTDIR/<kind>-<date>-<boot id>/: behind.csv, sweep.csv,
+#   results/h100-sxm/isolating/behind-reads/run.sh OUTDIR [MODES]
+# Writes OUTDIR/<kind>-<date>-<boot id>/: MODE.csv for each mode (default: behind sweep; also pairs),
 # machine.txt (nvidia-smi, lscpu, kernel). <kind>: the GPU name's second word in lower case.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-out=${1:?usage: run.sh OUTDIR}
+out=${1:?usage: run.sh OUTDIR [MODES]}
+modes=${2:-behind sweep}  # any of behind, sweep, pairs
 boot=$(tr -d '-' </proc/sys/kernel/random/boot_id | cut -c1-8)
 kind=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | awk '{print tolower($2)}')
 dir="$out/$kind-$(date -u +%Y-%m-%d)-$boot"
@@ -17,6 +18,10 @@ nvcc -O3 -arch=sm_90 "$here/behind.cu" -o /tmp/behind
   echo "## lscpu"; lscpu 2>&1 || true
   echo "## kernel"; uname -a; cat /proc/cmdline 2>/dev/null || true
 } >"$dir/machine.txt" 2>&1
-/tmp/behind behind >"$dir/behind.csv"
-/tmp/behind sweep >"$dir/sweep.csv"
-echo "lease $(basename "$dir"): $(($(wc -l <"$dir/behind.csv") - 1)) rows"
+for m in $modes; do
+  case $m in
+    behind | sweep | pairs) /tmp/behind "$m" >"$dir/$m.csv" ;;
+    *) echo "run.sh: unknown mode '$m' (behind, sweep, pairs)" >&2; exit 2 ;;
+  esac
+done
+echo "lease $(basename "$dir"): $(cat "$dir"/*.csv | wc -l) lines in $(ls "$dir"/*.csv | wc -l) files"
