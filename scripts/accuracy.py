@@ -53,13 +53,15 @@ def label(r):
     return f"{r['scenario']} {r['direction']} {r['size_bytes']}{v}"
 
 
-def summary(rows):
+def summary(rows, spread_of=None):
+    """`spread_of`: the spread to print beside the worst row (default: its own column)."""
     errs = [(abs(number(r["error_pct"])), r) for r in rows if number(r["error_pct"]) is not None]
     if not errs:
         return "none"
     worst = max(errs, key=lambda e: e[0])
+    spread = spread_of(worst[1]) if spread_of else worst[1]["spread_pct"]
     return (f"{len(errs)} rows, median {statistics.median(e for e, _ in errs):.2f} %, worst {worst[0]:.2f} % "
-            f"({label(worst[1])}, spread {worst[1]['spread_pct']} %)")
+            f"({label(worst[1])}, spread {spread} %)")
 
 
 def is_transfer(r):
@@ -129,7 +131,7 @@ def report(path, spread, spread_from=None):
     spread_of = {k: number(r["spread_pct"]) for k, r in source.items()}
     steady = [r for r in big if spread_of.get(key(r)) is not None and spread_of[key(r)] <= spread]
     over = f" across {spread_from}'s leases" if spread_from else ""
-    print(f"  transfers >= 64 KiB, spread <= {spread:g} %{over}: {summary(steady)}")
+    print(f"  transfers >= 64 KiB, spread <= {spread:g} %{over}: {summary(steady, lambda r: source[key(r)]['spread_pct'])}")
     print(f"  zero-copy: {summary([r for r in rows if r['strategy'] == 'zero_copy'])}")
     for r in rows:
         if r["scenario"].startswith("zc-chase"):

@@ -86,7 +86,7 @@ class Accuracy(unittest.TestCase):
         self.assertIn("spread <= 5 %: 2 rows, median 25.50 %, worst 50.00 %", r.stdout)
         r = self.run_script(held, "--spread-from", train)
         self.assertEqual(r.returncode, 0, r.stderr)
-        self.assertIn("train.csv's leases: 2 rows, median 2.00 %, worst 3.00 % (pinned d2h 67108864", r.stdout)
+        self.assertIn("train.csv's leases: 2 rows, median 2.00 %, worst 3.00 % (pinned d2h 67108864, spread 2.0 %)", r.stdout)
 
     def test_refuses_what_is_not_a_compare_csv(self):
         path = self.write([{"scenario": "x"}], fields=["scenario", "time_us"])
