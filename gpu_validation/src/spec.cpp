@@ -225,7 +225,11 @@ void parse_strategy_keys(const CaseReader& r, MeasurementSpec& s, const Options&
             if (r.has("copy_beside")) {
                 const std::string beside = r.str("copy_beside", "zero_copy: h2d or d2h");
                 if (beside != "h2d" && beside != "d2h") r.fail("copy_beside", "'" + beside + "' is not h2d or d2h");
-                if (s.chase) r.fail("copy_beside", "a copy beside a pointer chase is not a case of the harness");
+                if (s.chase && s.chase_device) r.fail("copy_beside", "a copy beside a chase is for a chase through host memory");
+                if (s.chase && s.stores_beside > 0) r.fail("copy_beside", "a chase has stores or a copy beside it, not both");
+                if (s.chase && s.hops > lim::kMaxHopsBesideStores) {
+                    r.fail("hops", "a chase with a copy beside it takes at most " + std::to_string(lim::kMaxHopsBesideStores) + " hops");
+                }
                 if (s.compute_ns > 0) r.fail("copy_beside", "a copy and a compute kernel beside one zero-copy kernel is not a case of the harness");
                 s.has_copy_beside = true;
                 s.copy_beside = beside == "h2d" ? Direction::h2d : Direction::d2h;

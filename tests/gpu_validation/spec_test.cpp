@@ -384,7 +384,14 @@ TEST(DmaprobeCases, ACopyBesideAZeroCopyKernelIsEitherDirectionAndAlone) {
               dmaprobe::Direction::d2h);
     EXPECT_NE(error_of(kZc + " direction=d2h size_bytes=4096 access_bytes=4 copy_beside=both" + kCommon).find("copy_beside"),
               std::string::npos);
-    EXPECT_NE(error_of(kZc + " direction=h2d size_bytes=65536 access_bytes=8 pattern=chase memory=host hops=5 copy_beside=h2d" +
+    // Beside a chase through host memory (what a load waits beside a copy), within the hops the
+    // model simulates with every TLP of the copy; not beside a chase through GPU memory, nor with
+    // stores beside it too.
+    const std::string host_chase = kZc + " direction=h2d size_bytes=65536 access_bytes=8 pattern=chase memory=host";
+    EXPECT_EQ(decide(host_chase + " hops=5 copy_beside=d2h" + kCommon).spec.copy_beside, dmaprobe::Direction::d2h);
+    EXPECT_NE(error_of(host_chase + " hops=5000 copy_beside=d2h" + kCommon).find("hops"), std::string::npos);
+    EXPECT_NE(error_of(host_chase + " hops=5 stores_beside=8 copy_beside=d2h" + kCommon).find("copy_beside"), std::string::npos);
+    EXPECT_NE(error_of(kZc + " direction=h2d size_bytes=65536 access_bytes=8 pattern=chase memory=device hops=5 copy_beside=h2d" +
                        kCommon)
                   .find("copy_beside"),
               std::string::npos);

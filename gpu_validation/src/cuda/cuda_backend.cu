@@ -83,6 +83,10 @@ std::vector<Role> roles_of(const MeasurementSpec& s) {
             return {Role::dev_a, Role::dev_b, host_role(s.host_memory, false), host_role(s.host_memory, true)};
         case Strategy::async_overlap: return {Role::dev_a, Role::dev_b, Role::pinned_a, Role::pinned_b};
         case Strategy::zero_copy:
+            if (s.chase && s.has_copy_beside) {
+                return {Role::dev_b, s.chase_device ? Role::dev_a : Role::mapped_a, Role::dev_copy,
+                        s.copy_beside == Direction::h2d ? Role::pinned_a : Role::pinned_b};
+            }
             if (s.has_copy_beside) {
                 return {Role::dev_a, Role::dev_b, Role::mapped_a, Role::mapped_b, Role::dev_copy,
                         s.copy_beside == Direction::h2d ? Role::pinned_a : Role::pinned_b};
@@ -96,6 +100,10 @@ std::vector<Role> roles_of(const MeasurementSpec& s) {
 // buffers, and the compute kernel's own working set.
 std::size_t bytes_needed(const MeasurementSpec& s, Role r) {
     if (r == Role::dev_compute) return s.compute_bytes;
+    // A chase's copy beside it moves chunks of its own size, whatever the chase's working set.
+    if (s.chase && s.has_copy_beside && (r == Role::dev_copy || r == Role::pinned_a || r == Role::pinned_b)) {
+        return lim::kCopyBesideChaseChunk;
+    }
     const bool host_side = kind_of(r) != Kind::device;
     return s.size_bytes + (host_side ? s.host_offset : 0);
 }
@@ -1356,6 +1364,20 @@ std::vector<ResultRow> CudaBackend::measure_chase(const MeasurementSpec& s) {
     auto* end = static_cast<unsigned long long*>(dev(Role::dev_b, 2 * sizeof(unsigned long long)));
     int* stop_stores = reinterpret_cast<int*>(end + 1);
     const bool stores = s.stores_beside > 0;
+    // A copy beside (copy_beside): pinned copies of a chunk, back to back on a stream of their own
+    // from the gate on, enough to outlast the chase (limits.h); each run checks they did.
+    const bool copies = s.has_copy_beside;
+    const bool copies_up = copies && s.copy_beside == Direction::h2d;
+    const std::size_t chunk = lim::kCopyBesideChaseChunk;
+    const std::uint64_t chunks = copies ? lim::copy_beside_chase_chunks(s.hops) : 0;
+    void* copy_host = copies ? host(copies_up ? Role::pinned_a : Role::pinned_b, chunk) : nullptr;
+    void* copy_dev = copies ? dev(Role::dev_copy, chunk) : nullptr;
+    const std::uint64_t copy_seed = make_seed(s.index, 0, 23);
+    if (copies_up) fill_host(copy_host, chunk, copy_seed);
+    if (copies && !copies_up) device_fill(copy_dev, chunk, copy_seed, device_);
+    cudaStream_t cs = copies ? stream(1) : nullptr;
+    cudaEvent_t copies_end = copies ? done_event(1) : nullptr;
+    int copies_short = 0;
     const std::uint64_t store_seed = make_seed(s.index, 0, 22);
     void* store_src = stores ? dev(Role::dev_copy, n) : nullptr;
     void* store_dst = stores ? mapped_dev(Role::mapped_b, n) : nullptr;
@@ -1380,6 +1402,18 @@ std::vector<ResultRow> CudaBackend::measure_chase(const MeasurementSpec& s) {
             launch_store_until(store_src, store_dst, n, stop_stores, kStoresBesideMaxNs, s.stores_beside, ss);
             launch_compute(dev(Role::dev_compute, kSettleBytes), kSettleBytes, lim::kStoresBesideSettleNs, 1, 32, st);
         }
+        if (copies) {
+            // The copies start with the gate, the chase once they have run a while.
+            cudaEvent_t open = done_event(0);
+            CUDA_CHECK(cudaEventRecord(open, st));
+            CUDA_CHECK(cudaStreamWaitEvent(cs, open, 0));
+            for (std::uint64_t k = 0; k < chunks; ++k) {
+                CUDA_CHECK(copies_up ? cudaMemcpyAsync(copy_dev, copy_host, chunk, cudaMemcpyHostToDevice, cs)
+                                     : cudaMemcpyAsync(copy_host, copy_dev, chunk, cudaMemcpyDeviceToHost, cs));
+            }
+            CUDA_CHECK(cudaEventRecord(copies_end, cs));
+            launch_compute(dev(Role::dev_compute, kSettleBytes), kSettleBytes, lim::kStoresBesideSettleNs, 1, 32, st);
+        }
         CUDA_CHECK(cudaEventRecord(start_, st));
         launch_chase(base, from, s.hops, end, st);
         CUDA_CHECK(cudaEventRecord(stop_, st));
@@ -1388,6 +1422,10 @@ std::vector<ResultRow> CudaBackend::measure_chase(const MeasurementSpec& s) {
         CUDA_CHECK(cudaEventSynchronize(stop_));
         check_gate();
         if (stores) CUDA_CHECK(cudaStreamSynchronize(ss));
+        if (copies) {
+            CUDA_CHECK(cudaStreamSynchronize(cs));
+            if (elapsed_us(stop_, copies_end) <= 0.0) ++copies_short;
+        }
         unsigned long long got = 0;
         CUDA_CHECK(cudaMemcpy(&got, end, sizeof got, cudaMemcpyDeviceToHost));
         if (got != want) {
@@ -1402,6 +1440,17 @@ std::vector<ResultRow> CudaBackend::measure_chase(const MeasurementSpec& s) {
                        std::to_string(nodes) + " random 64-byte lines of " +
                        (s.chase_device ? std::string("GPU memory") : std::string("mapped pinned host memory")) +
                        ", each run continuing the chain where the last stopped";
+    if (copies_short > 0) {
+        throw std::runtime_error(s.label() + ": the copies beside the chase ended before it in " + std::to_string(copies_short) +
+                                 " runs; fewer hops would do");
+    }
+    if (copies_up) verify_device(copy_dev, chunk, copy_seed, 0, device_, s.label() + " copy beside");
+    if (copies && !copies_up) verify_host(copy_host, chunk, copy_seed, 0, s.label() + " copy beside");
+    if (copies) {
+        what += "; beside " + std::to_string(chunks) + " pinned " + std::string(copies_up ? "h2d" : "d2h") + " copies of " +
+                bytes_text(chunk) + " back to back on a stream of their own, started " +
+                std::to_string(lim::kStoresBesideSettleNs / 1000) + " us before the chase";
+    }
     if (stores) {
         verify_host(host(Role::mapped_b, n), n, store_seed, 0, s.label() + " stores beside");
         what += "; beside " + std::to_string(s.stores_beside) +

@@ -252,8 +252,11 @@ void check_cases(const Scenario& s, const Fail& fail) {
         if (z.pattern == "chase" && o.compute.duration.ps > 0) {
             fail("compute.duration", "a compute kernel beside a pointer chase is not a case the harness runs");
         }
-        if (z.copy_beside != "none" && z.pattern == "chase") {
-            fail("zero_copy.copy_beside", "a copy beside a pointer chase is not a case the harness runs");
+        if (z.copy_beside != "none" && z.pattern == "chase" && z.memory != "host") {
+            fail("zero_copy.copy_beside", "a copy beside a pointer chase is for a chase through host memory (memory: host)");
+        }
+        if (z.copy_beside != "none" && z.stores_beside > 0) {
+            fail("zero_copy.copy_beside", "a chase has stores or a copy beside it, not both (zero_copy.stores_beside is set)");
         }
         if (z.stores_beside > 0 && (z.pattern != "chase" || z.memory != "host")) {
             fail("zero_copy.stores_beside", "stores beside a kernel are for a chase through host memory (pattern: chase, memory: host)");
@@ -369,7 +372,9 @@ void validate(Scenario& s) {
     // A grid the GPU holds at once beside the chase's own block (1056 blocks of 256 threads fill
     // an H100); the model simulates every store while the chase runs, so its hops are bounded.
     in_range("zero_copy.stores_beside", z.stores_beside, 0, lim::kMaxStoresBesideBlocks);
-    if (z.stores_beside > 0 && z.pattern == "chase") in_range("zero_copy.hops", z.hops, 1, lim::kMaxHopsBesideStores);
+    if ((z.stores_beside > 0 || z.copy_beside != "none") && z.pattern == "chase") {
+        in_range("zero_copy.hops", z.hops, 1, lim::kMaxHopsBesideStores);
+    }
     const auto& c = s.options.compute;
     duration_at_most("compute.duration", c.duration);
     in_range("compute.blocks", c.blocks, 1, lim::kMaxComputeBlocks);

@@ -63,6 +63,7 @@ void RootComplex::configure(const Params& params, const std::vector<config::Link
     reads_owed_.assign(ports.size(), 0);
     last_write_ps_.assign(ports.size(), -1.0);
     last_write_bytes_.assign(ports.size(), 0);
+    write_done_ps_.assign(ports.size(), 0.0);
     memory_path_ps_per_byte_ = ps_per_byte(params_.memory_bandwidth);
     memory_write_free_ps_.assign(ports.size(), 0.0);
     memory_read_free_ps_.assign(ports.size(), 0.0);
@@ -165,6 +166,8 @@ tlm::tlm_sync_enum RootComplex::port_fw(int port, Tlp& t, tlm::tlm_phase& phase,
                 port_ps = in - now;
             }
             const double done = now + memory->access_ps(true, t.payload, forward_ps_) + port_ps;
+            double& ordered = write_done_ps_[static_cast<std::size_t>(port)];
+            ordered = std::max(ordered, done);
             // The ingress buffer (what the posted credits count) is free once the write has
             // entered the path to the controller: that path is a pipeline `forward` long with
             // its own buffers, not part of the credited buffer, and the controller takes a write
@@ -237,7 +240,18 @@ tlm::tlm_sync_enum RootComplex::port_fw(int port, Tlp& t, tlm::tlm_phase& phase,
         case TlpKind::kMemRead: {
             stats_.reads++;
             const auto out_port = static_cast<std::size_t>(port_towards(t.requester));
-            double data_ready = now + memory->access_ps(false, t.length, forward_ps_) + forward_ps_;
+            const double read_ps = memory->access_ps(false, t.length, forward_ps_);
+            double data_ready = now + read_ps + forward_ps_;
+            // PCIe ordering: a read may not pass a posted write that came in before it on the same
+            // path, so the port performs it only once the writes before it are in memory (they
+            // are on their way through the port's pipeline, root_complex.forward_latency, and the
+            // controller). A load the GPU sends while it streams writes into host memory waits
+            // that long: measured, an SM's pointer chase through host memory takes 0.45-1.7 us
+            // more a hop beside a copy out of the GPU (1.16-1.20 us alone; three H200 leases,
+            // results/h100-sxm/isolating/reads-behind-writes). The controller is asked at arrival,
+            // as for a write: a request dated ahead would hold back other ports' requests.
+            const double ordered = write_done_ps_[static_cast<std::size_t>(port)];
+            if (ordered > now + forward_ps_) data_ready = std::max(data_ready, ordered + (read_ps - forward_ps_) + forward_ps_);
             if (memory_path_ps_per_byte_ > 0.0) {
                 // The port's way to memory, behind the write-backs and reads before it.
                 double& free = memory_read_free_ps_[static_cast<std::size_t>(port)];

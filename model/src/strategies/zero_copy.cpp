@@ -59,6 +59,41 @@ void run_chase_beside_stores(Engine& engine, Case& c, const Op& chase, const std
                                 std::to_string(kTries) + " times over; fewer hops would do");
 }
 
+// The chase beside a copy (zero_copy.copy_beside), as dmaprobe runs it: pinned copies of
+// kCopyBesideChaseChunk back to back on a stream of their own, the chase's stream waiting 300 us
+// (a kernel that only waits) before it chases; the row is the chase's time over its hops. The
+// copies must outlast the chase: as many as dmaprobe issues, and more if that was short.
+void run_chase_beside_copy(Engine& engine, Case& c, const Op& chase, const std::string& what) {
+    const config::ModelParams& params = c.params;
+    const auto& z = c.spec.options.zero_copy;
+    constexpr std::int64_t kSettlePs = core::limits::kStoresBesideSettleNs * 1000;
+    const CopyDirection dir = directions_of(z.copy_beside).front();
+    constexpr int kCopyStream = 1;
+    const auto build = [&](std::uint64_t chunks) {
+        Program p;
+        for (std::uint64_t k = 0; k < chunks; ++k) p.ops.push_back(copy_op(dir, core::limits::kCopyBesideChaseChunk, kCopyStream, false));
+        p.ops.push_back(kernel_op(core::Duration{kSettlePs}, 0));
+        p.ops.push_back(chase);
+        p.ops.push_back(simple_op(Op::Kind::kSynchronize));
+        return p;
+    };
+    std::uint64_t chunks = core::limits::copy_beside_chase_chunks(z.hops);
+    constexpr int kTries = 3;
+    for (int attempt = 0; attempt < kTries; ++attempt, chunks *= 2) {
+        const Program prog = build(chunks);
+        const ProgramOutcome o = engine.execute(params, prog);
+        const std::size_t settle = chunks, chase_op = chunks + 1;
+        if (o.timings[chunks - 1].end_ps < o.timings[chase_op].end_ps) continue;
+        c.take_main(o);
+        const double chase_ps = o.timings[chase_op].end_ps - o.timings[settle].end_ps;
+        c.result.rows.push_back(make_row("", chase_ps / static_cast<double>(z.hops), 1,
+                                         what + ", beside pinned " + z.copy_beside + " copies of 64 MiB back to back on a stream of their own"));
+        return;
+    }
+    throw std::invalid_argument("zero_copy.copy_beside: the copies beside the chase ended before it " + std::to_string(kTries) +
+                                " times over; fewer hops would do");
+}
+
 // What translating a host address adds, on average, to a load at an address drawn at random from
 // `bytes`: a cache of translations covering `reach` misses with probability 1 - reach / bytes.
 double host_translation_ps(const config::GpuParams& g, std::uint64_t bytes) {
@@ -98,6 +133,10 @@ void run_chase(Engine& engine, Case& c) {
         loop.loop_ps = miss_ps;
         what += "; " + std::to_string(static_cast<int>(std::lround(miss_ps / 1e3))) +
                 " ns a load for address translation past its caches' reach";
+    }
+    if (z.copy_beside != "none") {
+        run_chase_beside_copy(engine, c, op, what);
+        return;
     }
     if (z.stores_beside == 0) {
         Program prog;

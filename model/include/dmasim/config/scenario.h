@@ -42,7 +42,7 @@ struct ZeroCopyOptions {
         v(FieldInfo{"pattern", "name", "stream: the grid moves size bytes; chase: one thread follows a random chain of 8-byte pointers (one per 64-byte line) through size bytes, each load uncached and dependent on the last: the load round trip"}, pattern);
         v(FieldInfo{"memory", "name", "chase only: host (mapped pinned host memory) or device (GPU memory, for reference)"}, memory);
         v(FieldInfo{"hops", "count", "chase only: dependent loads per run; the row's time is one load's"}, hops);
-        v(FieldInfo{"copy_beside", "name", "none, h2d or d2h: a pinned cudaMemcpyAsync of size bytes in that direction on a stream of its own, started with the kernel, so that copy-engine and SM traffic share the path (rows copy and kernel give each one's end)"}, copy_beside);
+        v(FieldInfo{"copy_beside", "name", "none, h2d or d2h: a pinned cudaMemcpyAsync of size bytes in that direction on a stream of its own, started with the kernel, so that copy-engine and SM traffic share the path (rows copy and kernel give each one's end); beside a chase through host memory, pinned copies of 64 MiB back to back that outlast it, the chase starting 300 us after them: what a load waits beside a copy"}, copy_beside);
         v(FieldInfo{"stores_beside", "count", "chase through host memory only: 0, or blocks of 256 threads that store 16 bytes each over and over to a mapped host buffer of size bytes, on a stream of their own, while the chase runs (it starts 300 us after them): what a load waits behind the SMs' stores"}, stores_beside);
     }
 };

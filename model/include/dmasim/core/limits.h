@@ -55,11 +55,24 @@ inline constexpr std::int64_t kMaxHops = 100000000;
 inline constexpr std::uint64_t kChaseNodeBytes = 64;
 // A chase with stores beside it (zero_copy.stores_beside): blocks of 256 threads, at most what an
 // H100 holds at once less a block's room for the chase (132 SMs x 8); and its hops, which the
-// model simulates with every store the grid makes meanwhile (up to 100 us a hop behind 1024 blocks).
+// model simulates with every store the grid makes (up to 100 us a hop behind 1024 blocks), or
+// every TLP of the copy beside it (zero_copy.copy_beside), meanwhile.
 inline constexpr std::int64_t kMaxStoresBesideBlocks = 1024;
 inline constexpr std::int64_t kMaxHopsBesideStores = 2000;
-// A chase with stores beside it starts this long after them, once their queue has filled.
+// A chase with stores or a copy beside it starts this long after them, once their queue has filled.
 inline constexpr std::int64_t kStoresBesideSettleNs = 300000;
+// A chase with a copy beside it (zero_copy.copy_beside): the copy is as many pinned copies of this
+// many bytes, back to back on one stream, as keep a link of kCopyBesideChaseRate busy for the
+// settling time and kCopyBesideChaseHopNs a hop (loads beside a copy into the GPU measured
+// 3.4-3.5 us, results/h100-sxm/isolating/zero-copy-exchange), so that it outlasts the chase.
+inline constexpr std::uint64_t kCopyBesideChaseChunk = std::uint64_t{64} << 20;
+inline constexpr std::int64_t kCopyBesideChaseHopNs = 5000;
+inline constexpr double kCopyBesideChaseRate = 64e9;  // bytes/s: above any PCIe Gen5 x16 link's
+// The chunks that many bytes take.
+constexpr std::uint64_t copy_beside_chase_chunks(std::int64_t hops) {
+    const double bytes = static_cast<double>(kStoresBesideSettleNs + hops * kCopyBesideChaseHopNs) * 1e-9 * kCopyBesideChaseRate;
+    return static_cast<std::uint64_t>(bytes / static_cast<double>(kCopyBesideChaseChunk)) + 1;
+}
 
 // compute: the kernel beside a transfer.
 inline constexpr std::int64_t kMaxComputeBlocks = 1000000;

@@ -168,6 +168,7 @@ private:
     std::vector<std::uint64_t> reads_owed_;   // per port: bytes of those reads not yet answered
     std::vector<double> last_write_ps_;       // per port: when the last write arrived
     std::vector<std::uint32_t> last_write_bytes_;  // per port: its payload
+    std::vector<double> write_done_ps_;       // per port: when the writes that came in so far are in memory
     bool releasing_ = false;  // inside release_writes (which may drain a port, which must not re-enter it)
     // The port's way to host memory (params_.memory_bandwidth; 0: no limit): when write-backs,
     // and reads (which wait behind them), may next start on it.

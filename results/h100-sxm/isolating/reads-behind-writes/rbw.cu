@@ -1,0 +1,306 @@
+// Does a read the GPU sends to host memory wait behind the posted writes the GPU is sending at
+// the same time? (../behind-reads, sweep.csv: a 4 KiB copy into the GPU issued while a long copy
+// out of it runs takes 0.7-0.9 us longer on the H100 and 2.1 us longer on an H200, copies of
+// 64 KiB-1 MiB 1.5-2 us (H100) and 3-4.6 us (H200); the model gives 0.1-0.5 and 1.5.) PCIe lets
+// no read request pass a posted write sent before it; whoever keeps that order (the GPU's
+// transmit path, the root port) holds the read until the writes before it are done. Which reads
+// pay, and how much: a load's round trip, or only a copy's start?
+//
+// Modes (the argument):
+//  chase   one thread's dependent 8-byte loads through 64 KiB of mapped pinned host memory (one
+//          pointer per 64-byte line, a random single cycle), 2000 hops timed by %globaltimer in the
+//          kernel: alone, beside a copy out of the GPU of 512 MiB (started first, the chase
+//          launched 200 us later on another stream), beside a copy into the GPU of 512 MiB (reads
+//          beside reads), and beside a kernel whose 132 x 256 threads store 16 bytes each to
+//          mapped host memory in a loop (the SMs' posted writes, no copy engine). Kernels before
+//          and after the long copy stamp %globaltimer, so each repetition checks the chase ran
+//          inside it. 15 repetitions after 2 warm-ups; ns a hop.
+//  copies  a copy into the GPU of 4 KiB, 64 KiB, 256 KiB, 1 MiB on its own stream, event-timed,
+//          issued 200 us after the same long copy out of the GPU or store kernel started, and
+//          alone; a copy out of the GPU of the same sizes beside the store kernel and alone (a copy
+//          out of the GPU beside another would queue on its engine). 40 repetitions after 3
+//          warm-ups; the copied data verified per cell.
+//  gated   as copies, but the copy's stream first runs a 300 us spin kernel, so that the copy's
+//          work is fetched before it can start (its event interval leaves the fetch out): a copy
+//          into the GPU alone and beside the long copy out of it, a copy out of the GPU alone and
+//          beside a long copy into it (512 MiB). The CPU clears a copy's host destination before
+//          the first repetition only (in `copies`, before each).
+//
+// Every CUDA call checked. Prints CSV: mode,case,size_bytes,median,p10,p90,inside (inside: the
+// repetitions whose chase or copy ended before the long traffic did).
+//
+// Build: nvcc -O3 -arch=sm_90 rbw.cu -o rbw       Run: ./rbw chase; ./rbw copies; ./rbw gated
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <numeric>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace {
+
+#define CHECK(call)                                                                                      \
+    do {                                                                                                 \
+        const cudaError_t e_ = (call);                                                                   \
+        if (e_ != cudaSuccess) {                                                                         \
+            std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
+            std::exit(1);                                                                                \
+        }                                                                                                \
+    } while (0)
+
+constexpr std::size_t kLong = std::size_t{512} << 20;  // the long copy: about 10 ms at the link's rate
+constexpr std::size_t kChaseBytes = 64 << 10;
+constexpr std::size_t kLine = 64;
+constexpr int kHops = 2000;
+constexpr std::size_t kStoreBytes = std::size_t{64} << 20;
+constexpr int kStorePasses = 8;  // 512 MiB of stores: about 10 ms at the SMs' store rate
+constexpr double kLead = 200.0;  // us between the long traffic's start and what it is beside
+
+__device__ __forceinline__ std::uint64_t globaltimer() {
+    std::uint64_t t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
+__global__ void stamp(std::uint64_t* out) { *out = globaltimer(); }
+
+__global__ void spin(std::uint64_t ns) {
+    const std::uint64_t t0 = globaltimer();
+    while (globaltimer() - t0 < ns) {
+    }
+}
+
+// One thread follows the cycle; t[0], t[1]: start and end; sink keeps the loads alive.
+__global__ void chase(const std::uint64_t* volatile head, int hops, std::uint64_t* t, std::uint64_t* sink) {
+    const std::uint64_t* p = const_cast<const std::uint64_t*>(head);
+    const std::uint64_t t0 = globaltimer();
+    for (int i = 0; i < hops; ++i) p = reinterpret_cast<const std::uint64_t*>(*reinterpret_cast<const volatile std::uint64_t*>(p));
+    const std::uint64_t t1 = globaltimer();
+    t[0] = t0;
+    t[1] = t1;
+    *sink = reinterpret_cast<std::uint64_t>(p);
+}
+
+__global__ void store_stream(uint4* dst, std::size_t n, int passes, std::uint32_t seed) {
+    const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+    for (int pass = 0; pass < passes; ++pass) {
+        for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n; i += stride) {
+            const auto v = static_cast<std::uint32_t>(i) ^ seed ^ static_cast<std::uint32_t>(pass);
+            dst[i] = make_uint4(v, v + 1, v + 2, v + 3);
+        }
+    }
+}
+
+void busy_wait_us(double us) {
+    const auto t0 = std::chrono::steady_clock::now();
+    while (std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() < us) {
+    }
+}
+
+double quantile(std::vector<double> v, double q) {
+    std::sort(v.begin(), v.end());
+    return v[static_cast<std::size_t>(q * static_cast<double>(v.size() - 1) + 0.5)];
+}
+
+void row(const char* mode, const std::string& what, std::size_t bytes, const std::vector<double>& v, int inside) {
+    std::printf("%s,%s,%zu,%.4f,%.4f,%.4f,%d\n", mode, what.c_str(), bytes, quantile(v, 0.5), quantile(v, 0.1), quantile(v, 0.9), inside);
+    std::fflush(stdout);
+}
+
+enum class Beside { kNone, kCopyOut, kCopyIn, kStores };
+const char* name(Beside b) {
+    switch (b) {
+        case Beside::kNone: return "alone";
+        case Beside::kCopyOut: return "beside-copy-out";
+        case Beside::kCopyIn: return "beside-copy-in";
+        case Beside::kStores: return "beside-sm-stores";
+    }
+    return "?";
+}
+
+class Rig {
+public:
+    Rig() {
+        CHECK(cudaSetDevice(0));
+        CHECK(cudaMallocHost(&hlong_, kLong));
+        CHECK(cudaMalloc(&dlong_, kLong));
+        CHECK(cudaMemset(dlong_, 0x5a, kLong));
+        std::memset(hlong_, 0x3c, kLong);
+        CHECK(cudaHostAlloc(&hstore_, kStoreBytes, cudaHostAllocMapped));
+        CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&dstore_), hstore_, 0));
+        // The chase: a random single cycle over the lines.
+        CHECK(cudaHostAlloc(&hchase_, kChaseBytes, cudaHostAllocMapped));
+        CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&dchase_), hchase_, 0));
+        const std::size_t lines = kChaseBytes / kLine;
+        std::vector<std::size_t> order(lines);
+        std::iota(order.begin(), order.end(), std::size_t{0});
+        std::mt19937_64 rng(12345);
+        std::shuffle(order.begin() + 1, order.end(), rng);
+        const auto base = reinterpret_cast<std::uint64_t>(dchase_);
+        for (std::size_t i = 0; i < lines; ++i) {
+            const std::size_t from = order[i], to = order[(i + 1) % lines];
+            *reinterpret_cast<std::uint64_t*>(reinterpret_cast<char*>(hchase_) + from * kLine) = base + to * kLine;
+        }
+        CHECK(cudaMalloc(&dt_, 8 * sizeof(std::uint64_t)));
+        // Small copies' buffers, their own (the long copy's are not touched).
+        CHECK(cudaMallocHost(&hsmall_src_, kSmall));
+        CHECK(cudaMallocHost(&hsmall_dst_, kSmall));
+        CHECK(cudaMalloc(&dsmall_src_, kSmall));
+        CHECK(cudaMalloc(&dsmall_dst_, kSmall));
+        pattern_.resize(kSmall);
+        for (std::size_t i = 0; i < kSmall; ++i) {
+            hsmall_src_[i] = static_cast<unsigned char>((i * 131u + 7u) % 251u + 1u);
+            pattern_[i] = static_cast<unsigned char>((i * 17u + 3u) % 253u + 1u);
+        }
+        CHECK(cudaMemcpy(dsmall_src_, pattern_.data(), kSmall, cudaMemcpyHostToDevice));
+        CHECK(cudaStreamCreateWithFlags(&s1_, cudaStreamNonBlocking));
+        CHECK(cudaStreamCreateWithFlags(&s2_, cudaStreamNonBlocking));
+        CHECK(cudaEventCreate(&ea_));
+        CHECK(cudaEventCreate(&eb_));
+        CHECK(cudaDeviceSynchronize());
+    }
+
+    // Starts the long traffic on s1 between two stamps (dt_[2], dt_[3]); nothing for kNone.
+    void start(Beside b) {
+        if (b == Beside::kNone) return;
+        stamp<<<1, 1, 0, s1_>>>(dt_ + 2);
+        CHECK(cudaGetLastError());
+        if (b == Beside::kCopyOut) CHECK(cudaMemcpyAsync(hlong_, dlong_, kLong, cudaMemcpyDeviceToHost, s1_));
+        if (b == Beside::kCopyIn) CHECK(cudaMemcpyAsync(dlong_, hlong_, kLong, cudaMemcpyHostToDevice, s1_));
+        if (b == Beside::kStores) {
+            store_stream<<<132, 256, 0, s1_>>>(dstore_, kStoreBytes / sizeof(uint4), kStorePasses, ++seed_);
+            CHECK(cudaGetLastError());
+        }
+        stamp<<<1, 1, 0, s1_>>>(dt_ + 3);
+        CHECK(cudaGetLastError());
+        busy_wait_us(kLead);
+    }
+
+    // Whether what ran on s2 (ending at `end`, globaltimer ns) ended inside the long traffic.
+    bool inside(Beside b, std::uint64_t end) {
+        if (b == Beside::kNone) return true;
+        std::uint64_t t[4];
+        CHECK(cudaMemcpy(t, dt_, sizeof t, cudaMemcpyDeviceToHost));
+        return end < t[3];
+    }
+
+    void chase_mode() {
+        for (Beside b : {Beside::kNone, Beside::kCopyOut, Beside::kCopyIn, Beside::kStores}) {
+            std::vector<double> ns;
+            int in = 0;
+            for (int r = 0; r < 2 + 15; ++r) {
+                CHECK(cudaDeviceSynchronize());
+                start(b);
+                chase<<<1, 1, 0, s2_>>>(dchase_, kHops, dt_, dt_ + 4);
+                CHECK(cudaGetLastError());
+                CHECK(cudaDeviceSynchronize());
+                std::uint64_t t[2];
+                CHECK(cudaMemcpy(t, dt_, sizeof t, cudaMemcpyDeviceToHost));
+                if (r < 2) continue;
+                ns.push_back(static_cast<double>(t[1] - t[0]) / kHops);
+                in += inside(b, t[1]) ? 1 : 0;
+            }
+            row("chase", name(b), kChaseBytes, ns, in);
+        }
+    }
+
+    void copies_mode(bool gated) {
+        const std::size_t sizes[] = {4 << 10, 64 << 10, 256 << 10, 1 << 20};
+        struct Case {
+            bool up;
+            Beside b;
+        };
+        const Case ungated_cases[] = {{true, Beside::kNone},  {true, Beside::kCopyOut}, {true, Beside::kStores},
+                                      {false, Beside::kNone}, {false, Beside::kStores}};
+        const Case gated_cases[] = {{true, Beside::kNone}, {true, Beside::kCopyOut}, {false, Beside::kNone}, {false, Beside::kCopyIn}};
+        const std::vector<Case> cases = gated ? std::vector<Case>(std::begin(gated_cases), std::end(gated_cases))
+                                              : std::vector<Case>(std::begin(ungated_cases), std::end(ungated_cases));
+        for (const Case& c : cases) {
+            for (std::size_t y : sizes) {
+                std::vector<double> us;
+                int in = 0;
+                for (int r = 0; r < 3 + 40; ++r) {
+                    // Ungated, the CPU clears the destination before every repetition (the lines are
+                    // then in its cache when the copy writes them); gated, only before the first.
+                    if (!c.up && (!gated || r == 0)) std::memset(hsmall_dst_, 0, y);
+                    CHECK(cudaDeviceSynchronize());
+                    if (gated) {
+                        // The long traffic starts once the spin is queued, so that it runs when the gate opens.
+                        spin<<<1, 1, 0, s2_>>>(kGateNs);
+                        CHECK(cudaGetLastError());
+                    }
+                    start(c.b);
+                    CHECK(cudaEventRecord(ea_, s2_));
+                    if (c.up) {
+                        CHECK(cudaMemcpyAsync(dsmall_dst_, hsmall_src_, y, cudaMemcpyHostToDevice, s2_));
+                    } else {
+                        CHECK(cudaMemcpyAsync(hsmall_dst_, dsmall_src_, y, cudaMemcpyDeviceToHost, s2_));
+                    }
+                    CHECK(cudaEventRecord(eb_, s2_));
+                    stamp<<<1, 1, 0, s2_>>>(dt_ + 5);
+                    CHECK(cudaGetLastError());
+                    CHECK(cudaDeviceSynchronize());
+                    if (r < 3) continue;
+                    float ms = 0;
+                    CHECK(cudaEventElapsedTime(&ms, ea_, eb_));
+                    us.push_back(ms * 1000.0);
+                    std::uint64_t end = 0;
+                    CHECK(cudaMemcpy(&end, dt_ + 5, sizeof end, cudaMemcpyDeviceToHost));
+                    in += inside(c.b, end) ? 1 : 0;
+                }
+                std::vector<unsigned char> got(y);
+                if (c.up) {
+                    CHECK(cudaMemcpy(got.data(), dsmall_dst_, y, cudaMemcpyDeviceToHost));
+                    if (std::memcmp(got.data(), hsmall_src_, y) != 0) fail("into the GPU", y);
+                } else if (std::memcmp(hsmall_dst_, pattern_.data(), y) != 0) {
+                    fail("out of the GPU", y);
+                }
+                row(gated ? "gated" : "copies", std::string(c.up ? "h2d-" : "d2h-") + name(c.b), y, us, in);
+            }
+        }
+    }
+
+private:
+    static constexpr std::size_t kSmall = 1 << 20;
+    static constexpr std::uint64_t kGateNs = 300000;
+    [[noreturn]] static void fail(const char* what, std::size_t y) {
+        std::fprintf(stderr, "copy %s of %zu bytes: data differ\n", what, y);
+        std::exit(1);
+    }
+    unsigned char* hlong_ = nullptr;
+    unsigned char* dlong_ = nullptr;
+    uint4* hstore_ = nullptr;
+    uint4* dstore_ = nullptr;
+    std::uint64_t* hchase_ = nullptr;
+    std::uint64_t* dchase_ = nullptr;
+    std::uint64_t* dt_ = nullptr;
+    unsigned char* hsmall_src_ = nullptr;
+    unsigned char* hsmall_dst_ = nullptr;
+    unsigned char* dsmall_src_ = nullptr;
+    unsigned char* dsmall_dst_ = nullptr;
+    std::vector<unsigned char> pattern_;
+    cudaStream_t s1_{}, s2_{};
+    cudaEvent_t ea_{}, eb_{};
+    std::uint32_t seed_ = 0;
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    const std::string mode = argc > 1 ? argv[1] : "";
+    if (mode != "chase" && mode != "copies" && mode != "gated") {
+        std::fprintf(stderr, "usage: rbw chase|copies|gated\n");
+        return 2;
+    }
+    Rig rig;
+    std::printf("mode,case,size_bytes,median,p10,p90,inside\n");
+    if (mode == "chase") rig.chase_mode();
+    if (mode == "copies" || mode == "gated") rig.copies_mode(mode == "gated");
+    return 0;
+}
