@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs on a GPU machine (CUDA toolkit and CMake only): builds dmaprobe standalone, checks it on
-# the smoke plan, then measures results/plan.txt once and records what the machine says about
+# the smoke plan, then measures results/plan.txt (PLAN: another plan) once and records what the machine says about
 # itself. One call on a freshly started machine is one lease: the folder is named after the
 # date and the machine's boot id, so leases of one kind of machine never collide.
 #   scripts/measure-on-gpu.sh OUTDIR [COMMIT]
@@ -26,6 +26,8 @@ case "${HOST_DATA:-flushed}" in
   *) echo "HOST_DATA must be flushed or once, not '$HOST_DATA'" >&2; exit 2 ;;
 esac
 stalls=${HOST_STALLS:-20}
+plan=${PLAN:-results/plan.txt}
+[ -f "$plan" ] || { echo "no plan file '$plan'" >&2; exit 2; }
 build=${BUILD:-/tmp/dmaprobe-build}
 boot=$(tr -d '-' </proc/sys/kernel/random/boot_id | cut -c1-8)
 lease="$(date -u +%Y-%m-%d)-${boot}"
@@ -44,7 +46,7 @@ cmake -S gpu_validation -B "$build" -DCMAKE_BUILD_TYPE=Release -DDMASIM_GIT_COMM
 } >"$dir/machine.txt" 2>&1
 "$build/dmaprobe" --plan gpu_validation/plans/smoke.txt --out "$dir/smoke" --quiet
 cp "$dir/smoke/measured.csv" "$dir/smoke.csv" && rm -rf "$dir/smoke"
-"$build/dmaprobe" --plan results/plan.txt --out "$dir" --json "$dir/measured.json" --commit "$commit" --host-stalls "$stalls" "${host_data[@]}" 2>&1 | tee "$dir/run.log"
+"$build/dmaprobe" --plan "$plan" --out "$dir" --json "$dir/measured.json" --commit "$commit" --host-stalls "$stalls" "${host_data[@]}" 2>&1 | tee "$dir/run.log"
 # Every repetition's time, kept compressed: the lease folders of results/ must stay small enough to
 # travel with the working tree to a GPU machine (nothing in the project reads them).
 gzip -n -9 "$dir/measured.json"
