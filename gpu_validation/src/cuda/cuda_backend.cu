@@ -1424,7 +1424,7 @@ std::vector<ResultRow> CudaBackend::measure_chase(const MeasurementSpec& s) {
         if (stores) CUDA_CHECK(cudaStreamSynchronize(ss));
         if (copies) {
             CUDA_CHECK(cudaStreamSynchronize(cs));
-            if (elapsed_us(stop_, copies_end) <= 0.0) ++copies_short;
+            if (timed && elapsed_us(stop_, copies_end) <= 0.0) ++copies_short;
         }
         unsigned long long got = 0;
         CUDA_CHECK(cudaMemcpy(&got, end, sizeof got, cudaMemcpyDeviceToHost));

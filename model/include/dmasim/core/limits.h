@@ -64,9 +64,10 @@ inline constexpr std::int64_t kStoresBesideSettleNs = 300000;
 // A chase with a copy beside it (zero_copy.copy_beside): the copy is as many pinned copies of this
 // many bytes, back to back on one stream, as keep a link of kCopyBesideChaseRate busy for the
 // settling time and kCopyBesideChaseHopNs a hop (loads beside a copy into the GPU measured
-// 3.4-3.5 us, results/h100-sxm/isolating/zero-copy-exchange), so that it outlasts the chase.
+// 3.4-3.5 us, results/h100-sxm/isolating/zero-copy-exchange; a run of 5 us a hop fell short on a
+// 2xH200), so that it outlasts the chase.
 inline constexpr std::uint64_t kCopyBesideChaseChunk = std::uint64_t{64} << 20;
-inline constexpr std::int64_t kCopyBesideChaseHopNs = 5000;
+inline constexpr std::int64_t kCopyBesideChaseHopNs = 10000;
 inline constexpr double kCopyBesideChaseRate = 64e9;  // bytes/s: above any PCIe Gen5 x16 link's
 // The chunks that many bytes take.
 constexpr std::uint64_t copy_beside_chase_chunks(std::int64_t hops) {
