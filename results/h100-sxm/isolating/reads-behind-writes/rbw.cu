@@ -23,7 +23,8 @@
 //  gated   as copies, but the copy's stream first runs a 300 us spin kernel, so that the copy's
 //          work is fetched before it can start (its event interval leaves the fetch out): a copy
 //          into the GPU alone and beside the long copy out of it, a copy out of the GPU alone and
-//          beside a long copy into it (512 MiB). The CPU clears a copy's host destination before
+//          beside a long copy into it (512 MiB); with two GPUs, also a copy into GPU 0 beside GPU 1's
+//          long copy out of it (into host memory of its own). The CPU clears a copy's host destination before
 //          the first repetition only (in `copies`, before each).
 //
 // Every CUDA call checked. Prints CSV: mode,case,size_bytes,median,p10,p90,inside (inside: the
@@ -113,13 +114,14 @@ void row(const char* mode, const std::string& what, std::size_t bytes, const std
     std::fflush(stdout);
 }
 
-enum class Beside { kNone, kCopyOut, kCopyIn, kStores };
+enum class Beside { kNone, kCopyOut, kCopyIn, kStores, kOtherCopyOut };
 const char* name(Beside b) {
     switch (b) {
         case Beside::kNone: return "alone";
         case Beside::kCopyOut: return "beside-copy-out";
         case Beside::kCopyIn: return "beside-copy-in";
         case Beside::kStores: return "beside-sm-stores";
+        case Beside::kOtherCopyOut: return "beside-other-gpus-copy-out";
     }
     return "?";
 }
@@ -164,11 +166,33 @@ public:
         CHECK(cudaEventCreate(&ea_));
         CHECK(cudaEventCreate(&eb_));
         CHECK(cudaDeviceSynchronize());
+        int n = 0;
+        CHECK(cudaGetDeviceCount(&n));
+        if (n >= 2) {
+            // The other GPU's long copy out of it, into host memory of its own.
+            CHECK(cudaSetDevice(1));
+            CHECK(cudaMalloc(&dother_, kLong));
+            CHECK(cudaMemset(dother_, 0x66, kLong));
+            CHECK(cudaMallocHost(&hother_, kLong));
+            CHECK(cudaStreamCreateWithFlags(&sother_, cudaStreamNonBlocking));
+            CHECK(cudaDeviceSynchronize());
+            CHECK(cudaSetDevice(0));
+        }
     }
+    bool two_gpus() const { return dother_ != nullptr; }
 
     // Starts the long traffic on s1 between two stamps (dt_[2], dt_[3]); nothing for kNone.
     void start(Beside b) {
         if (b == Beside::kNone) return;
+        if (b == Beside::kOtherCopyOut) {
+            // On the other GPU; it takes about 10 ms, so what runs 200 us after it starts runs inside it.
+            CHECK(cudaSetDevice(1));
+            CHECK(cudaStreamSynchronize(sother_));  // the last repetition's
+            CHECK(cudaMemcpyAsync(hother_, dother_, kLong, cudaMemcpyDeviceToHost, sother_));
+            CHECK(cudaSetDevice(0));
+            busy_wait_us(kLead);
+            return;
+        }
         stamp<<<1, 1, 0, s1_>>>(dt_ + 2);
         CHECK(cudaGetLastError());
         if (b == Beside::kCopyOut) CHECK(cudaMemcpyAsync(hlong_, dlong_, kLong, cudaMemcpyDeviceToHost, s1_));
@@ -184,7 +208,7 @@ public:
 
     // Whether what ran on s2 (ending at `end`, globaltimer ns) ended inside the long traffic.
     bool inside(Beside b, std::uint64_t end) {
-        if (b == Beside::kNone) return true;
+        if (b == Beside::kNone || b == Beside::kOtherCopyOut) return true;
         std::uint64_t t[4];
         CHECK(cudaMemcpy(t, dt_, sizeof t, cudaMemcpyDeviceToHost));
         return end < t[3];
@@ -219,8 +243,10 @@ public:
         const Case ungated_cases[] = {{true, Beside::kNone},  {true, Beside::kCopyOut}, {true, Beside::kStores},
                                       {false, Beside::kNone}, {false, Beside::kStores}};
         const Case gated_cases[] = {{true, Beside::kNone}, {true, Beside::kCopyOut}, {false, Beside::kNone}, {false, Beside::kCopyIn}};
-        const std::vector<Case> cases = gated ? std::vector<Case>(std::begin(gated_cases), std::end(gated_cases))
-                                              : std::vector<Case>(std::begin(ungated_cases), std::end(ungated_cases));
+        std::vector<Case> cases = gated ? std::vector<Case>(std::begin(gated_cases), std::end(gated_cases))
+                                        : std::vector<Case>(std::begin(ungated_cases), std::end(ungated_cases));
+        // With a second GPU: the copy into GPU 0 beside GPU 1's copy out of it (the host's path, not GPU 0's engines).
+        if (gated && two_gpus()) cases.push_back({true, Beside::kOtherCopyOut});
         for (const Case& c : cases) {
             for (std::size_t y : sizes) {
                 std::vector<double> us;
@@ -286,6 +312,9 @@ private:
     unsigned char* dsmall_dst_ = nullptr;
     std::vector<unsigned char> pattern_;
     cudaStream_t s1_{}, s2_{};
+    unsigned char* dother_ = nullptr;
+    unsigned char* hother_ = nullptr;
+    cudaStream_t sother_{};
     cudaEvent_t ea_{}, eb_{};
     std::uint32_t seed_ = 0;
 };
