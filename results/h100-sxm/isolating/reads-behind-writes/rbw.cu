@@ -24,7 +24,8 @@
 //          work is fetched before it can start (its event interval leaves the fetch out): a copy
 //          into the GPU alone and beside the long copy out of it, a copy out of the GPU alone and
 //          beside a long copy into it (512 MiB); with two GPUs, also a copy into GPU 0 beside GPU 1's
-//          long copy out of it (into host memory of its own). The CPU clears a copy's host destination before
+//          long copy out of it (into host memory of its own), and beside GPU 0's copy of 2 GiB to
+//          GPU 1 with peer access (over NVLink: GPU 0's engines busy, its PCIe writes not). The CPU clears a copy's host destination before
 //          the first repetition only (in `copies`, before each).
 //
 // Every CUDA call checked. Prints CSV: mode,case,size_bytes,median,p10,p90,inside (inside: the
@@ -114,7 +115,7 @@ void row(const char* mode, const std::string& what, std::size_t bytes, const std
     std::fflush(stdout);
 }
 
-enum class Beside { kNone, kCopyOut, kCopyIn, kStores, kOtherCopyOut };
+enum class Beside { kNone, kCopyOut, kCopyIn, kStores, kOtherCopyOut, kPeerCopyOut };
 const char* name(Beside b) {
     switch (b) {
         case Beside::kNone: return "alone";
@@ -122,6 +123,7 @@ const char* name(Beside b) {
         case Beside::kCopyIn: return "beside-copy-in";
         case Beside::kStores: return "beside-sm-stores";
         case Beside::kOtherCopyOut: return "beside-other-gpus-copy-out";
+        case Beside::kPeerCopyOut: return "beside-peer-copy-out";
     }
     return "?";
 }
@@ -177,6 +179,13 @@ public:
             CHECK(cudaStreamCreateWithFlags(&sother_, cudaStreamNonBlocking));
             CHECK(cudaDeviceSynchronize());
             CHECK(cudaSetDevice(0));
+            // GPU 0 writing GPU 1's memory over their link (NVLink on the 2xH200), not over PCIe.
+            int can = 0;
+            CHECK(cudaDeviceCanAccessPeer(&can, 0, 1));
+            if (can) {
+                CHECK(cudaDeviceEnablePeerAccess(1, 0));
+                peer_ = true;
+            }
         }
     }
     bool two_gpus() const { return dother_ != nullptr; }
@@ -197,6 +206,9 @@ public:
         CHECK(cudaGetLastError());
         if (b == Beside::kCopyOut) CHECK(cudaMemcpyAsync(hlong_, dlong_, kLong, cudaMemcpyDeviceToHost, s1_));
         if (b == Beside::kCopyIn) CHECK(cudaMemcpyAsync(dlong_, hlong_, kLong, cudaMemcpyHostToDevice, s1_));
+        if (b == Beside::kPeerCopyOut) {
+            for (int k = 0; k < kPeerRounds; ++k) CHECK(cudaMemcpyPeerAsync(dother_, 1, dlong_, 0, kLong, s1_));
+        }
         if (b == Beside::kStores) {
             store_stream<<<132, 256, 0, s1_>>>(dstore_, kStoreBytes / sizeof(uint4), kStorePasses, ++seed_);
             CHECK(cudaGetLastError());
@@ -247,6 +259,8 @@ public:
                                         : std::vector<Case>(std::begin(ungated_cases), std::end(ungated_cases));
         // With a second GPU: the copy into GPU 0 beside GPU 1's copy out of it (the host's path, not GPU 0's engines).
         if (gated && two_gpus()) cases.push_back({true, Beside::kOtherCopyOut});
+        // And beside GPU 0's copy out of it to GPU 1 over their link: GPU 0's engines busy, its PCIe writes not.
+        if (gated && peer_) cases.push_back({true, Beside::kPeerCopyOut});
         for (const Case& c : cases) {
             for (std::size_t y : sizes) {
                 std::vector<double> us;
@@ -312,6 +326,8 @@ private:
     unsigned char* dsmall_dst_ = nullptr;
     std::vector<unsigned char> pattern_;
     cudaStream_t s1_{}, s2_{};
+    static constexpr int kPeerRounds = 4;  // 2 GiB over NVLink: about 5 ms
+    bool peer_ = false;
     unsigned char* dother_ = nullptr;
     unsigned char* hother_ = nullptr;
     cudaStream_t sother_{};
