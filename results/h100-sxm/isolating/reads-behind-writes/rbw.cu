@@ -25,13 +25,17 @@
 //          into the GPU alone and beside the long copy out of it, a copy out of the GPU alone and
 //          beside a long copy into it (512 MiB); with two GPUs, also a copy into GPU 0 beside GPU 1's
 //          long copy out of it (into host memory of its own), and beside GPU 0's copy of 2 GiB to
-//          GPU 1 with peer access (over NVLink: GPU 0's engines busy, its PCIe writes not). The CPU clears a copy's host destination before
-//          the first repetition only (in `copies`, before each).
+//          GPU 1 with peer access (over NVLink: GPU 0's engines busy, its PCIe writes not). The CPU
+//          clears a copy's host destination before the first repetition only (in `copies`, before each).
+//  lead    the copy into the GPU (4 KiB, 1 MiB) behind a 300 us gate, and a copy out of the GPU of
+//          128 MiB (or, with peer access, 2 GiB to GPU 1) behind a gate D us shorter on another
+//          stream, D from -20 to 100 us: the loss against how long the other copy has run. 30
+//          repetitions after 3 warm-ups.
 //
 // Every CUDA call checked. Prints CSV: mode,case,size_bytes,median,p10,p90,inside (inside: the
 // repetitions whose chase or copy ended before the long traffic did).
 //
-// Build: nvcc -O3 -arch=sm_90 rbw.cu -o rbw       Run: ./rbw chase; ./rbw copies; ./rbw gated
+// Build: nvcc -O3 -arch=sm_90 rbw.cu -o rbw       Run: ./rbw chase; ./rbw copies; ./rbw gated; ./rbw lead
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -306,6 +310,48 @@ public:
         }
     }
 
+    // `lead`: both streams behind spin kernels launched together; the long copy out of the GPU
+    // (or, with peer access, the copy to GPU 1) starts D us before the gate of the copy into the
+    // GPU opens (D < 0: after it). How the copy into the GPU's loss depends on how long the other
+    // copy has run: a queue that fills, a turn that comes round, or a fixed start.
+    void lead_mode() {
+        const int leads[] = {-20, -5, 0, 1, 2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 25, 30, 40, 60, 100};
+        const std::size_t sizes[] = {4 << 10, 1 << 20};
+        for (const bool peer : {false, true}) {
+            if (peer && !peer_) continue;
+            for (std::size_t y : sizes) {
+                for (const int d : leads) {
+                    std::vector<double> us;
+                    for (int r = 0; r < 3 + 30; ++r) {
+                        CHECK(cudaDeviceSynchronize());
+                        const std::uint64_t gate = kGateNs;
+                        spin<<<1, 1, 0, s1_>>>(static_cast<std::uint64_t>(static_cast<std::int64_t>(gate) - d * 1000));
+                        CHECK(cudaGetLastError());
+                        spin<<<1, 1, 0, s2_>>>(gate);
+                        CHECK(cudaGetLastError());
+                        if (peer) {
+                            for (int k = 0; k < kPeerRounds; ++k) CHECK(cudaMemcpyPeerAsync(dother_, 1, dlong_, 0, kLong, s1_));
+                        } else {
+                            CHECK(cudaMemcpyAsync(hlong_, dlong_, kLong / 4, cudaMemcpyDeviceToHost, s1_));
+                        }
+                        CHECK(cudaEventRecord(ea_, s2_));
+                        CHECK(cudaMemcpyAsync(dsmall_dst_, hsmall_src_, y, cudaMemcpyHostToDevice, s2_));
+                        CHECK(cudaEventRecord(eb_, s2_));
+                        CHECK(cudaDeviceSynchronize());
+                        if (r < 3) continue;
+                        float ms = 0;
+                        CHECK(cudaEventElapsedTime(&ms, ea_, eb_));
+                        us.push_back(ms * 1000.0);
+                    }
+                    std::vector<unsigned char> got(y);
+                    CHECK(cudaMemcpy(got.data(), dsmall_dst_, y, cudaMemcpyDeviceToHost));
+                    if (std::memcmp(got.data(), hsmall_src_, y) != 0) fail("into the GPU", y);
+                    row("lead", std::string(peer ? "h2d-after-peer-copy-" : "h2d-after-copy-out-") + std::to_string(d) + "us", y, us, 30);
+                }
+            }
+        }
+    }
+
 private:
     static constexpr std::size_t kSmall = 1 << 20;
     static constexpr std::uint64_t kGateNs = 300000;
@@ -339,13 +385,14 @@ private:
 
 int main(int argc, char** argv) {
     const std::string mode = argc > 1 ? argv[1] : "";
-    if (mode != "chase" && mode != "copies" && mode != "gated") {
-        std::fprintf(stderr, "usage: rbw chase|copies|gated\n");
+    if (mode != "chase" && mode != "copies" && mode != "gated" && mode != "lead") {
+        std::fprintf(stderr, "usage: rbw chase|copies|gated|lead\n");
         return 2;
     }
     Rig rig;
     std::printf("mode,case,size_bytes,median,p10,p90,inside\n");
     if (mode == "chase") rig.chase_mode();
     if (mode == "copies" || mode == "gated") rig.copies_mode(mode == "gated");
+    if (mode == "lead") rig.lead_mode();
     return 0;
 }
