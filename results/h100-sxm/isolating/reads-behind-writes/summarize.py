@@ -3,11 +3,12 @@
 
   summarize.py [LEASE_DIR...]   (default: leases/*)
 Prints, per mode, a table of lease x case: the median (us; ns a hop for chase) and, for the
-cases beside something, its excess over the same size alone.
+cases beside something, its excess over the same size alone; and each lease's lead sweep.
 """
 import csv
 import glob
 import os
+import re
 import sys
 
 
@@ -44,6 +45,19 @@ def main(argv):
                 label = f"{r['case']} {size}K" if mode != "chase" else r["case"]
                 cells.append(f"{label} {m:.2f}" + ("" if r["case"].endswith("alone") or ref is None else f" (+{m - ref:.2f})"))
             print(f"  {lease}: " + "; ".join(cells))
+    # lead: the copy into the GPU's median against how long before its gate the other copy started.
+    for lease in leases:
+        path = os.path.join(lease, "lead.csv")
+        if not os.path.exists(path):
+            continue
+        print(f"== lead ({os.path.basename(lease)}): the copy into the GPU's median (us) by D, the other copy's head start")
+        series = {}
+        for r in read(path):
+            m = re.match(r"^(.*)-(-?\d+us)$", r["case"])
+            what, d = m.group(1), m.group(2)
+            series.setdefault((what, int(r["size_bytes"]) // 1024), []).append((d, float(r["median"])))
+        for (what, kib), points in series.items():
+            print(f"  {what} {kib}K: " + " ".join(f"{d}={m:.1f}" for d, m in points))
     return 0
 
 
