@@ -53,7 +53,7 @@ def main(argv):
         print(f"== lead ({os.path.basename(lease)}): the copy into the GPU's median (us) by D, the other copy's head start")
         series = {}
         for r in read(path):
-            m = re.match(r"^(.*)-(-?\d+us)$", r["case"])
+            m = re.match(r"^(.*?)-(-?\d+us)$", r["case"])
             what, d = m.group(1), m.group(2)
             series.setdefault((what, int(r["size_bytes"]) // 1024), []).append((d, float(r["median"])))
         for (what, kib), points in series.items():
