@@ -27,10 +27,11 @@
 //          long copy out of it (into host memory of its own), and beside GPU 0's copy of 2 GiB to
 //          GPU 1 with peer access (over NVLink: GPU 0's engines busy, its PCIe writes not). The CPU
 //          clears a copy's host destination before the first repetition only (in `copies`, before each).
-//  lead    the copy into the GPU (4 KiB, 1 MiB) behind a 300 us gate, and a copy out of the GPU of
+//  lead    a copy into the GPU (4 KiB, 1 MiB) behind a 300 us gate, and a copy out of the GPU of
 //          128 MiB (or, with peer access, 2 GiB to GPU 1) behind a gate D us shorter on another
-//          stream, D from -20 to 100 us: the loss against how long the other copy has run. 30
-//          repetitions after 3 warm-ups.
+//          stream, D from -20 to 100 us; and a copy out of the GPU against a 128 MiB copy into it
+//          (or the peer copy); each alone (D = 0): the loss against how long the other copy has
+//          run, and whether copies released together (D = 0) pay it. 30 repetitions after 3 warm-ups.
 //
 // Every CUDA call checked. Prints CSV: mode,case,size_bytes,median,p10,p90,inside (inside: the
 // repetitions whose chase or copy ended before the long traffic did).
@@ -315,12 +316,22 @@ public:
     // GPU opens (D < 0: after it). How the copy into the GPU's loss depends on how long the other
     // copy has run: a queue that fills, a turn that comes round, or a fixed start.
     void lead_mode() {
-        const int leads[] = {-20, -5, 0, 1, 2, 3, 4, 5, 6, 8, 10, 12, 15, 20, 25, 30, 40, 60, 100};
+        const int leads[] = {-20, -10, -5, -3, -2, -1, 0, 1, 2, 3, 5, 10, 20, 50, 100};
         const std::size_t sizes[] = {4 << 10, 1 << 20};
-        for (const bool peer : {false, true}) {
-            if (peer && !peer_) continue;
+        enum class Other { kNone, kCopyOut, kCopyIn, kPeer };
+        struct Case {
+            bool up;  // the measured copy: into the GPU, else out of it
+            Other other;
+            const char* name;
+        };
+        const Case cases[] = {{true, Other::kNone, "h2d-alone"},           {true, Other::kCopyOut, "h2d-after-copy-out"},
+                              {true, Other::kPeer, "h2d-after-peer-copy"},  {false, Other::kNone, "d2h-alone"},
+                              {false, Other::kCopyIn, "d2h-after-copy-in"}, {false, Other::kPeer, "d2h-after-peer-copy"}};
+        for (const Case& c : cases) {
+            if (c.other == Other::kPeer && !peer_) continue;
             for (std::size_t y : sizes) {
                 for (const int d : leads) {
+                    if (c.other == Other::kNone && d != 0) continue;
                     std::vector<double> us;
                     for (int r = 0; r < 3 + 30; ++r) {
                         CHECK(cudaDeviceSynchronize());
@@ -329,13 +340,19 @@ public:
                         CHECK(cudaGetLastError());
                         spin<<<1, 1, 0, s2_>>>(gate);
                         CHECK(cudaGetLastError());
-                        if (peer) {
+                        if (c.other == Other::kPeer) {
                             for (int k = 0; k < kPeerRounds; ++k) CHECK(cudaMemcpyPeerAsync(dother_, 1, dlong_, 0, kLong, s1_));
-                        } else {
+                        } else if (c.other == Other::kCopyOut) {
                             CHECK(cudaMemcpyAsync(hlong_, dlong_, kLong / 4, cudaMemcpyDeviceToHost, s1_));
+                        } else if (c.other == Other::kCopyIn) {
+                            CHECK(cudaMemcpyAsync(dlong_, hlong_, kLong / 4, cudaMemcpyHostToDevice, s1_));
                         }
                         CHECK(cudaEventRecord(ea_, s2_));
-                        CHECK(cudaMemcpyAsync(dsmall_dst_, hsmall_src_, y, cudaMemcpyHostToDevice, s2_));
+                        if (c.up) {
+                            CHECK(cudaMemcpyAsync(dsmall_dst_, hsmall_src_, y, cudaMemcpyHostToDevice, s2_));
+                        } else {
+                            CHECK(cudaMemcpyAsync(hsmall_dst_, dsmall_src_, y, cudaMemcpyDeviceToHost, s2_));
+                        }
                         CHECK(cudaEventRecord(eb_, s2_));
                         CHECK(cudaDeviceSynchronize());
                         if (r < 3) continue;
@@ -344,9 +361,13 @@ public:
                         us.push_back(ms * 1000.0);
                     }
                     std::vector<unsigned char> got(y);
-                    CHECK(cudaMemcpy(got.data(), dsmall_dst_, y, cudaMemcpyDeviceToHost));
-                    if (std::memcmp(got.data(), hsmall_src_, y) != 0) fail("into the GPU", y);
-                    row("lead", std::string(peer ? "h2d-after-peer-copy-" : "h2d-after-copy-out-") + std::to_string(d) + "us", y, us, 30);
+                    if (c.up) {
+                        CHECK(cudaMemcpy(got.data(), dsmall_dst_, y, cudaMemcpyDeviceToHost));
+                        if (std::memcmp(got.data(), hsmall_src_, y) != 0) fail("into the GPU", y);
+                    } else if (std::memcmp(hsmall_dst_, pattern_.data(), y) != 0) {
+                        fail("out of the GPU", y);
+                    }
+                    row("lead", std::string(c.name) + "-" + std::to_string(d) + "us", y, us, 30);
                 }
             }
         }
