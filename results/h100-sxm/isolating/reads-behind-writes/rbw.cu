@@ -32,11 +32,13 @@
 //          stream, D from -20 to 100 us; and a copy out of the GPU against a 128 MiB copy into it
 //          (or the peer copy); each alone (D = 0): the loss against how long the other copy has
 //          run, and whether copies released together (D = 0) pay it. 30 repetitions after 3 warm-ups.
+//  partner as lead, a copy each way and size (4 KiB, 1 MiB) against a copy the other way of 4 KiB to
+//          128 MiB started 0 or 2 us before it: whether a short partner costs as much as a long one.
 //
 // Every CUDA call checked. Prints CSV: mode,case,size_bytes,median,p10,p90,inside (inside: the
 // repetitions whose chase or copy ended before the long traffic did).
 //
-// Build: nvcc -O3 -arch=sm_90 rbw.cu -o rbw       Run: ./rbw chase; ./rbw copies; ./rbw gated; ./rbw lead
+// Build: nvcc -O3 -arch=sm_90 rbw.cu -o rbw       Run: ./rbw chase; ./rbw copies; ./rbw gated; ./rbw lead; ./rbw partner
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -373,6 +375,56 @@ public:
         }
     }
 
+    // `partner`: as lead, the other copy the other way of P bytes (4 KiB to 128 MiB) started D =
+    // 0 or 2 us before the measured one: does a short partner cost as much as a long one?
+    void partner_mode() {
+        const std::size_t partners[] = {4 << 10, 64 << 10, 256 << 10, 1 << 20, 4 << 20, 128 << 20};
+        const std::size_t sizes[] = {4 << 10, 1 << 20};
+        for (const bool up : {true, false}) {
+            for (std::size_t y : sizes) {
+                for (std::size_t p : partners) {
+                    for (const int d : {0, 2}) {
+                        std::vector<double> us;
+                        for (int r = 0; r < 3 + 30; ++r) {
+                            CHECK(cudaDeviceSynchronize());
+                            spin<<<1, 1, 0, s1_>>>(static_cast<std::uint64_t>(static_cast<std::int64_t>(kGateNs) - d * 1000));
+                            CHECK(cudaGetLastError());
+                            spin<<<1, 1, 0, s2_>>>(kGateNs);
+                            CHECK(cudaGetLastError());
+                            // The partner goes the other way, from the long buffers' start.
+                            if (up) {
+                                CHECK(cudaMemcpyAsync(hlong_, dlong_, p, cudaMemcpyDeviceToHost, s1_));
+                            } else {
+                                CHECK(cudaMemcpyAsync(dlong_, hlong_, p, cudaMemcpyHostToDevice, s1_));
+                            }
+                            CHECK(cudaEventRecord(ea_, s2_));
+                            if (up) {
+                                CHECK(cudaMemcpyAsync(dsmall_dst_, hsmall_src_, y, cudaMemcpyHostToDevice, s2_));
+                            } else {
+                                CHECK(cudaMemcpyAsync(hsmall_dst_, dsmall_src_, y, cudaMemcpyDeviceToHost, s2_));
+                            }
+                            CHECK(cudaEventRecord(eb_, s2_));
+                            CHECK(cudaDeviceSynchronize());
+                            if (r < 3) continue;
+                            float ms = 0;
+                            CHECK(cudaEventElapsedTime(&ms, ea_, eb_));
+                            us.push_back(ms * 1000.0);
+                        }
+                        std::vector<unsigned char> got(y);
+                        if (up) {
+                            CHECK(cudaMemcpy(got.data(), dsmall_dst_, y, cudaMemcpyDeviceToHost));
+                            if (std::memcmp(got.data(), hsmall_src_, y) != 0) fail("into the GPU", y);
+                        } else if (std::memcmp(hsmall_dst_, pattern_.data(), y) != 0) {
+                            fail("out of the GPU", y);
+                        }
+                        row("partner", std::string(up ? "h2d" : "d2h") + "-partner-" + std::to_string(p >> 10) + "KiB-" + std::to_string(d) + "us", y,
+                            us, 30);
+                    }
+                }
+            }
+        }
+    }
+
 private:
     static constexpr std::size_t kSmall = 1 << 20;
     static constexpr std::uint64_t kGateNs = 300000;
@@ -406,8 +458,8 @@ private:
 
 int main(int argc, char** argv) {
     const std::string mode = argc > 1 ? argv[1] : "";
-    if (mode != "chase" && mode != "copies" && mode != "gated" && mode != "lead") {
-        std::fprintf(stderr, "usage: rbw chase|copies|gated|lead\n");
+    if (mode != "chase" && mode != "copies" && mode != "gated" && mode != "lead" && mode != "partner") {
+        std::fprintf(stderr, "usage: rbw chase|copies|gated|lead|partner\n");
         return 2;
     }
     Rig rig;
@@ -415,5 +467,6 @@ int main(int argc, char** argv) {
     if (mode == "chase") rig.chase_mode();
     if (mode == "copies" || mode == "gated") rig.copies_mode(mode == "gated");
     if (mode == "lead") rig.lead_mode();
+    if (mode == "partner") rig.partner_mode();
     return 0;
 }

@@ -45,19 +45,19 @@ def main(argv):
                 label = f"{r['case']} {size}K" if mode != "chase" else r["case"]
                 cells.append(f"{label} {m:.2f}" + ("" if r["case"].endswith("alone") or ref is None else f" (+{m - ref:.2f})"))
             print(f"  {lease}: " + "; ".join(cells))
-    # lead: the copy into the GPU's median against how long before its gate the other copy started.
+    # lead and partner: each measured copy's median by the other copy's head start D.
     for lease in leases:
-        path = os.path.join(lease, "lead.csv")
-        if not os.path.exists(path):
-            continue
-        print(f"== lead ({os.path.basename(lease)}): the copy into the GPU's median (us) by D, the other copy's head start")
-        series = {}
-        for r in read(path):
-            m = re.match(r"^(.*?)-(-?\d+us)$", r["case"])
-            what, d = m.group(1), m.group(2)
-            series.setdefault((what, int(r["size_bytes"]) // 1024), []).append((d, float(r["median"])))
-        for (what, kib), points in series.items():
-            print(f"  {what} {kib}K: " + " ".join(f"{d}={m:.1f}" for d, m in points))
+        for mode in ("lead", "partner"):
+            path = os.path.join(lease, mode + ".csv")
+            if not os.path.exists(path):
+                continue
+            print(f"== {mode} ({os.path.basename(lease)}): the measured copy's median (us) by D, the other copy's head start")
+            series = {}
+            for r in read(path):
+                m = re.match(r"^(.*?)-(-?\d+us)$", r["case"])
+                series.setdefault((m.group(1), int(r["size_bytes"]) // 1024), []).append((m.group(2), float(r["median"])))
+            for (what, kib), points in series.items():
+                print(f"  {what} {kib}K: " + " ".join(f"{d}={v:.1f}" for d, v in points))
     return 0
 
 
