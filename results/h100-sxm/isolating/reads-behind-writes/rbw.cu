@@ -33,7 +33,8 @@
 //          (or the peer copy); each alone (D = 0): the loss against how long the other copy has
 //          run, and whether copies released together (D = 0) pay it. 30 repetitions after 3 warm-ups.
 //  partner as lead, a copy each way and size (4 KiB, 1 MiB) against a copy the other way of 4 KiB to
-//          128 MiB started 0 or 2 us before it: whether a short partner costs as much as a long one.
+//          128 MiB started 0, 2, 10, 20 or 40 us before it: whether a short partner costs as much as a
+//          long one, and a partner nearly done as much as one just started.
 //
 // Every CUDA call checked. Prints CSV: mode,case,size_bytes,median,p10,p90,inside (inside: the
 // repetitions whose chase or copy ended before the long traffic did).
@@ -376,14 +377,14 @@ public:
     }
 
     // `partner`: as lead, the other copy the other way of P bytes (4 KiB to 128 MiB) started D =
-    // 0 or 2 us before the measured one: does a short partner cost as much as a long one?
+    // 0-40 us before the measured one: does a short partner, or one nearly done, cost as much?
     void partner_mode() {
         const std::size_t partners[] = {4 << 10, 64 << 10, 256 << 10, 1 << 20, 4 << 20, 128 << 20};
         const std::size_t sizes[] = {4 << 10, 1 << 20};
         for (const bool up : {true, false}) {
             for (std::size_t y : sizes) {
                 for (std::size_t p : partners) {
-                    for (const int d : {0, 2}) {
+                    for (const int d : {0, 2, 10, 20, 40}) {
                         std::vector<double> us;
                         for (int r = 0; r < 3 + 30; ++r) {
                             CHECK(cudaDeviceSynchronize());
