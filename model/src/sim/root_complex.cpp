@@ -243,15 +243,16 @@ tlm::tlm_sync_enum RootComplex::port_fw(int port, Tlp& t, tlm::tlm_phase& phase,
             const double read_ps = memory->access_ps(false, t.length, forward_ps_);
             double data_ready = now + read_ps + forward_ps_;
             // PCIe ordering: a read may not pass a posted write that came in before it on the same
-            // path, so the port performs it only once the writes before it are in memory (they
-            // are on their way through the port's pipeline, root_complex.forward_latency, and the
-            // controller). A load the GPU sends while it streams writes into host memory waits
-            // that long: measured, an SM's pointer chase through host memory takes 0.45-1.7 us
-            // more a hop beside a copy out of the GPU (1.16-1.20 us alone; three H200 leases,
-            // results/h100-sxm/isolating/reads-behind-writes). The controller is asked at arrival,
-            // as for a write: a request dated ahead would hold back other ports' requests.
+            // path, so the port performs it only once the writes before it are in memory (queued
+            // on the port's inward path, root_complex.port_bandwidth, and at the controller), and
+            // then takes its own way there and back. A load the GPU sends while it streams writes
+            // into host memory waits that long: measured, one load of a pointer chase through host
+            // memory takes 0.41-1.70 us more beside a copy out of the GPU (1.13-1.20 us alone; six
+            // H200 and 2xH200 leases, results/h100-sxm/isolating/reads-behind-writes; 0.45-0.65 on
+            // four H100 leases, zero-copy-exchange). The controller is asked at arrival, as for a
+            // write: a request dated ahead would hold back other ports' requests.
             const double ordered = write_done_ps_[static_cast<std::size_t>(port)];
-            if (ordered > now + forward_ps_) data_ready = std::max(data_ready, ordered + (read_ps - forward_ps_) + forward_ps_);
+            if (ordered > now + forward_ps_) data_ready = std::max(data_ready, ordered + read_ps);
             if (memory_path_ps_per_byte_ > 0.0) {
                 // The port's way to memory, behind the write-backs and reads before it.
                 double& free = memory_read_free_ps_[static_cast<std::size_t>(port)];
