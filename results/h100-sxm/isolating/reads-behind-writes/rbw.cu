@@ -285,11 +285,7 @@ public:
                     }
                     start(c.b);
                     CHECK(cudaEventRecord(ea_, s2_));
-                    if (c.up) {
-                        CHECK(cudaMemcpyAsync(dsmall_dst_, hsmall_src_, y, cudaMemcpyHostToDevice, s2_));
-                    } else {
-                        CHECK(cudaMemcpyAsync(hsmall_dst_, dsmall_src_, y, cudaMemcpyDeviceToHost, s2_));
-                    }
+                    small_copy(c.up, y, s2_);
                     CHECK(cudaEventRecord(eb_, s2_));
                     stamp<<<1, 1, 0, s2_>>>(dt_ + 5);
                     CHECK(cudaGetLastError());
@@ -302,13 +298,7 @@ public:
                     CHECK(cudaMemcpy(&end, dt_ + 5, sizeof end, cudaMemcpyDeviceToHost));
                     in += inside(c.b, end) ? 1 : 0;
                 }
-                std::vector<unsigned char> got(y);
-                if (c.up) {
-                    CHECK(cudaMemcpy(got.data(), dsmall_dst_, y, cudaMemcpyDeviceToHost));
-                    if (std::memcmp(got.data(), hsmall_src_, y) != 0) fail("into the GPU", y);
-                } else if (std::memcmp(hsmall_dst_, pattern_.data(), y) != 0) {
-                    fail("out of the GPU", y);
-                }
+                verify_small(c.up, y);
                 row(gated ? "gated" : "copies", std::string(c.up ? "h2d-" : "d2h-") + name(c.b), y, us, in);
             }
         }
@@ -335,14 +325,7 @@ public:
             for (std::size_t y : sizes) {
                 for (const int d : leads) {
                     if (c.other == Other::kNone && d != 0) continue;
-                    std::vector<double> us;
-                    for (int r = 0; r < 3 + 30; ++r) {
-                        CHECK(cudaDeviceSynchronize());
-                        const std::uint64_t gate = kGateNs;
-                        spin<<<1, 1, 0, s1_>>>(static_cast<std::uint64_t>(static_cast<std::int64_t>(gate) - d * 1000));
-                        CHECK(cudaGetLastError());
-                        spin<<<1, 1, 0, s2_>>>(gate);
-                        CHECK(cudaGetLastError());
+                    const std::vector<double> us = behind_head_start(c.up, y, d, [&] {
                         if (c.other == Other::kPeer) {
                             for (int k = 0; k < kPeerRounds; ++k) CHECK(cudaMemcpyPeerAsync(dother_, 1, dlong_, 0, kLong, s1_));
                         } else if (c.other == Other::kCopyOut) {
@@ -350,26 +333,7 @@ public:
                         } else if (c.other == Other::kCopyIn) {
                             CHECK(cudaMemcpyAsync(dlong_, hlong_, kLong / 4, cudaMemcpyHostToDevice, s1_));
                         }
-                        CHECK(cudaEventRecord(ea_, s2_));
-                        if (c.up) {
-                            CHECK(cudaMemcpyAsync(dsmall_dst_, hsmall_src_, y, cudaMemcpyHostToDevice, s2_));
-                        } else {
-                            CHECK(cudaMemcpyAsync(hsmall_dst_, dsmall_src_, y, cudaMemcpyDeviceToHost, s2_));
-                        }
-                        CHECK(cudaEventRecord(eb_, s2_));
-                        CHECK(cudaDeviceSynchronize());
-                        if (r < 3) continue;
-                        float ms = 0;
-                        CHECK(cudaEventElapsedTime(&ms, ea_, eb_));
-                        us.push_back(ms * 1000.0);
-                    }
-                    std::vector<unsigned char> got(y);
-                    if (c.up) {
-                        CHECK(cudaMemcpy(got.data(), dsmall_dst_, y, cudaMemcpyDeviceToHost));
-                        if (std::memcmp(got.data(), hsmall_src_, y) != 0) fail("into the GPU", y);
-                    } else if (std::memcmp(hsmall_dst_, pattern_.data(), y) != 0) {
-                        fail("out of the GPU", y);
-                    }
+                    });
                     row("lead", std::string(c.name) + "-" + std::to_string(d) + "us", y, us, 30);
                 }
             }
@@ -385,44 +349,63 @@ public:
             for (std::size_t y : sizes) {
                 for (std::size_t p : partners) {
                     for (const int d : {0, 2, 10, 20, 40}) {
-                        std::vector<double> us;
-                        for (int r = 0; r < 3 + 30; ++r) {
-                            CHECK(cudaDeviceSynchronize());
-                            spin<<<1, 1, 0, s1_>>>(static_cast<std::uint64_t>(static_cast<std::int64_t>(kGateNs) - d * 1000));
-                            CHECK(cudaGetLastError());
-                            spin<<<1, 1, 0, s2_>>>(kGateNs);
-                            CHECK(cudaGetLastError());
-                            // The partner goes the other way, from the long buffers' start.
+                        // The partner goes the other way, from the long buffers' start.
+                        const std::vector<double> us = behind_head_start(up, y, d, [&] {
                             if (up) {
                                 CHECK(cudaMemcpyAsync(hlong_, dlong_, p, cudaMemcpyDeviceToHost, s1_));
                             } else {
                                 CHECK(cudaMemcpyAsync(dlong_, hlong_, p, cudaMemcpyHostToDevice, s1_));
                             }
-                            CHECK(cudaEventRecord(ea_, s2_));
-                            if (up) {
-                                CHECK(cudaMemcpyAsync(dsmall_dst_, hsmall_src_, y, cudaMemcpyHostToDevice, s2_));
-                            } else {
-                                CHECK(cudaMemcpyAsync(hsmall_dst_, dsmall_src_, y, cudaMemcpyDeviceToHost, s2_));
-                            }
-                            CHECK(cudaEventRecord(eb_, s2_));
-                            CHECK(cudaDeviceSynchronize());
-                            if (r < 3) continue;
-                            float ms = 0;
-                            CHECK(cudaEventElapsedTime(&ms, ea_, eb_));
-                            us.push_back(ms * 1000.0);
-                        }
-                        std::vector<unsigned char> got(y);
-                        if (up) {
-                            CHECK(cudaMemcpy(got.data(), dsmall_dst_, y, cudaMemcpyDeviceToHost));
-                            if (std::memcmp(got.data(), hsmall_src_, y) != 0) fail("into the GPU", y);
-                        } else if (std::memcmp(hsmall_dst_, pattern_.data(), y) != 0) {
-                            fail("out of the GPU", y);
-                        }
+                        });
                         row("partner", std::string(up ? "h2d" : "d2h") + "-partner-" + std::to_string(p >> 10) + "KiB-" + std::to_string(d) + "us", y,
                             us, 30);
                     }
                 }
             }
+        }
+    }
+
+    // The measured copy (into the GPU: up) of y bytes on s2 behind a kGateNs gate, and on s1 behind
+    // a gate d us shorter whatever `other` enqueues there; 30 repetitions after 3 warm-ups, the
+    // copy's event interval each (us), its data verified.
+    template <typename Other>
+    std::vector<double> behind_head_start(bool up, std::size_t y, int d, Other&& other) {
+        std::vector<double> us;
+        for (int r = 0; r < 3 + 30; ++r) {
+            CHECK(cudaDeviceSynchronize());
+            spin<<<1, 1, 0, s1_>>>(static_cast<std::uint64_t>(static_cast<std::int64_t>(kGateNs) - d * 1000));
+            CHECK(cudaGetLastError());
+            spin<<<1, 1, 0, s2_>>>(kGateNs);
+            CHECK(cudaGetLastError());
+            other();
+            CHECK(cudaEventRecord(ea_, s2_));
+            small_copy(up, y, s2_);
+            CHECK(cudaEventRecord(eb_, s2_));
+            CHECK(cudaDeviceSynchronize());
+            if (r < 3) continue;
+            float ms = 0;
+            CHECK(cudaEventElapsedTime(&ms, ea_, eb_));
+            us.push_back(ms * 1000.0);
+        }
+        verify_small(up, y);
+        return us;
+    }
+
+    void small_copy(bool up, std::size_t y, cudaStream_t s) {
+        if (up) {
+            CHECK(cudaMemcpyAsync(dsmall_dst_, hsmall_src_, y, cudaMemcpyHostToDevice, s));
+        } else {
+            CHECK(cudaMemcpyAsync(hsmall_dst_, dsmall_src_, y, cudaMemcpyDeviceToHost, s));
+        }
+    }
+
+    void verify_small(bool up, std::size_t y) {
+        std::vector<unsigned char> got(y);
+        if (up) {
+            CHECK(cudaMemcpy(got.data(), dsmall_dst_, y, cudaMemcpyDeviceToHost));
+            if (std::memcmp(got.data(), hsmall_src_, y) != 0) fail("into the GPU", y);
+        } else if (std::memcmp(hsmall_dst_, pattern_.data(), y) != 0) {
+            fail("out of the GPU", y);
         }
     }
 
