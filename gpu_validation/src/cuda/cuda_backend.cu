@@ -83,9 +83,8 @@ std::vector<Role> roles_of(const MeasurementSpec& s) {
             return {Role::dev_a, Role::dev_b, host_role(s.host_memory, false), host_role(s.host_memory, true)};
         case Strategy::async_overlap: return {Role::dev_a, Role::dev_b, Role::pinned_a, Role::pinned_b};
         case Strategy::zero_copy:
-            if (s.chase && s.has_copy_beside) {
-                return {Role::dev_b, s.chase_device ? Role::dev_a : Role::mapped_a, Role::dev_copy,
-                        s.copy_beside == Direction::h2d ? Role::pinned_a : Role::pinned_b};
+            if (s.chase && s.has_copy_beside) {  // a chase through host memory (spec.cpp)
+                return {Role::dev_b, Role::mapped_a, Role::dev_copy, s.copy_beside == Direction::h2d ? Role::pinned_a : Role::pinned_b};
             }
             if (s.has_copy_beside) {
                 return {Role::dev_a, Role::dev_b, Role::mapped_a, Role::mapped_b, Role::dev_copy,
@@ -1393,25 +1392,19 @@ std::vector<ResultRow> CudaBackend::measure_chase(const MeasurementSpec& s) {
         poison_device(end, sizeof(unsigned long long), 0xFF);
         if (stores) CUDA_CHECK(cudaMemset(stop_stores, 0, sizeof(int)));
         close_gate(st);
-        if (stores) {
-            // The stores start with the gate; the chase's stream waits until their queue has
-            // filled, outside the timed interval, and stops them when the chase is done.
+        if (stores || copies) {
+            // The stores (the copies) start with the gate; the chase's stream waits until they have
+            // run a while (the stores' queue has filled), outside the timed interval, and stops the
+            // stores when the chase is done.
             cudaEvent_t open = done_event(0);
             CUDA_CHECK(cudaEventRecord(open, st));
-            CUDA_CHECK(cudaStreamWaitEvent(ss, open, 0));
-            launch_store_until(store_src, store_dst, n, stop_stores, kStoresBesideMaxNs, s.stores_beside, ss);
-            launch_compute(dev(Role::dev_compute, kSettleBytes), kSettleBytes, lim::kStoresBesideSettleNs, 1, 32, st);
-        }
-        if (copies) {
-            // The copies start with the gate, the chase once they have run a while.
-            cudaEvent_t open = done_event(0);
-            CUDA_CHECK(cudaEventRecord(open, st));
-            CUDA_CHECK(cudaStreamWaitEvent(cs, open, 0));
+            CUDA_CHECK(cudaStreamWaitEvent(stores ? ss : cs, open, 0));
+            if (stores) launch_store_until(store_src, store_dst, n, stop_stores, kStoresBesideMaxNs, s.stores_beside, ss);
             for (std::uint64_t k = 0; k < chunks; ++k) {
                 CUDA_CHECK(copies_up ? cudaMemcpyAsync(copy_dev, copy_host, chunk, cudaMemcpyHostToDevice, cs)
                                      : cudaMemcpyAsync(copy_host, copy_dev, chunk, cudaMemcpyDeviceToHost, cs));
             }
-            CUDA_CHECK(cudaEventRecord(copies_end, cs));
+            if (copies) CUDA_CHECK(cudaEventRecord(copies_end, cs));
             launch_compute(dev(Role::dev_compute, kSettleBytes), kSettleBytes, lim::kStoresBesideSettleNs, 1, 32, st);
         }
         CUDA_CHECK(cudaEventRecord(start_, st));
