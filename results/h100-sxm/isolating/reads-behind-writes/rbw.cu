@@ -35,11 +35,20 @@
 //  partner as lead, a copy each way and size (4 KiB, 1 MiB) against a copy the other way of 4 KiB to
 //          128 MiB started 0, 2, 10, 20 or 40 us before it: whether a short partner costs as much as a
 //          long one, and a partner nearly done as much as one just started.
+//  landing a copy into the GPU (4 KiB, 64 KiB, 1 MiB) behind a 300 us gate that stamps when it opens,
+//          beside another stream's work started 20 us before: none, a 128 MiB copy out of the GPU,
+//          a 256 MiB copy within GPU 0's memory (an engine busy, no PCIe or NVLink traffic), a
+//          kernel of 66 blocks storing to mapped host memory (PCIe writes, no engine), and with
+//          peer access the 2 GiB copy to GPU 1. A one-thread kernel started before the gates polls
+//          the destination's last word and stamps when the copy's last bytes are there; a kernel
+//          behind the copy stamps when its stream goes on. Rows per case: `event` (the copy's
+//          event interval), `data` (gate to last bytes seen), `done` (gate to the stamp behind it):
+//          whether what the copy loses beside the others is before its data lands or after it.
 //
 // Every CUDA call checked. Prints CSV: mode,case,size_bytes,median,p10,p90,inside (inside: the
 // repetitions whose chase or copy ended before the long traffic did).
 //
-// Build: nvcc -O3 -arch=sm_90 rbw.cu -o rbw       Run: ./rbw chase; ./rbw copies; ./rbw gated; ./rbw lead; ./rbw partner
+// Build: nvcc -O3 -arch=sm_90 rbw.cu -o rbw       Run: ./rbw chase; ./rbw copies; ./rbw gated; ./rbw lead; ./rbw partner; ./rbw landing
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -79,6 +88,30 @@ __device__ __forceinline__ std::uint64_t globaltimer() {
 }
 
 __global__ void stamp(std::uint64_t* out) { *out = globaltimer(); }
+
+// A gate that stamps when it opens.
+__global__ void spin_stamp(std::uint64_t ns, std::uint64_t* out) {
+    const std::uint64_t t0 = globaltimer();
+    while (globaltimer() - t0 < ns) {
+    }
+    *out = globaltimer();
+}
+
+// One thread polls a word of GPU memory until it holds `want` and stamps when it saw it (0 when
+// it gave up after timeout_ns): when a copy's last bytes landed, apart from when its semaphore
+// let the stream go on.
+__global__ void watch(const volatile std::uint64_t* word, std::uint64_t want, std::uint64_t timeout_ns, std::uint64_t* out) {
+    const std::uint64_t t0 = globaltimer();
+    std::uint64_t t = t0;
+    while (*word != want) {
+        t = globaltimer();
+        if (t - t0 > timeout_ns) {
+            *out = 0;
+            return;
+        }
+    }
+    *out = globaltimer();
+}
 
 __global__ void spin(std::uint64_t ns) {
     const std::uint64_t t0 = globaltimer();
@@ -365,6 +398,73 @@ public:
         }
     }
 
+    // `landing`: see the header. Each repetition's source carries a new last word, so the watcher
+    // cannot see an earlier repetition's.
+    void landing_mode() {
+        enum class Other { kNone, kCopyOut, kDeviceCopy, kStores, kPeer };
+        const std::pair<Other, const char*> others[] = {{Other::kNone, "alone"},
+                                                        {Other::kCopyOut, "beside-copy-out"},
+                                                        {Other::kDeviceCopy, "beside-device-copy"},
+                                                        {Other::kStores, "beside-sm-stores"},
+                                                        {Other::kPeer, "beside-peer-copy"}};
+        const std::size_t sizes[] = {4 << 10, 64 << 10, 1 << 20};
+        constexpr int kHeadStartUs = 20;
+        constexpr std::uint64_t kWatchTimeoutNs = 3000000;
+        cudaStream_t s3{};
+        CHECK(cudaStreamCreateWithFlags(&s3, cudaStreamNonBlocking));
+        for (const auto& [other, other_name] : others) {
+            if (other == Other::kPeer && !peer_) continue;
+            for (std::size_t y : sizes) {
+                std::vector<double> event_us, data_us, done_us;
+                for (int r = 0; r < 3 + 30; ++r) {
+                    CHECK(cudaDeviceSynchronize());
+                    const std::uint64_t want = 0x5eed000000000000ull + (++tag_);
+                    std::memcpy(hsmall_src_ + y - sizeof want, &want, sizeof want);
+                    watch<<<1, 1, 0, s3>>>(reinterpret_cast<const std::uint64_t*>(dsmall_dst_ + y - sizeof want), want, kWatchTimeoutNs, dt_ + 6);
+                    CHECK(cudaGetLastError());
+                    spin<<<1, 1, 0, s1_>>>(kGateNs - kHeadStartUs * 1000);
+                    CHECK(cudaGetLastError());
+                    spin_stamp<<<1, 1, 0, s2_>>>(kGateNs, dt_);
+                    CHECK(cudaGetLastError());
+                    if (other == Other::kCopyOut) CHECK(cudaMemcpyAsync(hlong_, dlong_, kLong / 4, cudaMemcpyDeviceToHost, s1_));
+                    if (other == Other::kDeviceCopy) CHECK(cudaMemcpyAsync(dlong_ + kLong / 2, dlong_, kLong / 2, cudaMemcpyDeviceToDevice, s1_));
+                    if (other == Other::kStores) {
+                        store_stream<<<66, 256, 0, s1_>>>(dstore_, kStoreBytes / sizeof(uint4), 2, ++seed_);
+                        CHECK(cudaGetLastError());
+                    }
+                    if (other == Other::kPeer) {
+                        for (int k = 0; k < kPeerRounds; ++k) CHECK(cudaMemcpyPeerAsync(dother_, 1, dlong_, 0, kLong, s1_));
+                    }
+                    CHECK(cudaEventRecord(ea_, s2_));
+                    small_copy(true, y, s2_);
+                    CHECK(cudaEventRecord(eb_, s2_));
+                    stamp<<<1, 1, 0, s2_>>>(dt_ + 1);
+                    CHECK(cudaGetLastError());
+                    CHECK(cudaDeviceSynchronize());
+                    if (r < 3) continue;
+                    float ms = 0;
+                    CHECK(cudaEventElapsedTime(&ms, ea_, eb_));
+                    std::uint64_t t[7];
+                    CHECK(cudaMemcpy(t, dt_, sizeof t, cudaMemcpyDeviceToHost));
+                    if (t[6] == 0) {
+                        std::fprintf(stderr, "landing: the watcher did not see the last bytes of a %zu-byte copy within %llu ns\n", y,
+                                     static_cast<unsigned long long>(kWatchTimeoutNs));
+                        std::exit(1);
+                    }
+                    event_us.push_back(ms * 1000.0);
+                    data_us.push_back(static_cast<double>(static_cast<std::int64_t>(t[6] - t[0])) / 1000.0);
+                    done_us.push_back(static_cast<double>(static_cast<std::int64_t>(t[1] - t[0])) / 1000.0);
+                }
+                verify_small(true, y);
+                const std::string base = std::string("h2d-") + other_name;
+                row("landing", base + "-event", y, event_us, 30);
+                row("landing", base + "-data", y, data_us, 30);
+                row("landing", base + "-done", y, done_us, 30);
+            }
+        }
+        CHECK(cudaStreamDestroy(s3));
+    }
+
     // The measured copy (into the GPU: up) of y bytes on s2 behind a kGateNs gate, and on s1 behind
     // a gate d us shorter whatever `other` enqueues there; 30 repetitions after 3 warm-ups, the
     // copy's event interval each (us), its data verified.
@@ -436,14 +536,16 @@ private:
     cudaStream_t sother_{};
     cudaEvent_t ea_{}, eb_{};
     std::uint32_t seed_ = 0;
+    std::uint64_t tag_ = 0;
 };
 
 }  // namespace
 
 int main(int argc, char** argv) {
     const std::string mode = argc > 1 ? argv[1] : "";
-    if (mode != "chase" && mode != "copies" && mode != "gated" && mode != "lead" && mode != "partner") {
-        std::fprintf(stderr, "usage: rbw chase|copies|gated|lead|partner\n");
+    if (mode != "chase" && mode != "copies" && mode != "gated" && mode != "lead" && mode != "partner" &&
+        mode != "landing") {
+        std::fprintf(stderr, "usage: rbw chase|copies|gated|lead|partner|landing\n");
         return 2;
     }
     Rig rig;
@@ -452,5 +554,6 @@ int main(int argc, char** argv) {
     if (mode == "copies" || mode == "gated") rig.copies_mode(mode == "gated");
     if (mode == "lead") rig.lead_mode();
     if (mode == "partner") rig.partner_mode();
+    if (mode == "landing") rig.landing_mode();
     return 0;
 }
