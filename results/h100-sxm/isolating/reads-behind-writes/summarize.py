@@ -3,7 +3,9 @@
 
   summarize.py [LEASE_DIR...]   (default: leases/*)
 Prints, per mode, a table of lease x case: the median (us; ns a hop for chase) and, for the
-cases beside something, its excess over the same size alone; and each lease's lead sweep.
+cases beside something, its excess over the same size alone; each lease's lead and partner
+sweeps; and `landing`: per case and size the copy's event interval, when its last bytes were
+seen (both from the gate) and the difference, each beside-case's excess over alone.
 """
 import csv
 import glob
@@ -58,7 +60,28 @@ def main(argv):
                 series.setdefault((m.group(1), int(r["size_bytes"]) // 1024), []).append((m.group(2), float(r["median"])))
             for (what, kib), points in series.items():
                 print(f"  {what} {kib}K: " + " ".join(f"{d}={v:.1f}" for d, v in points))
+    landing(leases)
     return 0
+
+
+def landing(leases):
+    """`landing` rows: event, data (last bytes seen), done (stamp behind the copy), from the gate."""
+    for lease in leases:
+        path = os.path.join(lease, "landing.csv")
+        if not os.path.exists(path):
+            continue
+        print(f"== landing ({os.path.basename(lease)}): median us from the gate; event, data, event - data; beside: + over alone")
+        cells = {}
+        for r in read(path):
+            m = re.match(r"^h2d-(.*)-(event|data|done)$", r["case"])
+            cells[(m.group(1), int(r["size_bytes"]), m.group(2))] = float(r["median"])
+        for (case, size, what) in sorted(k for k in cells if k[2] == "event"):
+            ev, da = cells[(case, size, "event")], cells[(case, size, "data")]
+            line = f"  {case} {size // 1024}K: event {ev:.2f} data {da:.2f} event-data {ev - da:+.2f}"
+            if case != "alone" and ("alone", size, "event") in cells:
+                ea, dd = cells[("alone", size, "event")], cells[("alone", size, "data")]
+                line += f" (event +{ev - ea:.2f}, data +{da - dd:.2f})"
+            print(line)
 
 
 if __name__ == "__main__":
