@@ -44,11 +44,17 @@
 //          behind the copy stamps when its stream goes on. Rows per case: `event` (the copy's
 //          event interval), `data` (gate to last bytes seen), `done` (gate to the stamp behind it):
 //          whether what the copy loses beside the others is before its data lands or after it.
+//  chain   8 MiB into the GPU behind a 300 us gate, as one copy, as 16 copies of 512 KiB and as 128 of
+//          64 KiB back to back on one stream, event-timed from before the first to after the last:
+//          alone, beside a 128 MiB copy out of the GPU and beside the 2 GiB peer copy, each started
+//          20 us before. Whether what a copy into the GPU loses beside the other is paid once (a
+//          start beside it) or by every copy of a chain (each one's reads behind the other's
+//          writes), as the runtime's staged pieces would.
 //
 // Every CUDA call checked. Prints CSV: mode,case,size_bytes,median,p10,p90,inside (inside: the
 // repetitions whose chase or copy ended before the long traffic did).
 //
-// Build: nvcc -O3 -arch=sm_90 rbw.cu -o rbw       Run: ./rbw chase; ./rbw copies; ./rbw gated; ./rbw lead; ./rbw partner; ./rbw landing
+// Build: nvcc -O3 -arch=sm_90 rbw.cu -o rbw       Run: ./rbw chase; ./rbw copies; ./rbw gated; ./rbw lead; ./rbw partner; ./rbw landing; ./rbw chain
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -465,6 +471,54 @@ public:
         CHECK(cudaStreamDestroy(s3));
     }
 
+    // `chain`: see the header. The chain reads from the long host buffer's upper half, which the
+    // copy out of the GPU (its first quarter) never writes, into the long device buffer's last
+    // 8 MiB, which neither other copy writes.
+    void chain_mode() {
+        constexpr std::size_t kTotal = std::size_t{8} << 20;
+        constexpr int kHeadStartUs = 20;
+        unsigned char* src = hlong_ + kLong / 2;
+        unsigned char* dst = dlong_ + kLong - kTotal;
+        for (std::size_t i = 0; i < kTotal; ++i) src[i] = static_cast<unsigned char>((i * 29u + 11u) % 249u + 1u);
+        enum class Other { kNone, kCopyOut, kPeer };
+        const std::pair<Other, const char*> others[] = {
+            {Other::kNone, "alone"}, {Other::kCopyOut, "beside-copy-out"}, {Other::kPeer, "beside-peer-copy"}};
+        for (const auto& [other, other_name] : others) {
+            if (other == Other::kPeer && !peer_) continue;
+            for (const std::size_t piece : {kTotal, std::size_t{512} << 10, std::size_t{64} << 10}) {
+                std::vector<double> us;
+                for (int r = 0; r < 3 + 20; ++r) {
+                    CHECK(cudaDeviceSynchronize());
+                    CHECK(cudaMemset(dst, 0, kTotal));
+                    CHECK(cudaDeviceSynchronize());
+                    spin<<<1, 1, 0, s1_>>>(kGateNs - kHeadStartUs * 1000);
+                    CHECK(cudaGetLastError());
+                    spin<<<1, 1, 0, s2_>>>(kGateNs);
+                    CHECK(cudaGetLastError());
+                    if (other == Other::kCopyOut) CHECK(cudaMemcpyAsync(hlong_, dlong_, kLong / 4, cudaMemcpyDeviceToHost, s1_));
+                    if (other == Other::kPeer) {
+                        for (int k = 0; k < kPeerRounds; ++k) CHECK(cudaMemcpyPeerAsync(dother_, 1, dlong_, 0, kLong, s1_));
+                    }
+                    CHECK(cudaEventRecord(ea_, s2_));
+                    for (std::size_t off = 0; off < kTotal; off += piece) {
+                        CHECK(cudaMemcpyAsync(dst + off, src + off, piece, cudaMemcpyHostToDevice, s2_));
+                    }
+                    CHECK(cudaEventRecord(eb_, s2_));
+                    CHECK(cudaDeviceSynchronize());
+                    if (r < 3) continue;
+                    float ms = 0;
+                    CHECK(cudaEventElapsedTime(&ms, ea_, eb_));
+                    us.push_back(ms * 1000.0);
+                }
+                std::vector<unsigned char> got(kTotal);
+                CHECK(cudaMemcpy(got.data(), dst, kTotal, cudaMemcpyDeviceToHost));
+                if (std::memcmp(got.data(), src, kTotal) != 0) fail("into the GPU (chain)", kTotal);
+                row("chain", std::string("h2d-") + other_name + "-" + std::to_string(kTotal / piece) + "x" + std::to_string(piece >> 10) + "KiB",
+                    kTotal, us, 20);
+            }
+        }
+    }
+
     // The measured copy (into the GPU: up) of y bytes on s2 behind a kGateNs gate, and on s1 behind
     // a gate d us shorter whatever `other` enqueues there; 30 repetitions after 3 warm-ups, the
     // copy's event interval each (us), its data verified.
@@ -544,8 +598,8 @@ private:
 int main(int argc, char** argv) {
     const std::string mode = argc > 1 ? argv[1] : "";
     if (mode != "chase" && mode != "copies" && mode != "gated" && mode != "lead" && mode != "partner" &&
-        mode != "landing") {
-        std::fprintf(stderr, "usage: rbw chase|copies|gated|lead|partner|landing\n");
+        mode != "landing" && mode != "chain") {
+        std::fprintf(stderr, "usage: rbw chase|copies|gated|lead|partner|landing|chain\n");
         return 2;
     }
     Rig rig;
@@ -555,5 +609,6 @@ int main(int argc, char** argv) {
     if (mode == "lead") rig.lead_mode();
     if (mode == "partner") rig.partner_mode();
     if (mode == "landing") rig.landing_mode();
+    if (mode == "chain") rig.chain_mode();
     return 0;
 }
