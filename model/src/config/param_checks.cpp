@@ -175,6 +175,7 @@ void check_dma(const DmaParams& d, const std::string& prefix, const FailFn& fail
     c.duration("gpu_memory_latency", d.gpu_memory_latency, kMaxHardwareLatency);
     c.bytes("semaphore_size", d.semaphore_size, 1, 4096);
     c.bytes("read_ahead", d.read_ahead, 64 * kKiB, kGiB);
+    c.bytes("egress_queue", d.egress_queue, 0, 64 * kMiB);
 }
 
 void check_card_dma(const CardDmaParams& d, const std::string& prefix, const FailFn& fail) {

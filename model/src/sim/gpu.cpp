@@ -56,7 +56,16 @@ void Gpu::configure(const config::ModelParams& params, const config::DmaParams& 
     engines[kSmReadUnit]->configure(sm, params.link);
     engines[kSmWriteUnit]->configure(sm, params.link);
     sources_.clear();
-    for (int i = 0; i < engine_count_; ++i) sources_.push_back(i);
+    copy_queue_cap_ = dma.egress_queue.value;
+    copy_queues_.clear();
+    copy_queues_.resize(ports.size());
+    next_fill_ = 0;
+    next_queue_port_ = 0;
+    if (copy_queue_cap_ > 0) {
+        sources_.push_back(kCopyQueues);
+    } else {
+        for (int i = 0; i < engine_count_; ++i) sources_.push_back(i);
+    }
     sources_.push_back(kSmReadUnit);
     sources_.push_back(kSmWriteUnit);
     next_source_ = 0;
@@ -69,7 +78,8 @@ void Gpu::configure(const config::ModelParams& params, const config::DmaParams& 
 
 bool Gpu::idle() const {
     return completions_.empty() &&
-           std::none_of(engines.begin(), engines.end(), [](const auto& e) { return e->busy(); });
+           std::none_of(engines.begin(), engines.end(), [](const auto& e) { return e->busy(); }) &&
+           std::all_of(copy_queues_.begin(), copy_queues_.end(), [](const CopyQueue& q) { return q.tlps.empty(); });
 }
 
 tlm::tlm_sync_enum Gpu::port_fw(int /*port*/, Tlp& t, tlm::tlm_phase& phase, sc_core::sc_time&) {
@@ -148,6 +158,43 @@ bool Gpu::sm_turn(int unit) {
     return true;
 }
 
+// Round robin over the engines, as the arbiter goes without the queues. A queue is full once it
+// holds its bytes of payload: a read request (none) then waits too, so nothing passes what is in
+// it. An entry goes on at once when its port is free (arbitrate sends right after filling).
+void Gpu::fill_copy_queues() {
+    for (;;) {
+        bool moved = false;
+        for (int i = 0; i < engine_count_; ++i) {
+            const int k = (next_fill_ + i) % engine_count_;
+            DmaEngine& e = *engines[static_cast<std::size_t>(k)];
+            if (!e.has_tlp()) continue;
+            CopyQueue& q = copy_queues_[static_cast<std::size_t>(port_towards(e.next_destination()))];
+            if (q.bytes >= copy_queue_cap_) continue;
+            const Tlp& t = q.tlps.push_slot() = e.take();
+            q.bytes += t.payload;
+            next_fill_ = (k + 1) % engine_count_;
+            moved = true;
+            break;
+        }
+        if (!moved) return;
+    }
+}
+
+bool Gpu::send_queued() {
+    const std::size_t n = copy_queues_.size();
+    for (std::size_t i = 0, p = next_queue_port_; i < n; ++i, p = p + 1 == n ? 0 : p + 1) {
+        CopyQueue& q = copy_queues_[p];
+        if (q.tlps.empty() || link_ready_[p] == 0) continue;
+        const Tlp t = q.tlps.front();
+        q.tlps.pop();
+        q.bytes -= t.payload;
+        next_queue_port_ = p + 1 == n ? 0 : p + 1;
+        send(static_cast<int>(p), t);
+        return true;
+    }
+    return false;
+}
+
 void Gpu::arbitrate() {
     doorbell_.hold(true);
     // Answers to BAR reads first: they hold a requester's tag.
@@ -164,11 +211,19 @@ void Gpu::arbitrate() {
     if (!blocked) completions_.rearm();
     // Round robin from the source after the last one served. Once no port can take a TLP
     // nothing more can go: the common case of a single port, busy after each TLP, stops there.
+    const bool queued = copy_queue_cap_ > 0;
+    if (queued) fill_copy_queues();
     const std::size_t n = sources_.size();
     while (ready_ports_ > 0) {
         bool sent = false;
         std::size_t k = next_source_;
         for (std::size_t i = 0; i < n; ++i, k = k + 1 == n ? 0 : k + 1) {
+            if (sources_[k] == kCopyQueues) {
+                if (!send_queued()) continue;
+                next_source_ = k + 1 == n ? 0 : k + 1;
+                sent = true;
+                break;
+            }
             DmaEngine& e = *engines[static_cast<std::size_t>(sources_[k])];
             if (!e.has_tlp()) continue;
             if (sm_in_order_ && !sm_turn(sources_[k])) continue;
@@ -180,6 +235,7 @@ void Gpu::arbitrate() {
             break;
         }
         if (!sent) break;
+        if (queued) fill_copy_queues();  // room for the next, or an engine's next TLP
     }
     doorbell_.hold(false);
 }

@@ -152,6 +152,7 @@ struct DmaParams {
     Duration gpu_memory_latency{145'000};
     Bytes semaphore_size{16};
     Bytes read_ahead{1 << 20};
+    Bytes egress_queue{0};
     // Not a dma.* setting: a card's engine gets these from its card_dma settings (a GPU's copy
     // engine takes a range and reads no descriptors: descriptor_bytes 0).
     Bytes descriptor_bytes{0};
@@ -168,6 +169,7 @@ struct DmaParams {
         v(FieldInfo{"gpu_memory_latency", "time", "a copy engine's access to GPU memory, which goes through the L2: its writes are done once the L2 has them (the semaphore behind a copy into the GPU waits for that), and its reads find what a kernel has just written there (dmaprobe fills its device buffers with a kernel before each repetition); bandwidth is gpu_memory's. 145 ns, the SMs' L2 hit (gpu.device_load_latency's chase): copies back to back in a chain cost 2.30-2.61 us each into the GPU and 1.47-1.58 out of it from 4 B to 4 KiB on two H100 leases, the same into the GPU on two 2xH200 (results/h100-sxm/isolating/copy-chains), where with gpu_memory.latency (600 ns, HBM) at both ends the model had 0.6 and 0.35 us more; 0s..1ms"}, gpu_memory_latency);
         v(FieldInfo{"semaphore_size", "bytes", "payload of the completion semaphore the engine writes to host memory; 1B up to link.mps"}, semaphore_size);
         v(FieldInfo{"read_ahead", "bytes", "GPU-memory data an engine reads ahead of its writes (in 64KiB requests); 64KiB..1GiB"}, read_ahead);
+        v(FieldInfo{"egress_queue", "bytes", "payload of the copy engines' TLPs the GPU holds towards each of its links, in the order the engines gave them: a copy's read request or semaphore leaves only after the writes another engine queued before it (PCIe: neither a request nor a posted write passes a posted write), while the SMs' traffic goes its own way. 0: no queue, an engine's TLP waits only for the link (the default, and the H100's calibration: not measured there). On the 2xH200, 16 copies of 512 KiB or 128 of 64 KiB into the GPU back to back on one stream beside a long copy out of it cost 1.80-2.47 us more per copy than as one 8 MiB copy beside it, over what the same chains cost alone (three fresh leases, median 2.05 us; results/h100-sxm/isolating/reads-behind-writes, chain): 54 KiB, where the model's chains cost 2.05 us per copy; 0B..64MiB"}, egress_queue);
     }
 };
 

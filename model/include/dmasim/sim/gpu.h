@@ -2,7 +2,10 @@
 // host memory (zero-copy loads and stores), its memory, and its ports. The egress arbiter takes
 // TLPs round-robin from every source whose next TLP's port can take one, so copies, kernels and
 // answers to BAR reads share a port the way they share the GPU's PCIe interface; the SMs' two
-// units among them leave in the order their TLPs were issued (gpu.sysmem_in_order). Writes from
+// units among them leave in the order their TLPs were issued (gpu.sysmem_in_order). With
+// dma.egress_queue the copy engines' TLPs first enter one queue per port, in order, up to that
+// many bytes: that queue is then one source, and a request of one engine leaves only after the
+// writes another engine queued before it. Writes from
 // others (a peer GPU, a capture card, the CPU through the BAR) land in GPU memory; reads of the
 // BAR are answered with completions.
 #pragma once
@@ -17,6 +20,7 @@
 #include "dmasim/config/params.h"
 #include "dmasim/sim/dma_engine.h"
 #include "dmasim/sim/memory.h"
+#include "dmasim/sim/ring.h"
 #include "dmasim/sim/timed_fifo.h"
 #include "dmasim/sim/tlp.h"
 
@@ -75,6 +79,16 @@ private:
     bool send(int port, Tlp t);
     void set_ready(int port, bool ready);  // whether the port's link takes a TLP now
     bool sm_turn(int unit);  // whether an SM unit's offered TLP is next in the SMs' queue
+    void fill_copy_queues();  // the engines' offered TLPs into their ports' queues, while there is room
+    bool send_queued();       // the head of a queue whose port takes a TLP; false if none
+
+    // The copy engines' queue towards one port (dma.egress_queue) and the payload it holds.
+    struct CopyQueue {
+        Ring<Tlp> tlps{16};
+        std::uint64_t bytes = 0;
+    };
+    // In sources_ where the copy engines' queues take their turn.
+    static constexpr int kCopyQueues = -1;
 
     std::uint16_t node_id_;
     int engine_count_ = 0;
@@ -82,6 +96,10 @@ private:
     std::uint32_t completion_bytes_ = 256;
     bool sm_in_order_ = true;  // GpuParams::sysmem_in_order
     std::vector<int> sources_;  // engines taking part in arbitration this run
+    std::uint64_t copy_queue_cap_ = 0;  // dma.egress_queue; 0: no queue
+    std::vector<CopyQueue> copy_queues_;  // per port
+    int next_fill_ = 0;                   // the engine whose TLP the queues take next
+    std::size_t next_queue_port_ = 0;     // the port whose queue sends next
     std::vector<std::uint8_t> link_ready_;  // per port: 1 while its link takes a TLP
     std::size_t ready_ports_ = 0;
     std::vector<int> route_;
