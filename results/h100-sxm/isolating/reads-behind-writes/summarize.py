@@ -5,7 +5,9 @@
 Prints, per mode, a table of lease x case: the median (us; ns a hop for chase) and, for the
 cases beside something, its excess over the same size alone; each lease's lead and partner
 sweeps; and `landing`: per case and size the copy's event interval, when its last bytes were
-seen (both from the gate) and the difference, each beside-case's excess over alone.
+seen (both from the gate) and the difference, each beside-case's excess over alone; and `chain`:
+per lease the 8 MiB as 1, 16 and 128 copies, and what each copy of a chain costs beside the other
+copy over alone (the chain's excess over one copy, beside, less the same alone, per extra copy).
 """
 import csv
 import glob
@@ -61,7 +63,31 @@ def main(argv):
             for (what, kib), points in series.items():
                 print(f"  {what} {kib}K: " + " ".join(f"{d}={v:.1f}" for d, v in points))
     landing(leases)
+    chain(leases)
     return 0
+
+
+def chain(leases):
+    """`chain` rows: h2d-<case>-<n>x<piece>KiB, the chain's event interval."""
+    for lease in leases:
+        path = os.path.join(lease, "chain.csv")
+        if not os.path.exists(path):
+            continue
+        t = {}
+        for r in read(path):
+            m = re.match(r"^h2d-(.*)-(\d+)x(\d+)KiB$", r["case"])
+            t[(m.group(1), int(m.group(2)))] = float(r["median"])
+        print(f"== chain ({os.path.basename(lease)}): 8 MiB as n copies, median us; per copy: beside over alone")
+        for case in ("alone", "beside-copy-out", "beside-peer-copy"):
+            if (case, 1) not in t:
+                continue
+            cells = [f"{n}x {t[(case, n)]:.1f}" for n in (1, 16, 128) if (case, n) in t]
+            extra = ""
+            if case != "alone":
+                per = [((t[(case, n)] - t[(case, 1)]) - (t[("alone", n)] - t[("alone", 1)])) / (n - 1)
+                       for n in (16, 128) if (case, n) in t]
+                extra = "; per copy " + ", ".join(f"{v:+.2f}" for v in per)
+            print(f"  {case}: " + " ".join(cells) + extra)
 
 
 def landing(leases):
