@@ -146,6 +146,19 @@ __global__ void store_stream(uint4* dst, std::size_t n, int passes, std::uint32_
     }
 }
 
+// Streams through GPU memory: every thread reads and rewrites its uint4s, `passes` times; no
+// copy engine and no PCIe traffic, the GPU's memory system busy.
+__global__ void hbm_stream(uint4* buf, std::size_t n, int passes) {
+    const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+    for (int pass = 0; pass < passes; ++pass) {
+        for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n; i += stride) {
+            uint4 v = buf[i];
+            v.x += 1u;
+            buf[i] = v;
+        }
+    }
+}
+
 void busy_wait_us(double us) {
     const auto t0 = std::chrono::steady_clock::now();
     while (std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() < us) {
@@ -480,9 +493,12 @@ public:
         unsigned char* src = hlong_ + kLong / 2;
         unsigned char* dst = dlong_ + kLong - kTotal;
         for (std::size_t i = 0; i < kTotal; ++i) src[i] = static_cast<unsigned char>((i * 29u + 11u) % 249u + 1u);
-        enum class Other { kNone, kCopyOut, kPeer };
-        const std::pair<Other, const char*> others[] = {
-            {Other::kNone, "alone"}, {Other::kCopyOut, "beside-copy-out"}, {Other::kPeer, "beside-peer-copy"}};
+        enum class Other { kNone, kCopyOut, kPeer, kMemory, kStores };
+        const std::pair<Other, const char*> others[] = {{Other::kNone, "alone"},
+                                                        {Other::kCopyOut, "beside-copy-out"},
+                                                        {Other::kPeer, "beside-peer-copy"},
+                                                        {Other::kMemory, "beside-memory-kernel"},
+                                                        {Other::kStores, "beside-one-block-stores"}};
         for (const auto& [other, other_name] : others) {
             if (other == Other::kPeer && !peer_) continue;
             for (const std::size_t piece : {kTotal, std::size_t{512} << 10, std::size_t{64} << 10}) {
@@ -498,6 +514,15 @@ public:
                     if (other == Other::kCopyOut) CHECK(cudaMemcpyAsync(hlong_, dlong_, kLong / 4, cudaMemcpyDeviceToHost, s1_));
                     if (other == Other::kPeer) {
                         for (int k = 0; k < kPeerRounds; ++k) CHECK(cudaMemcpyPeerAsync(dother_, 1, dlong_, 0, kLong, s1_));
+                    }
+                    if (other == Other::kMemory) {
+                        // 128 MiB of the long device buffer's second quarter, 16 passes: some ms.
+                        hbm_stream<<<66, 256, 0, s1_>>>(reinterpret_cast<uint4*>(dlong_ + kLong / 4), (kLong / 4) / sizeof(uint4), 16);
+                        CHECK(cudaGetLastError());
+                    }
+                    if (other == Other::kStores) {
+                        store_stream<<<1, 256, 0, s1_>>>(dstore_, kStoreBytes / sizeof(uint4), 1, ++seed_);
+                        CHECK(cudaGetLastError());
                     }
                     CHECK(cudaEventRecord(ea_, s2_));
                     for (std::size_t off = 0; off < kTotal; off += piece) {

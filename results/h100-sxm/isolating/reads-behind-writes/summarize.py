@@ -78,7 +78,7 @@ def chain(leases):
             m = re.match(r"^h2d-(.*)-(\d+)x(\d+)KiB$", r["case"])
             t[(m.group(1), int(m.group(2)))] = float(r["median"])
         print(f"== chain ({os.path.basename(lease)}): 8 MiB as n copies, median us; per copy: beside over alone")
-        for case in ("alone", "beside-copy-out", "beside-peer-copy"):
+        for case in ("alone", "beside-copy-out", "beside-peer-copy", "beside-memory-kernel", "beside-one-block-stores"):
             if (case, 1) not in t:
                 continue
             cells = [f"{n}x {t[(case, n)]:.1f}" for n in (1, 16, 128) if (case, n) in t]
