@@ -315,5 +315,25 @@ TEST(CrossDeviceWait, TheIsolatingSweepsOfThreeLeasesFollowTheModel) {
     }
 }
 
+// dma.egress_queue orders the copy engines' TLPs towards PCIe links only (where it is measured):
+// a copy to the other GPU over NVLink takes as long with the queue as without it.
+TEST(EgressQueue, LeavesNvlinkAlone) {
+    const auto peer_us = [](std::uint64_t queue) {
+        config::ModelParams q;
+        q.dma.egress_queue = core::Bytes{queue};
+        Program prog;
+        prog.ops.push_back(strategies::simple_op(Op::Kind::kRecord));
+        Op copy = strategies::copy_op(CopyDirection::kDeviceToHost, kMiB, 0, false);
+        copy.peer_gpu = 1;
+        prog.ops.push_back(copy);
+        prog.ops.push_back(strategies::simple_op(Op::Kind::kRecord));
+        const ProgramOutcome o = simulator().execute(q, prog);
+        return (o.timings.back().end_ps - o.timings.front().end_ps) * 1e-6;
+    };
+    const double without = peer_us(0);
+    EXPECT_GT(without, 2.0) << "1 MiB over NVLink and the copy's own costs";
+    EXPECT_DOUBLE_EQ(peer_us(54 * 1024), without);
+}
+
 }  // namespace
 }  // namespace dmasim::sim

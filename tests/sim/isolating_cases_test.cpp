@@ -398,10 +398,10 @@ TEST(IsolatingCases, ALoadBesideACopyOutOfTheGpuWaitsForTheWritesSentBeforeIt) {
 
 // The copy engines' TLPs leave the GPU through one queue per link, in order (dma.egress_queue):
 // a copy into the GPU beside a copy out of it sends its reads, and then its semaphore, behind the
-// writes queued before them. Measured on three fresh 2xH200 leases (results/h100-sxm/isolating/
+// writes queued before them. Measured on four fresh 2xH200 leases (results/h100-sxm/isolating/
 // reads-behind-writes, chain): 8 MiB into the GPU as 16 copies of 512 KiB or 128 of 64 KiB back
-// to back on one stream, beside a long copy out of it, costs 1.80-2.47 us more per copy (median
-// 2.05) than as one copy beside it, over what the chains cost alone. Without the queue the model
+// to back on one stream, beside a long copy out of it, costs 1.80-2.50 us more per copy (median
+// 2.07) than as one copy beside it, over what the chains cost alone. Without the queue the model
 // has a copy's reads and semaphore pass the other engine's writes at the link: 0.1-0.2 us.
 TEST(IsolatingCases, EveryCopyOfAChainIntoTheGpuWaitsBehindTheWritesOfACopyOutOfIt) {
     config::ModelParams p =

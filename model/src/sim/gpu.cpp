@@ -59,13 +59,12 @@ void Gpu::configure(const config::ModelParams& params, const config::DmaParams& 
     copy_queue_cap_ = dma.egress_queue.value;
     copy_queues_.clear();
     copy_queues_.resize(ports.size());
+    port_queued_.assign(ports.size(), 1);
     next_fill_ = 0;
     next_queue_port_ = 0;
-    if (copy_queue_cap_ > 0) {
-        sources_.push_back(kCopyQueues);
-    } else {
-        for (int i = 0; i < engine_count_; ++i) sources_.push_back(i);
-    }
+    // With the queue the engines still take turns as sources, for ports it does not cover.
+    if (copy_queue_cap_ > 0) sources_.push_back(kCopyQueues);
+    for (int i = 0; i < engine_count_; ++i) sources_.push_back(i);
     sources_.push_back(kSmReadUnit);
     sources_.push_back(kSmWriteUnit);
     next_source_ = 0;
@@ -158,6 +157,11 @@ bool Gpu::sm_turn(int unit) {
     return true;
 }
 
+void Gpu::set_queued_ports(const std::vector<std::uint8_t>& queued) {
+    DMASIM_ASSERT(queued.size() == ports.size());
+    port_queued_ = queued;
+}
+
 // Round robin over the engines, as the arbiter goes without the queues. A queue is full once it
 // holds its bytes of payload: a read request (none) then waits too, so nothing passes what is in
 // it. An entry goes on at once when its port is free (arbitrate sends right after filling).
@@ -168,8 +172,9 @@ void Gpu::fill_copy_queues() {
             const int k = (next_fill_ + i) % engine_count_;
             DmaEngine& e = *engines[static_cast<std::size_t>(k)];
             if (!e.has_tlp()) continue;
-            CopyQueue& q = copy_queues_[static_cast<std::size_t>(port_towards(e.next_destination()))];
-            if (q.bytes >= copy_queue_cap_) continue;
+            const auto port = static_cast<std::size_t>(port_towards(e.next_destination()));
+            CopyQueue& q = copy_queues_[port];
+            if (port_queued_[port] == 0 || q.bytes >= copy_queue_cap_) continue;
             const Tlp& t = q.tlps.push_slot() = e.take();
             q.bytes += t.payload;
             next_fill_ = (k + 1) % engine_count_;
@@ -229,6 +234,8 @@ void Gpu::arbitrate() {
             if (sm_in_order_ && !sm_turn(sources_[k])) continue;
             const int port = port_towards(e.next_destination());
             if (link_ready_[static_cast<std::size_t>(port)] == 0) continue;
+            // An engine's TLP for a queued port goes through the queue.
+            if (queued && sources_[k] < kMaxEngines && port_queued_[static_cast<std::size_t>(port)] != 0) continue;
             send(port, e.take());
             next_source_ = k + 1 == n ? 0 : k + 1;
             sent = true;

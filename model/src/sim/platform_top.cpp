@@ -175,6 +175,14 @@ void PlatformTop::configure(const config::ModelParams& params, const topology::P
         const topology::NodeProps& node = links_from.node(*self);
         if (node.kind != topology::NodeKind::kEndpoint) {
             devices_[i]->configure(params);
+            // The engines' queue (dma.egress_queue) is measured on PCIe links; NVLink takes their
+            // TLPs as before.
+            std::vector<std::uint8_t> queued;
+            for (const auto& port : devices_[i]->ports) {
+                const auto [e, found] = boost::edge(*self, case_node(port->peer), links_from.graph());
+                queued.push_back(found && links_from.link(e).kind == topology::LinkKind::kPcie ? 1 : 0);
+            }
+            devices_[i]->set_queued_ports(queued);
             continue;
         }
         // A capture card's engine: its own descriptors and doorbell, on its own link (the
@@ -186,6 +194,7 @@ void PlatformTop::configure(const config::ModelParams& params, const topology::P
         card.descriptor_bytes = node.card.descriptor_bytes;
         card.descriptor_size = node.card.descriptor_size;
         card.descriptors_per_fetch = node.card.descriptors_per_fetch;
+        card.egress_queue = core::Bytes{0};  // a card's one engine: nothing to order against
         config::LinkParams link = params.link;
         for (auto [e, end] = boost::out_edges(*self, links_from.graph()); e != end; ++e) {
             if (links_from.link(*e).kind == topology::LinkKind::kPcie) link = links_from.link(*e).pcie;

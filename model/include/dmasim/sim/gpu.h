@@ -3,9 +3,9 @@
 // TLPs round-robin from every source whose next TLP's port can take one, so copies, kernels and
 // answers to BAR reads share a port the way they share the GPU's PCIe interface; the SMs' two
 // units among them leave in the order their TLPs were issued (gpu.sysmem_in_order). With
-// dma.egress_queue the copy engines' TLPs first enter one queue per port, in order, up to that
-// many bytes: that queue is then one source, and a request of one engine leaves only after the
-// writes another engine queued before it. Writes from
+// dma.egress_queue the copy engines' TLPs towards a PCIe link first enter one queue per port, in
+// order, up to that many bytes: that queue is then one source, and a request of one engine leaves
+// only after the writes another engine queued before it. Writes from
 // others (a peer GPU, a capture card, the CPU through the BAR) land in GPU memory; reads of the
 // BAR are answered with completions.
 #pragma once
@@ -61,6 +61,9 @@ public:
     // The same with this device's own copy engines and link: a capture card's DMA engine
     // (card_dma) on its own link (its MPS and MRRS), where a GPU's engines take dma.* and link.*.
     void configure(const config::ModelParams& params, const config::DmaParams& engines, const config::LinkParams& link);
+    // Which ports' engine traffic goes through the queue of dma.egress_queue (1: a PCIe link);
+    // after configure, which queues every port.
+    void set_queued_ports(const std::vector<std::uint8_t>& queued);
     int active_engines() const { return engine_count_; }
     DmaEngine& engine(int i) { return *engines[static_cast<std::size_t>(i)]; }
     std::uint16_t node_id() const { return node_id_; }
@@ -98,6 +101,7 @@ private:
     std::vector<int> sources_;  // engines taking part in arbitration this run
     std::uint64_t copy_queue_cap_ = 0;  // dma.egress_queue; 0: no queue
     std::vector<CopyQueue> copy_queues_;  // per port
+    std::vector<std::uint8_t> port_queued_;  // per port: its engine traffic takes the queue
     int next_fill_ = 0;                   // the engine whose TLP the queues take next
     std::size_t next_queue_port_ = 0;     // the port whose queue sends next
     std::vector<std::uint8_t> link_ready_;  // per port: 1 while its link takes a TLP
