@@ -16,7 +16,9 @@ For each file:
     leases (a bootstrap of the leases, 2000 draws, fixed seed) where the compare.csv's meta.json
     names the leases' folder: at sizes where the rows move 15-75 % between machines, the ratio
     of the medians is known no better than that interval;
-  - peer copies: each row's error (peer access on: the NVLink path; off: staged by the runtime).
+  - peer copies: each row's error (peer access on: the NVLink path; off: staged by the runtime),
+    with the measured median's 95 % interval over its leases (the same bootstrap) where the
+    leases' folder is named: a row whose leases fall in two groups is known no better than that.
 Errors are the model's over the measured time, in %. Standard library only.
 """
 import argparse
@@ -118,6 +120,17 @@ def ratio_interval(leases, size, direction, draws=2000, seed=1):
     return ratios[int(0.025 * draws)], ratios[int(0.975 * draws) - 1], len(pairs)
 
 
+def median_interval(leases, row_key, draws=2000, seed=1):
+    """The 95 % interval of the median over a bootstrap of the leases that measured the row; None
+    with fewer than five such leases."""
+    values = [t[row_key] for t in leases.values() if row_key in t]
+    if len(values) < 5:
+        return None
+    rng = random.Random(seed)
+    medians = sorted(statistics.median(values[rng.randrange(len(values))] for _ in values) for _ in range(draws))
+    return medians[int(0.025 * draws)], medians[int(0.975 * draws) - 1], len(values)
+
+
 def key(r):
     return (r["scenario"], r["strategy"], r["direction"], r["size_bytes"], r["variant"])
 
@@ -160,7 +173,14 @@ def report(path, spread, spread_from=None):
                   + "; ".join(parts) + f" (pair spread {pair['spread_pct']} %)")
     for r in rows:
         if r["strategy"] == "peer" and r["scenario"] == "peer":
-            print(f"  peer {label(r)}: {number(r['error_pct']):+.2f} % (spread {r['spread_pct']} %)")
+            within = ""
+            ci = median_interval(leases, (r["scenario"], r["direction"], r["size_bytes"], r["variant"]))
+            if ci:
+                lo, hi, n = ci
+                m, p = float(r["measured_us"]), float(r["predicted_us"])
+                inside = "inside" if lo <= p <= hi else "outside"
+                within = f", 95 % {lo:.2f}-{hi:.2f} us over {n} leases ({100 * (lo / m - 1):+.1f}/{100 * (hi / m - 1):+.1f} %), model {inside}"
+            print(f"  peer {label(r)}: {number(r['error_pct']):+.2f} % (spread {r['spread_pct']} %{within})")
 
 
 def main():

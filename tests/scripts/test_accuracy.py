@@ -88,6 +88,27 @@ class Accuracy(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("train.csv's leases: 2 rows, median 2.00 %, worst 3.00 % (pinned d2h 67108864, spread 2.0 %)", r.stdout)
 
+    def test_peer_rows_carry_the_interval_of_their_leases_median(self):
+        # Five leases in two groups: the median is known only to lie between them.
+        measured = os.path.join(self.tmp, "measured")
+        names = []
+        for i, t in enumerate([10.0, 10.0, 10.0, 14.0, 14.0]):
+            name = f"lease{i}"
+            names.append(name)
+            os.makedirs(os.path.join(measured, name))
+            with open(os.path.join(measured, name, "measured.csv"), "w", newline="") as f:
+                w = csv.DictWriter(f, fieldnames=["scenario", "direction", "size_bytes", "variant", "time_us", "status"])
+                w.writeheader()
+                w.writerow({"scenario": "peer", "direction": "both", "size_bytes": str(MIB), "variant": "peer=on",
+                            "time_us": str(t), "status": "ok"})
+        path = self.write([row("peer", "peer", "both", MIB, "peer=on", 10.0, 12.0, 40.0)])
+        with open(os.path.join(self.tmp, "meta.json"), "w") as f:
+            f.write('{"measured": "%s", "lease_names": [%s]}' % (measured, ", ".join(f'"{n}"' for n in names)))
+        r = self.run_script(path)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("peer peer both 1048576 peer=on: +20.00 % (spread 40.0 %, 95 % 10.00-14.00 us over 5 leases "
+                      "(+0.0/+40.0 %), model inside)", r.stdout)
+
     def test_refuses_what_is_not_a_compare_csv(self):
         path = self.write([{"scenario": "x"}], fields=["scenario", "time_us"])
         r = self.run_script(path)
