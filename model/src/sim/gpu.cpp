@@ -221,12 +221,14 @@ void Gpu::arbitrate() {
     const std::size_t n = sources_.size();
     while (ready_ports_ > 0) {
         bool sent = false;
+        // A queue sent its head, or an engine a TLP past the queues: the engines may fill them.
+        bool room = false;
         std::size_t k = next_source_;
         for (std::size_t i = 0; i < n; ++i, k = k + 1 == n ? 0 : k + 1) {
             if (sources_[k] == kCopyQueues) {
                 if (!send_queued()) continue;
                 next_source_ = k + 1 == n ? 0 : k + 1;
-                sent = true;
+                sent = room = true;
                 break;
             }
             DmaEngine& e = *engines[static_cast<std::size_t>(sources_[k])];
@@ -239,10 +241,11 @@ void Gpu::arbitrate() {
             send(port, e.take());
             next_source_ = k + 1 == n ? 0 : k + 1;
             sent = true;
+            room = queued && sources_[k] < kMaxEngines;
             break;
         }
         if (!sent) break;
-        if (queued) fill_copy_queues();  // room for the next, or an engine's next TLP
+        if (room) fill_copy_queues();
     }
     doorbell_.hold(false);
 }
