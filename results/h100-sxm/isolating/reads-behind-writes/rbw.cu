@@ -54,7 +54,7 @@
 // Every CUDA call checked. Prints CSV: mode,case,size_bytes,median,p10,p90,inside (inside: the
 // repetitions whose chase or copy ended before the long traffic did).
 //
-// Build: nvcc -O3 -arch=sm_90 rbw.cu -o rbw       Run: ./rbw chase; ./rbw copies; ./rbw gated; ./rbw lead; ./rbw partner; ./rbw landing; ./rbw chain
+// Build: nvcc -O3 -arch=sm_90 rbw.cu -o rbw       Run: ./rbw chase; ./rbw copies; ./rbw gated; ./rbw lead; ./rbw partner; ./rbw landing; ./rbw chain; ./rbw chainstores
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -487,19 +487,31 @@ public:
     // `chain`: see the header. The chain reads from the long host buffer's upper half, which the
     // copy out of the GPU (its first quarter) never writes, into the long device buffer's last
     // 8 MiB, which neither other copy writes.
-    void chain_mode() {
+    // `chainstores`: the same chains alone and beside 1, 4, 16 and 66 blocks of stores to mapped
+    // host memory (one pass of 64 MiB, four from 16 blocks on): how what a copy pays grows with
+    // the SMs' write traffic.
+    void chain_mode(bool sweep_stores) {
         constexpr std::size_t kTotal = std::size_t{8} << 20;
         constexpr int kHeadStartUs = 20;
         unsigned char* src = hlong_ + kLong / 2;
         unsigned char* dst = dlong_ + kLong - kTotal;
         for (std::size_t i = 0; i < kTotal; ++i) src[i] = static_cast<unsigned char>((i * 29u + 11u) % 249u + 1u);
         enum class Other { kNone, kCopyOut, kPeer, kMemory, kStores };
-        const std::pair<Other, const char*> others[] = {{Other::kNone, "alone"},
-                                                        {Other::kCopyOut, "beside-copy-out"},
-                                                        {Other::kPeer, "beside-peer-copy"},
-                                                        {Other::kMemory, "beside-memory-kernel"},
-                                                        {Other::kStores, "beside-one-block-stores"}};
-        for (const auto& [other, other_name] : others) {
+        struct Case {
+            Other other;
+            int blocks;  // kStores: the store kernel's grid
+            std::string name;
+        };
+        std::vector<Case> others = {{Other::kNone, 0, "alone"}};
+        if (sweep_stores) {
+            for (const int b : {1, 4, 16, 66}) others.push_back({Other::kStores, b, "beside-" + std::to_string(b) + "-block-stores"});
+        } else {
+            others.push_back({Other::kCopyOut, 0, "beside-copy-out"});
+            others.push_back({Other::kPeer, 0, "beside-peer-copy"});
+            others.push_back({Other::kMemory, 0, "beside-memory-kernel"});
+            others.push_back({Other::kStores, 1, "beside-one-block-stores"});
+        }
+        for (const auto& [other, blocks, other_name] : others) {
             if (other == Other::kPeer && !peer_) continue;
             for (const std::size_t piece : {kTotal, std::size_t{512} << 10, std::size_t{64} << 10}) {
                 std::vector<double> us;
@@ -521,7 +533,7 @@ public:
                         CHECK(cudaGetLastError());
                     }
                     if (other == Other::kStores) {
-                        store_stream<<<1, 256, 0, s1_>>>(dstore_, kStoreBytes / sizeof(uint4), 1, ++seed_);
+                        store_stream<<<blocks, 256, 0, s1_>>>(dstore_, kStoreBytes / sizeof(uint4), blocks >= 16 ? 4 : 1, ++seed_);
                         CHECK(cudaGetLastError());
                     }
                     CHECK(cudaEventRecord(ea_, s2_));
@@ -538,7 +550,7 @@ public:
                 std::vector<unsigned char> got(kTotal);
                 CHECK(cudaMemcpy(got.data(), dst, kTotal, cudaMemcpyDeviceToHost));
                 if (std::memcmp(got.data(), src, kTotal) != 0) fail("into the GPU (chain)", kTotal);
-                row("chain", std::string("h2d-") + other_name + "-" + std::to_string(kTotal / piece) + "x" + std::to_string(piece >> 10) + "KiB",
+                row(sweep_stores ? "chainstores" : "chain", std::string("h2d-") + other_name + "-" + std::to_string(kTotal / piece) + "x" + std::to_string(piece >> 10) + "KiB",
                     kTotal, us, 20);
             }
         }
@@ -623,8 +635,9 @@ private:
 int main(int argc, char** argv) {
     const std::string mode = argc > 1 ? argv[1] : "";
     if (mode != "chase" && mode != "copies" && mode != "gated" && mode != "lead" && mode != "partner" &&
-        mode != "landing" && mode != "chain") {
-        std::fprintf(stderr, "usage: rbw chase|copies|gated|lead|partner|landing|chain\n");
+        mode != "landing" && mode != "chain" &&
+        mode != "chainstores") {
+        std::fprintf(stderr, "usage: rbw chase|copies|gated|lead|partner|landing|chain|chainstores\n");
         return 2;
     }
     Rig rig;
@@ -634,6 +647,6 @@ int main(int argc, char** argv) {
     if (mode == "lead") rig.lead_mode();
     if (mode == "partner") rig.partner_mode();
     if (mode == "landing") rig.landing_mode();
-    if (mode == "chain") rig.chain_mode();
+    if (mode == "chain" || mode == "chainstores") rig.chain_mode(mode == "chainstores");
     return 0;
 }

@@ -70,24 +70,30 @@ def main(argv):
 def chain(leases):
     """`chain` rows: h2d-<case>-<n>x<piece>KiB, the chain's event interval."""
     for lease in leases:
-        path = os.path.join(lease, "chain.csv")
-        if not os.path.exists(path):
+        for mode in ("chain", "chainstores"):
+            chain_table(lease, mode)
+
+
+def chain_table(lease, mode):
+    """One lease's `chain` or `chainstores` rows: h2d-<case>-<n>x<piece>KiB, the chain's event interval."""
+    path = os.path.join(lease, mode + ".csv")
+    if not os.path.exists(path):
+        return
+    t = {}
+    for r in read(path):
+        m = re.match(r"^h2d-(.*)-(\d+)x(\d+)KiB$", r["case"])
+        t[(m.group(1), int(m.group(2)))] = float(r["median"])
+    print(f"== {mode} ({os.path.basename(lease)}): 8 MiB as n copies, median us; per copy: beside over alone")
+    for case in sorted({c for c, _ in t}, key=lambda c: (c != "alone", c)):
+        if (case, 1) not in t:
             continue
-        t = {}
-        for r in read(path):
-            m = re.match(r"^h2d-(.*)-(\d+)x(\d+)KiB$", r["case"])
-            t[(m.group(1), int(m.group(2)))] = float(r["median"])
-        print(f"== chain ({os.path.basename(lease)}): 8 MiB as n copies, median us; per copy: beside over alone")
-        for case in ("alone", "beside-copy-out", "beside-peer-copy", "beside-memory-kernel", "beside-one-block-stores"):
-            if (case, 1) not in t:
-                continue
-            cells = [f"{n}x {t[(case, n)]:.1f}" for n in (1, 16, 128) if (case, n) in t]
-            extra = ""
-            if case != "alone":
-                per = [((t[(case, n)] - t[(case, 1)]) - (t[("alone", n)] - t[("alone", 1)])) / (n - 1)
-                       for n in (16, 128) if (case, n) in t]
-                extra = "; per copy " + ", ".join(f"{v:+.2f}" for v in per)
-            print(f"  {case}: " + " ".join(cells) + extra)
+        cells = [f"{n}x {t[(case, n)]:.1f}" for n in (1, 16, 128) if (case, n) in t]
+        extra = ""
+        if case != "alone":
+            per = [((t[(case, n)] - t[(case, 1)]) - (t[("alone", n)] - t[("alone", 1)])) / (n - 1)
+                   for n in (16, 128) if (case, n) in t]
+            extra = "; per copy " + ", ".join(f"{v:+.2f}" for v in per)
+        print(f"  {case}: " + " ".join(cells) + extra)
 
 
 def landing(leases):
