@@ -100,35 +100,32 @@ def lease_times(compare_path):
     return leases
 
 
-def ratio_interval(leases, size, direction, draws=2000, seed=1):
+def bootstrap_interval(items, statistic, draws=2000, seed=1):
+    """The 95 % interval of `statistic` over a bootstrap of `items` (the leases), and how many;
+    None with fewer than five."""
+    if len(items) < 5:
+        return None
+    rng = random.Random(seed)
+    values = sorted(statistic([items[rng.randrange(len(items))] for _ in items]) for _ in range(draws))
+    return values[int(0.025 * draws)], values[int(0.975 * draws) - 1], len(items)
+
+
+def ratio_interval(leases, size, direction):
     """The 95 % interval of 2 x median(one way) / median(pair) over a bootstrap of the leases that
-    measured both rows; None with fewer than five such leases."""
+    measured both rows."""
     pairs = []
     for times in leases.values():
         pair = times.get(("duplex", "both", str(size), ""))
         one = times.get(("pinned", direction, str(size), ""))
         if pair and one:
             pairs.append((one, pair))
-    if len(pairs) < 5:
-        return None
-    rng = random.Random(seed)
-    ratios = []
-    for _ in range(draws):
-        pick = [pairs[rng.randrange(len(pairs))] for _ in pairs]
-        ratios.append(2 * statistics.median(o for o, _ in pick) / statistics.median(p for _, p in pick))
-    ratios.sort()
-    return ratios[int(0.025 * draws)], ratios[int(0.975 * draws) - 1], len(pairs)
+    return bootstrap_interval(
+        pairs, lambda pick: 2 * statistics.median(o for o, _ in pick) / statistics.median(p for _, p in pick))
 
 
-def median_interval(leases, row_key, draws=2000, seed=1):
-    """The 95 % interval of the median over a bootstrap of the leases that measured the row; None
-    with fewer than five such leases."""
-    values = [t[row_key] for t in leases.values() if row_key in t]
-    if len(values) < 5:
-        return None
-    rng = random.Random(seed)
-    medians = sorted(statistics.median(values[rng.randrange(len(values))] for _ in values) for _ in range(draws))
-    return medians[int(0.025 * draws)], medians[int(0.975 * draws) - 1], len(values)
+def median_interval(leases, row_key):
+    """The 95 % interval of the median over a bootstrap of the leases that measured the row."""
+    return bootstrap_interval([t[row_key] for t in leases.values() if row_key in t], statistics.median)
 
 
 def key(r):
