@@ -401,7 +401,8 @@ TEST(IsolatingCases, ALoadBesideACopyOutOfTheGpuWaitsForTheWritesSentBeforeIt) {
 // writes queued before them. Measured on four fresh 2xH200 leases (results/h100-sxm/isolating/
 // reads-behind-writes, chain): 8 MiB into the GPU as 16 copies of 512 KiB or 128 of 64 KiB back
 // to back on one stream, beside a long copy out of it, costs 1.80-2.50 us more per copy (median
-// 2.07) than as one copy beside it, over what the chains cost alone. Without the queue the model
+// 2.07) than as one copy beside it, over what the chains cost alone; on four fresh one-GPU H200
+// leases 0.70-1.53 us (median 0.90). Without the queue the model
 // has a copy's reads and semaphore pass the other engine's writes at the link: 0.1-0.2 us.
 TEST(IsolatingCases, EveryCopyOfAChainIntoTheGpuWaitsBehindTheWritesOfACopyOutOfIt) {
     config::ModelParams p =
@@ -429,6 +430,14 @@ TEST(IsolatingCases, EveryCopyOfAChainIntoTheGpuWaitsBehindTheWritesOfACopyOutOf
         return ((chain_us(pieces, true) - chain_us(1, true)) - (chain_us(pieces, false) - chain_us(1, false))) /
                static_cast<double>(pieces - 1);
     };
+    // The H100's calibration as it is: its queue is the one-GPU H200's (the H100's kind of
+    // machine), whose chains cost 0.70-1.53 us a copy beside the copy out of the GPU (four fresh
+    // leases, median 0.90), half the 2xH200's.
+    EXPECT_EQ(p.dma.egress_queue.value, 27U * 1024U) << "the H100's calibration";
+    for (const std::uint64_t pieces : {16, 128}) {
+        EXPECT_GT(per_copy_us(pieces), 0.65) << pieces << " copies: the H100's queue";
+        EXPECT_LT(per_copy_us(pieces), 1.55) << pieces << " copies: the H100's queue";
+    }
     p.dma.egress_queue = core::Bytes{54 * 1024};
     for (const std::uint64_t pieces : {16, 128}) {
         EXPECT_GT(per_copy_us(pieces), 1.6) << pieces << " copies: reads and semaphore behind 54 KiB of writes";
