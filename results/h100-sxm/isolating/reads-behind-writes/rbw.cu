@@ -50,11 +50,22 @@
 //          20 us before. Whether what a copy into the GPU loses beside the other is paid once (a
 //          start beside it) or by every copy of a chain (each one's reads behind the other's
 //          writes), as the runtime's staged pieces would.
+//  share   a copy into or out of the GPU of 4 KiB, 1 MiB and 16 MiB behind a 300 us gate, alone and
+//          beside 1, 4, 16, 66 and 132 blocks of 256 threads storing 16 bytes each to mapped host
+//          memory, or loading them (eight passes over 64 MiB), started 20 us before the copy: what
+//          a copy pays at its start (4 KiB) and the share of the way out it gets while it runs
+//          (the slope from 1 to 16 MiB). Rows `copy` (the copy's event interval), and for the 16 MiB
+//          copy `kernel` (the SM kernel's, alone and beside it). 10 repetitions after 2 warm-ups.
+//  drain   N blocks (1, 2, 4, 8, 16, 66, 132) store one pass of 64 MiB to mapped host memory, and on the
+//          same stream a 4 KiB copy into the GPU follows: the kernel's event interval (`kernel`), and
+//          from the kernel's end event to the copy's (`after`; alone, the copy behind an empty kernel):
+//          whether stores the kernel issued are still in the GPU when it ends, ahead of what follows.
+//          20 repetitions after 3 warm-ups.
 //
 // Every CUDA call checked. Prints CSV: mode,case,size_bytes,median,p10,p90,inside (inside: the
 // repetitions whose chase or copy ended before the long traffic did).
 //
-// Build: nvcc -O3 -arch=sm_90 rbw.cu -o rbw       Run: ./rbw chase; ./rbw copies; ./rbw gated; ./rbw lead; ./rbw partner; ./rbw landing; ./rbw chain; ./rbw chainstores
+// Build: nvcc -O3 -arch=sm_90 rbw.cu -o rbw       Run: ./rbw chase; ./rbw copies; ./rbw gated; ./rbw lead; ./rbw partner; ./rbw landing; ./rbw chain; ./rbw chainstores; ./rbw share; ./rbw drain
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -144,6 +155,20 @@ __global__ void store_stream(uint4* dst, std::size_t n, int passes, std::uint32_
             dst[i] = make_uint4(v, v + 1, v + 2, v + 3);
         }
     }
+}
+
+// Loads from mapped host memory: every thread reads its uint4s, `passes` times (the SMs' read
+// requests and the host's completions; the sum goes to `sink` only if impossible).
+__global__ void load_stream(const uint4* src, std::size_t n, int passes, unsigned* sink) {
+    const std::size_t stride = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+    unsigned acc = 0;
+    for (int pass = 0; pass < passes; ++pass) {
+        for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n; i += stride) {
+            const uint4 v = __ldcv(src + i);  // from host memory every pass, not a cache
+            acc ^= v.x + v.y + v.z + v.w + static_cast<unsigned>(pass);
+        }
+    }
+    if (acc == 0xfffffffeu) *sink = acc;
 }
 
 // Streams through GPU memory: every thread reads and rewrites its uint4s, `passes` times; no
@@ -556,6 +581,160 @@ public:
         }
     }
 
+    // `share`: see the header. The copy moves between the long buffers' last 16 MiB (host) and
+    // first 16 MiB (device); the SM kernel uses the mapped store buffer only.
+    void share_mode() {
+        constexpr std::size_t kMax = std::size_t{16} << 20;
+        constexpr int kHeadStartUs = 20;
+        unsigned char* host = hlong_ + kLong - kMax;
+        unsigned char* dev = dlong_;
+        unsigned* sink = nullptr;
+        CHECK(cudaMalloc(&sink, sizeof(unsigned)));
+        cudaEvent_t ka{}, kb{};
+        CHECK(cudaEventCreate(&ka));
+        CHECK(cudaEventCreate(&kb));
+        struct Side {
+            int blocks;  // 0: alone
+            bool loads;
+        };
+        std::vector<Side> sides = {{0, false}};
+        for (const bool loads : {false, true}) {
+            for (const int b : {1, 4, 16, 66, 132}) sides.push_back({b, loads});
+        }
+        for (const bool up : {true, false}) {
+            for (const auto& [blocks, loads] : sides) {
+                const std::string side = blocks == 0 ? std::string("alone")
+                                                     : "beside-" + std::to_string(blocks) + "-block-" + (loads ? "loads" : "stores");
+                for (const std::size_t y : {std::size_t{4} << 10, std::size_t{1} << 20, kMax}) {
+                    std::vector<double> copy_us, kernel_us;
+                    for (int r = 0; r < 2 + 10; ++r) {
+                        CHECK(cudaDeviceSynchronize());
+                        for (std::size_t i = 0; i < y; i += 4096) {
+                            // A fresh pattern per repetition at every page: what lands is this copy's.
+                            const auto v = static_cast<unsigned char>((i / 4096 + static_cast<std::size_t>(r) * 7u) % 251u + 1u);
+                            if (up) {
+                                std::memset(host + i, v, std::min<std::size_t>(4096, y - i));
+                            }
+                        }
+                        if (!up) {
+                            CHECK(cudaMemset(dev, (r * 7 + 3) % 251 + 1, y));
+                        }
+                        CHECK(cudaDeviceSynchronize());
+                        spin<<<1, 1, 0, s1_>>>(kGateNs - kHeadStartUs * 1000);
+                        CHECK(cudaGetLastError());
+                        spin<<<1, 1, 0, s2_>>>(kGateNs);
+                        CHECK(cudaGetLastError());
+                        if (blocks > 0) {
+                            CHECK(cudaEventRecord(ka, s1_));
+                            if (loads) {
+                                load_stream<<<blocks, 256, 0, s1_>>>(dstore_, kStoreBytes / sizeof(uint4), kStorePasses, sink);
+                            } else {
+                                store_stream<<<blocks, 256, 0, s1_>>>(dstore_, kStoreBytes / sizeof(uint4), kStorePasses, ++seed_);
+                            }
+                            CHECK(cudaGetLastError());
+                            CHECK(cudaEventRecord(kb, s1_));
+                        }
+                        CHECK(cudaEventRecord(ea_, s2_));
+                        if (up) {
+                            CHECK(cudaMemcpyAsync(dev, host, y, cudaMemcpyHostToDevice, s2_));
+                        } else {
+                            CHECK(cudaMemcpyAsync(host, dev, y, cudaMemcpyDeviceToHost, s2_));
+                        }
+                        CHECK(cudaEventRecord(eb_, s2_));
+                        CHECK(cudaDeviceSynchronize());
+                        if (r < 2) continue;
+                        float ms = 0;
+                        CHECK(cudaEventElapsedTime(&ms, ea_, eb_));
+                        copy_us.push_back(ms * 1000.0);
+                        if (blocks > 0) {
+                            CHECK(cudaEventElapsedTime(&ms, ka, kb));
+                            kernel_us.push_back(ms * 1000.0);
+                        }
+                    }
+                    // The last repetition's data, both ways.
+                    std::vector<unsigned char> got(y);
+                    if (up) {
+                        CHECK(cudaMemcpy(got.data(), dev, y, cudaMemcpyDeviceToHost));
+                        if (std::memcmp(got.data(), host, y) != 0) fail("into the GPU (share)", y);
+                    } else {
+                        const auto v = static_cast<unsigned char>((11 * 7 + 3) % 251 + 1);
+                        for (std::size_t i = 0; i < y; ++i) {
+                            if (host[i] != v) fail("out of the GPU (share)", y);
+                        }
+                    }
+                    const std::string base = std::string(up ? "h2d-" : "d2h-") + side;
+                    row("share", base + "-copy", y, copy_us, 10);
+                    if (blocks > 0 && y == kMax) row("share", base + "-kernel", y, kernel_us, 10);
+                }
+            }
+        }
+        // Each SM kernel alone: its event interval.
+        for (const bool loads : {false, true}) {
+            for (const int b : {1, 4, 16, 66, 132}) {
+                std::vector<double> us;
+                for (int r = 0; r < 2 + 5; ++r) {
+                    CHECK(cudaDeviceSynchronize());
+                    spin<<<1, 1, 0, s1_>>>(kGateNs);
+                    CHECK(cudaGetLastError());
+                    CHECK(cudaEventRecord(ka, s1_));
+                    if (loads) {
+                        load_stream<<<b, 256, 0, s1_>>>(dstore_, kStoreBytes / sizeof(uint4), kStorePasses, sink);
+                    } else {
+                        store_stream<<<b, 256, 0, s1_>>>(dstore_, kStoreBytes / sizeof(uint4), kStorePasses, ++seed_);
+                    }
+                    CHECK(cudaGetLastError());
+                    CHECK(cudaEventRecord(kb, s1_));
+                    CHECK(cudaDeviceSynchronize());
+                    if (r < 2) continue;
+                    float ms = 0;
+                    CHECK(cudaEventElapsedTime(&ms, ka, kb));
+                    us.push_back(ms * 1000.0);
+                }
+                row("share", std::string("kernel-alone-") + std::to_string(b) + "-block-" + (loads ? "loads" : "stores"),
+                    kStoreBytes * kStorePasses, us, 5);
+            }
+        }
+        CHECK(cudaEventDestroy(ka));
+        CHECK(cudaEventDestroy(kb));
+        CHECK(cudaFree(sink));
+    }
+
+    // `drain`: see the header.
+    void drain_mode() {
+        cudaEvent_t k0{}, k1{};
+        CHECK(cudaEventCreate(&k0));
+        CHECK(cudaEventCreate(&k1));
+        constexpr std::size_t y = 4096;
+        for (const int b : {0, 1, 2, 4, 8, 16, 66, 132}) {
+            std::vector<double> kernel_us, after_us;
+            for (int r = 0; r < 3 + 20; ++r) {
+                CHECK(cudaDeviceSynchronize());
+                spin<<<1, 1, 0, s2_>>>(kGateNs);
+                CHECK(cudaGetLastError());
+                CHECK(cudaEventRecord(k0, s2_));
+                // b = 0: an empty kernel (no stores), the reference.
+                store_stream<<<b > 0 ? b : 1, 256, 0, s2_>>>(dstore_, b > 0 ? kStoreBytes / sizeof(uint4) : 0, 1, ++seed_);
+                CHECK(cudaGetLastError());
+                CHECK(cudaEventRecord(k1, s2_));
+                small_copy(true, y, s2_);
+                CHECK(cudaEventRecord(eb_, s2_));
+                CHECK(cudaDeviceSynchronize());
+                if (r < 3) continue;
+                float ms = 0;
+                CHECK(cudaEventElapsedTime(&ms, k0, k1));
+                kernel_us.push_back(ms * 1000.0);
+                CHECK(cudaEventElapsedTime(&ms, k1, eb_));
+                after_us.push_back(ms * 1000.0);
+            }
+            verify_small(true, y);
+            const std::string base = b > 0 ? std::to_string(b) + "-block-stores" : std::string("empty-kernel");
+            row("drain", base + "-kernel", b > 0 ? kStoreBytes : 0, kernel_us, 20);
+            row("drain", base + "-after", y, after_us, 20);
+        }
+        CHECK(cudaEventDestroy(k0));
+        CHECK(cudaEventDestroy(k1));
+    }
+
     // The measured copy (into the GPU: up) of y bytes on s2 behind a kGateNs gate, and on s1 behind
     // a gate d us shorter whatever `other` enqueues there; 30 repetitions after 3 warm-ups, the
     // copy's event interval each (us), its data verified.
@@ -636,8 +815,8 @@ int main(int argc, char** argv) {
     const std::string mode = argc > 1 ? argv[1] : "";
     if (mode != "chase" && mode != "copies" && mode != "gated" && mode != "lead" && mode != "partner" &&
         mode != "landing" && mode != "chain" &&
-        mode != "chainstores") {
-        std::fprintf(stderr, "usage: rbw chase|copies|gated|lead|partner|landing|chain|chainstores\n");
+        mode != "chainstores" && mode != "share" && mode != "drain") {
+        std::fprintf(stderr, "usage: rbw chase|copies|gated|lead|partner|landing|chain|chainstores|share|drain\n");
         return 2;
     }
     Rig rig;
@@ -648,5 +827,7 @@ int main(int argc, char** argv) {
     if (mode == "partner") rig.partner_mode();
     if (mode == "landing") rig.landing_mode();
     if (mode == "chain" || mode == "chainstores") rig.chain_mode(mode == "chainstores");
+    if (mode == "share") rig.share_mode();
+    if (mode == "drain") rig.drain_mode();
     return 0;
 }

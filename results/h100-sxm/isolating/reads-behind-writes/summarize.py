@@ -64,6 +64,8 @@ def main(argv):
                 print(f"  {what} {kib}K: " + " ".join(f"{d}={v:.1f}" for d, v in points))
     landing(leases)
     chain(leases)
+    share(leases)
+    drain(leases)
     return 0
 
 
@@ -114,6 +116,45 @@ def landing(leases):
                 ea, dd = cells[("alone", size, "event")], cells[("alone", size, "data")]
                 line += f" (event +{ev - ea:.2f}, data +{da - dd:.2f})"
             print(line)
+
+
+def share(leases):
+    """`share` rows: a copy's event interval at 4 KiB, 1 MiB, 16 MiB beside SM stores or loads.
+    start: the 4 KiB copy's interval; rate: 15 MiB over the 1 to 16 MiB difference (GB/s)."""
+    for lease in leases:
+        path = os.path.join(lease, "share.csv")
+        if not os.path.exists(path):
+            continue
+        print(f"== share ({os.path.basename(lease)}): 4 KiB copy us; rate from 1 to 16 MiB GB/s; the SM kernel's 512 MiB ms alone / beside the 16 MiB copy")
+        t = {}
+        for r in read(path):
+            t[(r["case"], int(r["size_bytes"]))] = float(r["median"])
+        for d in ("h2d", "d2h"):
+            for side in ["alone"] + [f"beside-{b}-block-{k}" for k in ("stores", "loads") for b in (1, 4, 16, 66, 132)]:
+                c = f"{d}-{side}-copy"
+                if (c, 4096) not in t:
+                    continue
+                rate = 15 * 2**20 / (t[(c, 16 << 20)] - t[(c, 1 << 20)]) / 1e3
+                line = f"  {d} {side}: 4K {t[(c, 4096)]:.1f} 1M {t[(c, 1 << 20)]:.1f} 16M {t[(c, 16 << 20)]:.1f}; rate {rate:.1f}"
+                k = (f"{d}-{side}-kernel", 16 << 20)
+                if k in t:
+                    alone = t.get((f"kernel-alone-{side[len('beside-'):]}", 512 << 20))
+                    line += f"; kernel {t[k] / 1e3:.2f}" + (f" / alone {alone / 1e3:.2f}" if alone else "")
+                print(line)
+
+
+def drain(leases):
+    """`drain` rows: the store kernel (64 MiB) and a 4 KiB copy behind it on its stream."""
+    for lease in leases:
+        path = os.path.join(lease, "drain.csv")
+        if not os.path.exists(path):
+            continue
+        print(f"== drain ({os.path.basename(lease)}): kernel us, then the copy behind it (us from the kernel's end)")
+        rows = read(path)
+        for r in rows:
+            if r["case"].endswith("-kernel"):
+                after = next(x for x in rows if x["case"] == r["case"][: -len("kernel")] + "after")
+                print(f"  {r['case'][: -len('-kernel')]}: kernel {float(r['median']):.1f}, copy after {float(after['median']):.2f} (p10 {float(after['p10']):.2f}, p90 {float(after['p90']):.2f})")
 
 
 if __name__ == "__main__":
