@@ -61,11 +61,18 @@
 //          from the kernel's end event to the copy's (`after`; alone, the copy behind an empty kernel):
 //          whether stores the kernel issued are still in the GPU when it ends, ahead of what follows.
 //          20 repetitions after 3 warm-ups.
+//  startwhy beside 0, 1, 4, 16 and 66 blocks of stores (or 66 and 132 blocks of loads) started 20 us
+//          before the gate opens, behind the gate on another stream: a 4 KiB copy into the GPU (as
+//          in `share`), a 4 KiB copy within GPU memory, an empty kernel (each its event interval),
+//          and a one-thread kernel's __threadfence_system() (its own %globaltimer interval, `fence`);
+//          and the copy into the GPU with the stores started 100 and 1000 us before: which work
+//          waits behind the SMs' traffic (a copy engine's start, any work's, or a fence), and
+//          whether the wait grows with how long the stores have run. 10 repetitions after 2 warm-ups.
 //
 // Every CUDA call checked. Prints CSV: mode,case,size_bytes,median,p10,p90,inside (inside: the
 // repetitions whose chase or copy ended before the long traffic did).
 //
-// Build: nvcc -O3 -arch=sm_90 rbw.cu -o rbw       Run: ./rbw chase; ./rbw copies; ./rbw gated; ./rbw lead; ./rbw partner; ./rbw landing; ./rbw chain; ./rbw chainstores; ./rbw share; ./rbw drain
+// Build: nvcc -O3 -arch=sm_90 rbw.cu -o rbw       Run: ./rbw chase; ./rbw copies; ./rbw gated; ./rbw lead; ./rbw partner; ./rbw landing; ./rbw chain; ./rbw chainstores; ./rbw share; ./rbw drain; ./rbw startwhy
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -156,6 +163,16 @@ __global__ void store_stream(uint4* dst, std::size_t n, int passes, std::uint32_
         }
     }
 }
+
+// One thread times a system-scope fence (what it waits for: the GPU's writes to host memory
+// before it, and whatever orders them), ns into `out`.
+__global__ void fence_time(std::uint64_t* out) {
+    const std::uint64_t t0 = globaltimer();
+    __threadfence_system();
+    out[0] = globaltimer() - t0;
+}
+
+__global__ void empty_kernel() {}
 
 // Loads from mapped host memory: every thread reads its uint4s, `passes` times (the SMs' read
 // requests and the host's completions; the sum goes to `sink` only if impossible).
@@ -699,6 +716,74 @@ public:
         CHECK(cudaFree(sink));
     }
 
+    // `startwhy`: see the header.
+    void startwhy_mode() {
+        std::uint64_t* dfence = nullptr;
+        CHECK(cudaMalloc(&dfence, sizeof(std::uint64_t)));
+        unsigned* sink = nullptr;
+        CHECK(cudaMalloc(&sink, sizeof(unsigned)));
+        constexpr std::size_t y = 4096;
+        enum class What { kH2d, kD2d, kEmpty, kFence };
+        struct Side {
+            int blocks;
+            bool loads;
+            int head_us;
+        };
+        const std::vector<Side> sides = {{0, false, 20},  {1, false, 20},  {4, false, 20},   {16, false, 20},
+                                         {66, false, 20}, {66, true, 20},  {132, true, 20},  {16, false, 100},
+                                         {16, false, 1000}, {66, false, 100}, {66, false, 1000}};
+        for (const auto& [blocks, loads, head] : sides) {
+            for (const What what : {What::kH2d, What::kD2d, What::kEmpty, What::kFence}) {
+                if (head != 20 && what != What::kH2d) continue;
+                std::vector<double> us;
+                for (int r = 0; r < 2 + 10; ++r) {
+                    CHECK(cudaDeviceSynchronize());
+                    // A gate long enough for the longest head start.
+                    const std::uint64_t gate = std::max<std::uint64_t>(kGateNs, (static_cast<std::uint64_t>(head) + 100) * 1000);
+                    spin<<<1, 1, 0, s1_>>>(gate - static_cast<std::uint64_t>(head) * 1000);
+                    CHECK(cudaGetLastError());
+                    spin<<<1, 1, 0, s2_>>>(gate);
+                    CHECK(cudaGetLastError());
+                    if (blocks > 0) {
+                        if (loads) {
+                            load_stream<<<blocks, 256, 0, s1_>>>(dstore_, kStoreBytes / sizeof(uint4), kStorePasses, sink);
+                        } else {
+                            store_stream<<<blocks, 256, 0, s1_>>>(dstore_, kStoreBytes / sizeof(uint4), kStorePasses, ++seed_);
+                        }
+                        CHECK(cudaGetLastError());
+                    }
+                    CHECK(cudaEventRecord(ea_, s2_));
+                    switch (what) {
+                        case What::kH2d: small_copy(true, y, s2_); break;
+                        case What::kD2d: CHECK(cudaMemcpyAsync(dsmall_dst_, dsmall_src_, y, cudaMemcpyDeviceToDevice, s2_)); break;
+                        case What::kEmpty: empty_kernel<<<1, 1, 0, s2_>>>(); CHECK(cudaGetLastError()); break;
+                        case What::kFence: fence_time<<<1, 1, 0, s2_>>>(dfence); CHECK(cudaGetLastError()); break;
+                    }
+                    CHECK(cudaEventRecord(eb_, s2_));
+                    CHECK(cudaDeviceSynchronize());
+                    if (r < 2) continue;
+                    if (what == What::kFence) {
+                        std::uint64_t ns = 0;
+                        CHECK(cudaMemcpy(&ns, dfence, sizeof ns, cudaMemcpyDeviceToHost));
+                        us.push_back(static_cast<double>(ns) / 1000.0);
+                    } else {
+                        float ms = 0;
+                        CHECK(cudaEventElapsedTime(&ms, ea_, eb_));
+                        us.push_back(ms * 1000.0);
+                    }
+                }
+                if (what == What::kH2d) verify_small(true, y);
+                const char* name = what == What::kH2d ? "h2d" : what == What::kD2d ? "d2d" : what == What::kEmpty ? "empty-kernel" : "fence";
+                const std::string side = blocks == 0 ? std::string("alone")
+                                                     : "beside-" + std::to_string(blocks) + "-block-" + (loads ? "loads" : "stores") +
+                                                           (head != 20 ? "-after-" + std::to_string(head) + "us" : std::string());
+                row("startwhy", std::string(name) + "-" + side, y, us, 10);
+            }
+        }
+        CHECK(cudaFree(dfence));
+        CHECK(cudaFree(sink));
+    }
+
     // `drain`: see the header.
     void drain_mode() {
         cudaEvent_t k0{}, k1{};
@@ -815,8 +900,8 @@ int main(int argc, char** argv) {
     const std::string mode = argc > 1 ? argv[1] : "";
     if (mode != "chase" && mode != "copies" && mode != "gated" && mode != "lead" && mode != "partner" &&
         mode != "landing" && mode != "chain" &&
-        mode != "chainstores" && mode != "share" && mode != "drain") {
-        std::fprintf(stderr, "usage: rbw chase|copies|gated|lead|partner|landing|chain|chainstores|share|drain\n");
+        mode != "chainstores" && mode != "share" && mode != "drain" && mode != "startwhy") {
+        std::fprintf(stderr, "usage: rbw chase|copies|gated|lead|partner|landing|chain|chainstores|share|drain|startwhy\n");
         return 2;
     }
     Rig rig;
@@ -829,5 +914,6 @@ int main(int argc, char** argv) {
     if (mode == "chain" || mode == "chainstores") rig.chain_mode(mode == "chainstores");
     if (mode == "share") rig.share_mode();
     if (mode == "drain") rig.drain_mode();
+    if (mode == "startwhy") rig.startwhy_mode();
     return 0;
 }

@@ -66,6 +66,7 @@ def main(argv):
     chain(leases)
     share(leases)
     drain(leases)
+    startwhy(leases)
     return 0
 
 
@@ -155,6 +156,24 @@ def drain(leases):
             if r["case"].endswith("-kernel"):
                 after = next(x for x in rows if x["case"] == r["case"][: -len("kernel")] + "after")
                 print(f"  {r['case'][: -len('-kernel')]}: kernel {float(r['median']):.1f}, copy after {float(after['median']):.2f} (p10 {float(after['p10']):.2f}, p90 {float(after['p90']):.2f})")
+
+
+def startwhy(leases):
+    """`startwhy` rows: what waits behind the SMs' traffic (us), and each against the fence."""
+    for lease in leases:
+        path = os.path.join(lease, "startwhy.csv")
+        if not os.path.exists(path):
+            continue
+        print(f"== startwhy ({os.path.basename(lease)}): median us; work: 4 KiB copy into the GPU, 4 KiB copy within it, empty kernel; fence: __threadfence_system")
+        t = {r["case"]: float(r["median"]) for r in read(path)}
+        sides = sorted({c.split("-", 1)[1] for c in t if c.startswith("fence-")}, key=lambda x: (x != "alone", x))
+        for side in sides:
+            work = [t.get(f"{w}-{side}") for w in ("h2d", "d2d", "empty-kernel")]
+            fence = t[f"fence-{side}"]
+            ratio = "" if side == "alone" else f"; empty kernel / fence {work[2] / fence:.1f}"
+            print(f"  {side}: h2d {work[0]:.1f} d2d {work[1]:.1f} empty kernel {work[2]:.1f} fence {fence:.2f}{ratio}")
+        for c in sorted(k for k in t if "-after-" in k):
+            print(f"  {c}: {t[c]:.1f}")
 
 
 if __name__ == "__main__":
