@@ -767,5 +767,35 @@ TEST(IsolatingCases, ACopyQueuedBehindAnotherSkipsTheWorkFetch) {
     EXPECT_GT(row_ps(queued) - base, 14 * 4e6);
 }
 
+// dmaprobe's store kernel loads each word from GPU memory (its source, which a kernel wrote
+// before) and stores it to host memory, one round of the grid at a time: the round waits for the
+// load, an L2 hit while the L2 still holds the source, a miss once it does not. Measured (results/
+// h100-sxm/isolating/host-cache-and-store-size, H100, one block of 256 threads, 16-byte stores):
+// 18.3 GB/s at 16 MiB, 14.4 at 32, 10.4 at 64, 9.8 at 128 and 256 MiB; on the one-GPU H200 the
+// same loop with its source evicted before each repetition runs at 9.8-10.2 GB/s even at 4 MiB
+// (store-source). Without the L2's limit (a huge l2_size) every size would run at 18.3.
+TEST(IsolatingCases, AStoreLoopSlowsOnceItsSourceNoLongerFitsTheL2) {
+    config::StrategyOptions o;
+    o.zero_copy.access = core::Bytes{16};
+    o.zero_copy.stride = 1;
+    o.zero_copy.blocks = 1;
+    o.zero_copy.threads = 256;
+    const auto gbps = [&](std::uint64_t bytes, const config::ModelParams& p) {
+        return static_cast<double>(bytes) / (run("zero_copy", "d2h", bytes, o, p).rows.at(0).time_ps * 1e-3);
+    };
+    const config::ModelParams h100;
+    EXPECT_NEAR(gbps(16 * kMiB, h100), 18.3, 0.6) << "the source in the L2";
+    EXPECT_NEAR(gbps(32 * kMiB, h100), 14.4, 0.8) << "part of it";
+    EXPECT_NEAR(gbps(64 * kMiB, h100), 10.4, 0.8) << "none of it, past the L2's 50 MiB";
+    EXPECT_NEAR(gbps(256 * kMiB, h100), 9.8, 0.4) << "none of it";
+    config::ModelParams huge = h100;
+    huge.gpu.l2_size = core::Bytes{1ULL << 40};
+    EXPECT_NEAR(gbps(256 * kMiB, huge), gbps(16 * kMiB, h100), 0.3) << "an L2 that held it all";
+    // The H200's 60 MiB keep what the H100's 50 do not: 48 MiB hits there a good part more.
+    config::ModelParams h200 = h100;
+    h200.gpu.l2_size = core::Bytes{60ULL << 20};
+    EXPECT_GT(gbps(48 * kMiB, h200), gbps(48 * kMiB, h100) + 1.0);
+}
+
 }  // namespace
 }  // namespace dmasim::sim

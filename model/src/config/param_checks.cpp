@@ -268,6 +268,8 @@ void check_gpu(const GpuParams& g, const std::string& prefix, const FailFn& fail
     c.duration("sm_loop", g.sm_loop, kMaxPerItemTime);
     c.duration("host_load_line_gap", g.host_load_line_gap, kMaxPerItemTime);
     c.duration("device_load_latency", g.device_load_latency, kMaxHardwareLatency);
+    c.duration("device_load_miss_latency", g.device_load_miss_latency, kMaxHardwareLatency);
+    c.bytes("l2_size", g.l2_size, kMiB, kTiB);
     c.duration("device_load_line_gap", g.device_load_line_gap, kMaxPerItemTime);
     c.bandwidth("sm_store_bandwidth", g.sm_store_bandwidth, kMaxBandwidth);
     // BAR sizes are powers of two (PCIe Base Specification, §7.5.1.2.1); a Resizable BAR offers

@@ -121,7 +121,7 @@ Program pageable_program(const std::vector<CopyDirection>& dirs, std::uint64_t b
 }
 
 Op mapped_kernel_op(const std::vector<CopyDirection>& dirs, std::uint64_t bytes, const config::ZeroCopyOptions& z,
-                    const config::GpuParams& g, core::Bytes host_line) {
+                    const config::GpuParams& g, core::Bytes host_line, std::uint64_t source_bytes) {
     const gpu::WarpAccess w = gpu::coalesce(static_cast<std::uint32_t>(z.access.value), static_cast<std::uint32_t>(z.stride));
     const std::uint64_t warp_accesses = (bytes + w.useful_bytes - 1) / w.useful_bytes;
     const std::int64_t warps_per_block = z.threads / static_cast<std::int64_t>(gpu::kWarpSize);
@@ -153,7 +153,16 @@ Op mapped_kernel_op(const std::vector<CopyDirection>& dirs, std::uint64_t bytes,
     loop.loop_ps = static_cast<double>(g.sm_loop.ps);
     loop.round_bytes = static_cast<std::uint64_t>(streams) * w.useful_bytes;
     loop.access_bytes = w.useful_bytes;
-    loop.round_ps = static_cast<double>(g.device_load_latency.ps + g.sm_loop.ps) +
+    // The stores' source in GPU memory, written by a kernel before the loop: the L2 still holds all
+    // of it up to half the L2, none from the L2's size on, and a share falling evenly between; a
+    // round's load of GPU memory hits or misses as that share says (results/h100-sxm/isolating/
+    // store-source). An exchange's loads write as much into GPU memory beside it.
+    const double device_bytes = static_cast<double>(source_bytes > 0 ? source_bytes : bytes) * static_cast<double>(dirs.size());
+    const double l2 = static_cast<double>(g.l2_size.value);
+    const double kept = std::clamp((l2 - device_bytes) / (l2 / 2.0), 0.0, 1.0);
+    const double device_load_ps = kept * static_cast<double>(g.device_load_latency.ps) +
+                                  (1.0 - kept) * static_cast<double>(g.device_load_miss_latency.ps);
+    loop.round_ps = device_load_ps + static_cast<double>(g.sm_loop.ps) +
                     static_cast<double>(w.requests - 1) * static_cast<double>(g.device_load_line_gap.ps);
     loop.store_bytes_per_s = static_cast<double>(std::min(z.blocks, g.sms)) * g.sm_store_bandwidth.bytes_per_s;
     const gpu::StoreTraffic st = gpu::store_traffic(static_cast<std::uint32_t>(z.access.value), static_cast<std::uint32_t>(z.stride));

@@ -28,7 +28,8 @@ void run_chase_beside_stores(Engine& engine, Case& c, const Op& chase, const std
     constexpr double kStoreRate = 64e9;  // above any PCIe Gen5 x16 link's: enough stores
     const auto build = [&](std::uint64_t store_bytes) {
         Program p;
-        Op stores = mapped_kernel_op({CopyDirection::kDeviceToHost}, store_bytes, grid, params.gpu, params.cpu.cache_line);
+        // Over and over through a source of the chase's size.
+        Op stores = mapped_kernel_op({CopyDirection::kDeviceToHost}, store_bytes, grid, params.gpu, params.cpu.cache_line, c.spec.bytes);
         stores.stream = 1;
         p.ops.push_back(stores);
         p.ops.push_back(kernel_op(core::Duration{kSettlePs}, 0));
@@ -162,7 +163,7 @@ void run_pattern(Engine& engine, Case& c) {
     const auto build = [&](std::uint64_t bytes) {
         Program p;
         if (has_beside) p.ops.push_back(copy_op(directions_of(beside).front(), bytes, kBesideStream, false));
-        p.ops.push_back(mapped_kernel_op(dirs, bytes, spec.options.zero_copy, params.gpu, params.cpu.cache_line));
+        p.ops.push_back(mapped_kernel_op(dirs, bytes, spec.options.zero_copy, params.gpu, params.cpu.cache_line, spec.bytes));
         p.ops.push_back(simple_op(Op::Kind::kOpenGate));
         p.ops.push_back(simple_op(Op::Kind::kSynchronize));
         add_compute(p, spec.options.compute);

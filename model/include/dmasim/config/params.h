@@ -336,6 +336,8 @@ struct GpuParams {
     Duration sm_loop{52'000};
     Duration host_load_line_gap{35'000};
     Duration device_load_latency{145'000};
+    Duration device_load_miss_latency{339'000};
+    Bytes l2_size{50ULL << 20};
     Duration device_load_line_gap{9'000};
     Bandwidth sm_store_bandwidth{44.9e9};
     bool sysmem_in_order = true;
@@ -361,6 +363,8 @@ struct GpuParams {
         v(FieldInfo{"sm_loop", "time", "a zero-copy warp's loop around its load: from the load's last line arriving to the next load's first request (the store it feeds, index arithmetic, branch); H100: 52 ns (one block of 4-byte stores, 197.7 ns a round, less device_load_latency); 0s..1us"}, sm_loop);
         v(FieldInfo{"host_load_line_gap", "time", "one warp's load of mapped host memory leaves its SM a 128-byte line at a time, this far apart; H100: 35 ns (one block, 1, 2 and 4 lines a warp: 1.232, 1.286, 1.337 us a round); 0s..1us"}, host_load_line_gap);
         v(FieldInfo{"device_load_latency", "time", "an SM's load from GPU memory (L2 hit), which a zero-copy store loop waits for; H100: 145 ns (dependent-load chase over 4 KiB, 0.142-0.148 us); 0s..1ms"}, device_load_latency);
+        v(FieldInfo{"device_load_miss_latency", "time", "the same load when its line is not in the L2: a zero-copy store loop whose source the L2 no longer holds from the repetition before (l2_size) waits this long a round; H100: 339 ns, one block of dmaprobe's store kernel at 9.8 GB/s from 128 MiB against 18.3 up to 16 MiB (results/h100-sxm/isolating/host-cache-and-store-size, five leases), and on the one-GPU H200 the same loop with its source evicted runs at 9.8-10.2 GB/s at every size (results/h100-sxm/isolating/store-source); a dependent chase does not show it (135-146 ns to 1 GiB there); 0s..1ms"}, device_load_miss_latency);
+        v(FieldInfo{"l2_size", "bytes", "the GPU's L2 (cudaDeviceProp::l2CacheSize: H100 SXM 50 MiB, H200 60 MiB): of a zero-copy store loop's source in GPU memory, which dmaprobe writes with a kernel before each repetition, the L2 still holds all up to half its size and none from its size on, a share falling evenly between (one block of stores on the H100: 18.3, 14.4 and 10.4 GB/s at 16, 32 and 64 MiB; on the H200 19.2-19.5 at 24 MiB, 16.7 at 32, 10.2-10.6 at 64: results/h100-sxm/isolating/store-source); 1MiB..1TiB"}, l2_size);
         v(FieldInfo{"device_load_line_gap", "time", "the same line-by-line gap for a warp's load from GPU memory; H100: 9 ns (one block of stores, 1 and 4 lines a warp: 197.7 and 225 ns a round); 0s..1us"}, device_load_line_gap);
         v(FieldInfo{"sm_store_bandwidth", "bytes/s", "stores one SM sends to mapped host memory at most; H100: 44.9 GB/s (one block of 1024 threads, the link's rate being 52); above 0, at most 100TB/s"}, sm_store_bandwidth);
         v(FieldInfo{"sysmem_in_order", "bool", "the SMs' loads and stores of host memory leave the GPU through one queue, in the order the warps issue them: a load waits behind every store issued before it, a store behind every load (one waiting for a free line too); H100: one load waits 17-21 us behind 264 blocks of stores, 1.2 us alone (results/h100-sxm/isolating/zero-copy-exchange/mix); false: loads and stores take turns"}, sysmem_in_order);

@@ -85,8 +85,10 @@ Program pageable_program(const std::vector<CopyDirection>& dirs, std::uint64_t b
 // waits for its last), within the GPU's limit on outstanding host-memory reads; its stores are
 // merged per line in the L2 and posted one write per contiguous run (gpu::store_traffic), at
 // the pace of the loads from GPU memory that feed them and the SMs' store limit.
+// `source_bytes` is the size of the buffers the kernel works on (0: `bytes`), where `bytes` may be
+// a part of them that a sample simulates: what the L2 holds of its source goes by the buffers.
 Op mapped_kernel_op(const std::vector<CopyDirection>& dirs, std::uint64_t bytes, const config::ZeroCopyOptions& z,
-                    const config::GpuParams& g, core::Bytes host_line);
+                    const config::GpuParams& g, core::Bytes host_line, std::uint64_t source_bytes = 0);
 
 // Host buffers off a page boundary (TLPs split at other addresses) and never-touched pageable
 // memory (page faults inside the copy) have no mechanism yet: for such a case of a strategy
