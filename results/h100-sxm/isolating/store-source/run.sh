@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One lease of store-source on a GPU machine (CUDA toolkit only):
 #   results/h100-sxm/isolating/store-source/run.sh OUTDIR [MODES]
-# Writes OUTDIR/<kind>-<date>-<boot id>/: MODE.csv for each mode (default: chase stores loads),
+# Writes OUTDIR/<kind>-<date>-<boot id>/: MODE.csv for each mode (default: chase stores loads; also start),
 # machine.txt. <kind>: the GPU name's second word in lower case.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -20,8 +20,8 @@ nvcc -O3 -arch=sm_90 "$here/storesrc.cu" -o /tmp/storesrc
 } >"$dir/machine.txt" 2>&1
 for m in $modes; do
   case $m in
-    chase | stores | loads) /tmp/storesrc "$m" >"$dir/$m.csv" ;;
-    *) echo "run.sh: unknown mode '$m' (chase, stores, loads)" >&2; exit 2 ;;
+    chase | stores | loads | start) /tmp/storesrc "$m" >"$dir/$m.csv" ;;
+    *) echo "run.sh: unknown mode '$m' (chase, stores, loads, start)" >&2; exit 2 ;;
   esac
 done
 echo "lease $(basename "$dir")"; cat "$dir"/*.csv

@@ -15,9 +15,15 @@
 //         repetitions (the source in HBM only), and `filled` with the source rewritten by a
 //         kernel before each repetition (dmaprobe's fill before a case). GB/s.
 //  loads  the same for one block of loads (dev_out[i] = host_in[i]): warm and evicted.
+//  start  dmaprobe's store kernel as the SMs' traffic (16, 66, 264 and 1056 blocks over 256 MiB, its
+//         source left in the L2 as far as it goes), started 20 us before a gate on a second stream
+//         opens; behind the gate one thread's __threadfence_system() (timed inside, `fence`), an
+//         empty kernel and a 4 KiB copy into the GPU (event-timed): how long work that starts
+//         beside the model's own kind of store grid waits, against what a fence waits
+//         (../reads-behind-writes, `startwhy`, did this beside a store loop that never waits).
 //
 // Every CUDA call checked; the stored and loaded data verified per cell.
-// Build: nvcc -O3 -arch=sm_90 storesrc.cu -o storesrc    Run: ./storesrc chase; ./storesrc stores; ./storesrc loads
+// Build: nvcc -O3 -arch=sm_90 storesrc.cu -o storesrc    Run: ./storesrc chase; ./storesrc stores; ./storesrc loads; ./storesrc start
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -71,6 +77,20 @@ __global__ void zc(const uint4* __restrict__ host_in, uint4* __restrict__ dev_ou
         if (mode & 2) host_out[k] = dev_in[k];
     }
 }
+
+__global__ void spin(std::uint64_t ns) {
+    const std::uint64_t t0 = globaltimer();
+    while (globaltimer() - t0 < ns) {
+    }
+}
+
+__global__ void fence_time(std::uint64_t* out) {
+    const std::uint64_t t0 = globaltimer();
+    __threadfence_system();
+    out[0] = globaltimer() - t0;
+}
+
+__global__ void empty_kernel() {}
 
 __global__ void fill(uint4* p, std::size_t elems, unsigned seed) {
     const std::size_t step = static_cast<std::size_t>(gridDim.x) * blockDim.x;
@@ -210,17 +230,111 @@ void zc_mode(bool stores) {
     CHECK(cudaFreeHost(hbuf));
 }
 
+void start_mode() {
+    std::printf("mode,case,size_bytes,value,unit\n");
+    constexpr std::size_t kBytes = 256 * kMiB;
+    constexpr std::uint64_t kGateNs = 300000, kHeadNs = 20000;
+    uint4* hbuf = nullptr;
+    CHECK(cudaHostAlloc(&hbuf, kBytes, cudaHostAllocMapped));
+    uint4* hdev = nullptr;
+    CHECK(cudaHostGetDevicePointer(reinterpret_cast<void**>(&hdev), hbuf, 0));
+    uint4* dbuf = nullptr;
+    CHECK(cudaMalloc(&dbuf, kBytes));
+    fill<<<264, 256>>>(dbuf, kBytes / sizeof(uint4), 99u);
+    CHECK(cudaGetLastError());
+    unsigned char* hsmall = nullptr;
+    unsigned char* dsmall = nullptr;
+    constexpr std::size_t y = 4096;
+    CHECK(cudaMallocHost(&hsmall, y));
+    CHECK(cudaMalloc(&dsmall, y));
+    for (std::size_t i = 0; i < y; ++i) hsmall[i] = static_cast<unsigned char>(i * 13u + 5u);
+    std::uint64_t* dfence = nullptr;
+    CHECK(cudaMalloc(&dfence, sizeof(std::uint64_t)));
+    cudaStream_t s1{}, s2{};
+    CHECK(cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking));
+    CHECK(cudaStreamCreateWithFlags(&s2, cudaStreamNonBlocking));
+    cudaEvent_t a{}, b{};
+    CHECK(cudaEventCreate(&a));
+    CHECK(cudaEventCreate(&b));
+    for (const int blocks : {0, 16, 66, 264, 1056}) {
+        for (const std::string what : {"fence", "empty-kernel", "h2d"}) {
+            std::vector<double> us;
+            for (int r = 0; r < 3 + 10; ++r) {
+                CHECK(cudaDeviceSynchronize());
+                CHECK(cudaMemset(dsmall, 0, y));
+                spin<<<1, 1, 0, s1>>>(kGateNs - kHeadNs);
+                CHECK(cudaGetLastError());
+                spin<<<1, 1, 0, s2>>>(kGateNs);
+                CHECK(cudaGetLastError());
+                if (blocks > 0) {
+                    zc<<<blocks, 256, 0, s1>>>(nullptr, nullptr, dbuf, hdev, kBytes / sizeof(uint4), 2);
+                    CHECK(cudaGetLastError());
+                }
+                CHECK(cudaEventRecord(a, s2));
+                if (what == "fence") {
+                    fence_time<<<1, 1, 0, s2>>>(dfence);
+                } else if (what == "empty-kernel") {
+                    empty_kernel<<<1, 1, 0, s2>>>();
+                } else {
+                    CHECK(cudaMemcpyAsync(dsmall, hsmall, y, cudaMemcpyHostToDevice, s2));
+                }
+                CHECK(cudaGetLastError());
+                CHECK(cudaEventRecord(b, s2));
+                CHECK(cudaDeviceSynchronize());
+                if (r < 3) continue;
+                if (what == "fence") {
+                    std::uint64_t ns = 0;
+                    CHECK(cudaMemcpy(&ns, dfence, sizeof ns, cudaMemcpyDeviceToHost));
+                    us.push_back(static_cast<double>(ns) / 1000.0);
+                } else {
+                    float ms = 0;
+                    CHECK(cudaEventElapsedTime(&ms, a, b));
+                    us.push_back(ms * 1000.0);
+                }
+            }
+            if (what == "h2d") {
+                std::vector<unsigned char> got(y);
+                CHECK(cudaMemcpy(got.data(), dsmall, y, cudaMemcpyDeviceToHost));
+                if (std::memcmp(got.data(), hsmall, y) != 0) {
+                    std::fprintf(stderr, "the 4 KiB copy into the GPU differs\n");
+                    std::exit(1);
+                }
+            }
+            const std::string side = blocks == 0 ? std::string("alone") : "beside-" + std::to_string(blocks) + "-block-stores";
+            std::printf("start,%s-%s,%zu,%.3f,us\n", what.c_str(), side.c_str(), what == "h2d" ? y : std::size_t{0}, median(us));
+            std::fflush(stdout);
+        }
+    }
+    // The stores landed: the last repetition's host buffer is the source.
+    std::vector<uint4> src(kBytes / sizeof(uint4));
+    CHECK(cudaMemcpy(src.data(), dbuf, kBytes, cudaMemcpyDeviceToHost));
+    if (std::memcmp(src.data(), hbuf, kBytes) != 0) {
+        std::fprintf(stderr, "the stores' host buffer differs from their source\n");
+        std::exit(1);
+    }
+    CHECK(cudaEventDestroy(a));
+    CHECK(cudaEventDestroy(b));
+    CHECK(cudaStreamDestroy(s1));
+    CHECK(cudaStreamDestroy(s2));
+    CHECK(cudaFree(dfence));
+    CHECK(cudaFree(dsmall));
+    CHECK(cudaFreeHost(hsmall));
+    CHECK(cudaFree(dbuf));
+    CHECK(cudaFreeHost(hbuf));
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
     const std::string mode = argc > 1 ? argv[1] : "";
-    if (mode != "chase" && mode != "stores" && mode != "loads") {
-        std::fprintf(stderr, "usage: storesrc chase|stores|loads\n");
+    if (mode != "chase" && mode != "stores" && mode != "loads" && mode != "start") {
+        std::fprintf(stderr, "usage: storesrc chase|stores|loads|start\n");
         return 2;
     }
     CHECK(cudaSetDevice(0));
     if (mode == "chase") chase_mode();
     if (mode == "stores") zc_mode(true);
     if (mode == "loads") zc_mode(false);
+    if (mode == "start") start_mode();
     return 0;
 }
