@@ -99,15 +99,21 @@ def chain_table(lease, mode):
         print(f"  {case}: " + " ".join(cells) + extra)
 
 
-def landing(leases):
-    """`landing` rows: event, data (last bytes seen), done (stamp behind the copy), from the gate."""
+def mode_rows(leases, mode, header):
+    """Each lease that ran `mode`: prints `== mode (lease): header` and yields its rows."""
     for lease in leases:
-        path = os.path.join(lease, "landing.csv")
+        path = os.path.join(lease, mode + ".csv")
         if not os.path.exists(path):
             continue
-        print(f"== landing ({os.path.basename(lease)}): median us from the gate; event, data, event - data; beside: + over alone")
+        print(f"== {mode} ({os.path.basename(lease)}): {header}")
+        yield read(path)
+
+
+def landing(leases):
+    """`landing` rows: event, data (last bytes seen), done (stamp behind the copy), from the gate."""
+    for rows in mode_rows(leases, "landing", "median us from the gate; event, data, event - data; beside: + over alone"):
         cells = {}
-        for r in read(path):
+        for r in rows:
             m = re.match(r"^h2d-(.*)-(event|data|done)$", r["case"])
             cells[(m.group(1), int(r["size_bytes"]), m.group(2))] = float(r["median"])
         for (case, size, what) in sorted(k for k in cells if k[2] == "event"):
@@ -122,13 +128,10 @@ def landing(leases):
 def share(leases):
     """`share` rows: a copy's event interval at 4 KiB, 1 MiB, 16 MiB beside SM stores or loads.
     start: the 4 KiB copy's interval; rate: 15 MiB over the 1 to 16 MiB difference (GB/s)."""
-    for lease in leases:
-        path = os.path.join(lease, "share.csv")
-        if not os.path.exists(path):
-            continue
-        print(f"== share ({os.path.basename(lease)}): 4 KiB copy us; rate from 1 to 16 MiB GB/s; the SM kernel's 512 MiB ms alone / beside the 16 MiB copy")
+    header = "4 KiB copy us; rate from 1 to 16 MiB GB/s; the SM kernel's 512 MiB ms alone / beside the 16 MiB copy"
+    for rows in mode_rows(leases, "share", header):
         t = {}
-        for r in read(path):
+        for r in rows:
             t[(r["case"], int(r["size_bytes"]))] = float(r["median"])
         for d in ("h2d", "d2h"):
             for side in ["alone"] + [f"beside-{b}-block-{k}" for k in ("stores", "loads") for b in (1, 4, 16, 66, 132)]:
@@ -146,12 +149,7 @@ def share(leases):
 
 def drain(leases):
     """`drain` rows: the store kernel (64 MiB) and a 4 KiB copy behind it on its stream."""
-    for lease in leases:
-        path = os.path.join(lease, "drain.csv")
-        if not os.path.exists(path):
-            continue
-        print(f"== drain ({os.path.basename(lease)}): kernel us, then the copy behind it (us from the kernel's end)")
-        rows = read(path)
+    for rows in mode_rows(leases, "drain", "kernel us, then the copy behind it (us from the kernel's end)"):
         for r in rows:
             if r["case"].endswith("-kernel"):
                 after = next(x for x in rows if x["case"] == r["case"][: -len("kernel")] + "after")
@@ -160,12 +158,9 @@ def drain(leases):
 
 def startwhy(leases):
     """`startwhy` rows: what waits behind the SMs' traffic (us), and each against the fence."""
-    for lease in leases:
-        path = os.path.join(lease, "startwhy.csv")
-        if not os.path.exists(path):
-            continue
-        print(f"== startwhy ({os.path.basename(lease)}): median us; work: 4 KiB copy into the GPU, 4 KiB copy within it, empty kernel; fence: __threadfence_system")
-        t = {r["case"]: float(r["median"]) for r in read(path)}
+    header = "median us; work: 4 KiB copy into the GPU, 4 KiB copy within it, empty kernel; fence: __threadfence_system"
+    for rows in mode_rows(leases, "startwhy", header):
+        t = {r["case"]: float(r["median"]) for r in rows}
         sides = sorted({c.split("-", 1)[1] for c in t if c.startswith("fence-")}, key=lambda x: (x != "alone", x))
         for side in sides:
             work = [t.get(f"{w}-{side}") for w in ("h2d", "d2d", "empty-kernel")]
