@@ -68,11 +68,16 @@
 //          and the copy into the GPU with the stores started 100 and 1000 us before: which work
 //          waits behind the SMs' traffic (a copy engine's start, any work's, or a fence), and
 //          whether the wait grows with how long the stores have run. 10 repetitions after 2 warm-ups.
+//  parts   beside 0, 4, 16 and 66 blocks of the store loop (started 200 us before, on its own
+//          stream), on an idle stream, no gate: two event records back to back (`records`), a record,
+//          an empty kernel, a record (`kernel`), and a record, a wait for an event of the store stream
+//          recorded before the stores, a record (`wait`), each the interval between the two records:
+//          which of a stream's steps wait behind the SMs' traffic. 10 repetitions after 2 warm-ups.
 //
 // Every CUDA call checked. Prints CSV: mode,case,size_bytes,median,p10,p90,inside (inside: the
 // repetitions whose chase or copy ended before the long traffic did).
 //
-// Build: nvcc -O3 -arch=sm_90 rbw.cu -o rbw       Run: ./rbw chase; ./rbw copies; ./rbw gated; ./rbw lead; ./rbw partner; ./rbw landing; ./rbw chain; ./rbw chainstores; ./rbw share; ./rbw drain; ./rbw startwhy
+// Build: nvcc -O3 -arch=sm_90 rbw.cu -o rbw       Run: ./rbw chase; ./rbw copies; ./rbw gated; ./rbw lead; ./rbw partner; ./rbw landing; ./rbw chain; ./rbw chainstores; ./rbw share; ./rbw drain; ./rbw startwhy; ./rbw parts
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -784,6 +789,41 @@ public:
         CHECK(cudaFree(sink));
     }
 
+    // `parts`: see the header.
+    void parts_mode() {
+        cudaEvent_t before{};
+        CHECK(cudaEventCreate(&before));
+        for (const int blocks : {0, 4, 16, 66}) {
+            for (const std::string what : {"records", "kernel", "wait"}) {
+                std::vector<double> us;
+                for (int r = 0; r < 2 + 10; ++r) {
+                    CHECK(cudaDeviceSynchronize());
+                    CHECK(cudaEventRecord(before, s1_));
+                    if (blocks > 0) {
+                        store_stream<<<blocks, 256, 0, s1_>>>(dstore_, kStoreBytes / sizeof(uint4), kStorePasses, ++seed_);
+                        CHECK(cudaGetLastError());
+                    }
+                    busy_wait_us(200.0);
+                    CHECK(cudaEventRecord(ea_, s2_));
+                    if (what == "kernel") {
+                        empty_kernel<<<1, 1, 0, s2_>>>();
+                        CHECK(cudaGetLastError());
+                    }
+                    if (what == "wait") CHECK(cudaStreamWaitEvent(s2_, before, 0));
+                    CHECK(cudaEventRecord(eb_, s2_));
+                    CHECK(cudaDeviceSynchronize());
+                    if (r < 2) continue;
+                    float ms = 0;
+                    CHECK(cudaEventElapsedTime(&ms, ea_, eb_));
+                    us.push_back(ms * 1000.0);
+                }
+                const std::string side = blocks == 0 ? std::string("alone") : "beside-" + std::to_string(blocks) + "-block-stores";
+                row("parts", what + "-" + side, 0, us, 10);
+            }
+        }
+        CHECK(cudaEventDestroy(before));
+    }
+
     // `drain`: see the header.
     void drain_mode() {
         cudaEvent_t k0{}, k1{};
@@ -900,8 +940,8 @@ int main(int argc, char** argv) {
     const std::string mode = argc > 1 ? argv[1] : "";
     if (mode != "chase" && mode != "copies" && mode != "gated" && mode != "lead" && mode != "partner" &&
         mode != "landing" && mode != "chain" &&
-        mode != "chainstores" && mode != "share" && mode != "drain" && mode != "startwhy") {
-        std::fprintf(stderr, "usage: rbw chase|copies|gated|lead|partner|landing|chain|chainstores|share|drain|startwhy\n");
+        mode != "chainstores" && mode != "share" && mode != "drain" && mode != "startwhy" && mode != "parts") {
+        std::fprintf(stderr, "usage: rbw chase|copies|gated|lead|partner|landing|chain|chainstores|share|drain|startwhy|parts\n");
         return 2;
     }
     Rig rig;
@@ -915,5 +955,6 @@ int main(int argc, char** argv) {
     if (mode == "share") rig.share_mode();
     if (mode == "drain") rig.drain_mode();
     if (mode == "startwhy") rig.startwhy_mode();
+    if (mode == "parts") rig.parts_mode();
     return 0;
 }

@@ -6,7 +6,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 out=${1:?usage: run.sh OUTDIR [MODES]}
-modes=${2:-chase copies}  # any of chase, copies, gated, lead, partner, landing, chain, chainstores, share, drain, startwhy
+modes=${2:-chase copies}  # any of chase, copies, gated, lead, partner, landing, chain, chainstores, share, drain, startwhy, parts
 boot=$(tr -d '-' </proc/sys/kernel/random/boot_id | cut -c1-8)
 kind=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | awk '{print tolower($2)}')
 dir="$out/$kind-$(date -u +%Y-%m-%d)-$boot"
@@ -20,8 +20,8 @@ nvcc -O3 -arch=sm_90 "$here/rbw.cu" -o /tmp/rbw
 } >"$dir/machine.txt" 2>&1
 for m in $modes; do
   case $m in
-    chase | copies | gated | lead | partner | landing | chain | chainstores | share | drain | startwhy) /tmp/rbw "$m" >"$dir/$m.csv" ;;
-    *) echo "run.sh: unknown mode '$m' (chase, copies, gated, lead, partner, landing, chain, chainstores, share, drain, startwhy)" >&2; exit 2 ;;
+    chase | copies | gated | lead | partner | landing | chain | chainstores | share | drain | startwhy | parts) /tmp/rbw "$m" >"$dir/$m.csv" ;;
+    *) echo "run.sh: unknown mode '$m' (chase, copies, gated, lead, partner, landing, chain, chainstores, share, drain, startwhy, parts)" >&2; exit 2 ;;
   esac
 done
 echo "lease $(basename "$dir"): $(cat "$dir"/*.csv | wc -l) lines in $(ls "$dir"/*.csv | wc -l) files"

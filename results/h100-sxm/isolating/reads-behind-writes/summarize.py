@@ -67,6 +67,7 @@ def main(argv):
     share(leases)
     drain(leases)
     startwhy(leases)
+    parts(leases)
     return 0
 
 
@@ -169,6 +170,15 @@ def startwhy(leases):
             print(f"  {side}: h2d {work[0]:.1f} d2d {work[1]:.1f} empty kernel {work[2]:.1f} fence {fence:.2f}{ratio}")
         for c in sorted(k for k in t if "-after-" in k):
             print(f"  {c}: {t[c]:.1f}")
+
+
+def parts(leases):
+    """`parts` rows: the interval between two event records on an idle stream, with nothing, an empty
+    kernel or a wait for a done event between them, beside the store loop."""
+    for rows in mode_rows(leases, "parts", "median us between the two records"):
+        t = {r["case"]: float(r["median"]) for r in rows}
+        for side in ["alone"] + [f"beside-{b}-block-stores" for b in (4, 16, 66)]:
+            print(f"  {side}: records {t[f'records-{side}']:.1f}, kernel between {t[f'kernel-{side}']:.1f}, wait between {t[f'wait-{side}']:.1f}")
 
 
 if __name__ == "__main__":
