@@ -20,6 +20,10 @@
 //           the main plan summarises, with the CPU's time from the end of the call of each copy,
 //           and from the start and the end of the stop event's call, to its store to the gate's
 //           flag (where each copy's tries count from: ../submit-point).
+//  alone    Do a copy's repetitions fall in the same clusters without the other copy? `reps`'
+//           calls with one copy (the other's call left out, every other call kept), each way
+//           alone and both, 4, 64 and 256 KiB, 500 repetitions after 10 warm-ups: where a copy
+//           alone ends spreads over its channel's tries; what the pair adds is the other copy's.
 //  sizes    How does each copy alone behind the gate grow with its size? (Against the model's
 //           pair, the copy into the GPU alone grows 2.4 us from 4 to 64 KiB, in the model 1.1;
 //           event-timed copies on an idle stream grow 1.5, ../command-fetch.) The shapes of
@@ -273,6 +277,22 @@ void share(Pair& pair) {
     }
 }
 
+void alone(Pair& pair) {
+    std::printf("shape,bytes,rep,interval_us,h2d_us,d2h_us,h2d_call_to_gate_us,d2h_call_to_gate_us,stop_start_to_gate_us,stop_end_to_gate_us\n");
+    const char* shapes[] = {"d2h_only", "h2d_only", "both"};
+    for (const std::size_t n : {std::size_t{4096}, std::size_t{65536}, std::size_t{262144}}) {
+        for (int shape = 0; shape < 3; ++shape) {
+            const auto reps = pair.cell(shape != 0 ? n : 0, shape != 1 ? n : 0, 0.0, 10, 500);
+            for (std::size_t i = 0; i < reps.size(); ++i) {
+                const Rep& r = reps[i];
+                std::printf("%s,%zu,%zu,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f\n", shapes[shape], n, i, r.pair, r.up, r.down, r.up_call_to_gate,
+                            r.down_call_to_gate, r.stop_start_to_gate, r.stop_end_to_gate);
+            }
+            std::fflush(stdout);
+        }
+    }
+}
+
 void repetitions(Pair& pair) {
     std::printf("bytes,rep,interval_us,h2d_us,d2h_us,h2d_call_to_gate_us,d2h_call_to_gate_us,stop_start_to_gate_us,stop_end_to_gate_us\n");
     for (const std::size_t n : {std::size_t{4096}, std::size_t{65536}, std::size_t{262144}, kMax}) {
@@ -290,8 +310,8 @@ void repetitions(Pair& pair) {
 
 int main(int argc, char** argv) {
     const std::string mode = argc > 1 ? argv[1] : "";
-    if (mode != "overlap" && mode != "share" && mode != "reps" && mode != "sizes") {
-        std::fprintf(stderr, "usage: %s overlap|share|reps|sizes\n", argv[0]);
+    if (mode != "overlap" && mode != "share" && mode != "reps" && mode != "sizes" && mode != "alone") {
+        std::fprintf(stderr, "usage: %s overlap|share|reps|sizes|alone\n", argv[0]);
         return 2;
     }
     Pair pair;
@@ -299,6 +319,7 @@ int main(int argc, char** argv) {
     if (mode == "share") share(pair);
     if (mode == "reps") repetitions(pair);
     if (mode == "sizes") sizes(pair);
+    if (mode == "alone") alone(pair);
     pair.print_calls();
     return 0;
 }
