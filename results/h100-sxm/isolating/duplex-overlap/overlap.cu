@@ -24,6 +24,10 @@
 //           calls with one copy (the other's call left out, every other call kept), each way
 //           alone and both, 4, 64 and 256 KiB, 500 repetitions after 10 warm-ups: where a copy
 //           alone ends spreads over its channel's tries; what the pair adds is the other copy's.
+//  behind   Is the copy into the GPU's two ways to go its place behind the gate kernel? `alone`'s
+//           copy into the GPU alone, behind the gate kernel on its stream as dmaprobe has it, and
+//           behind a wait for the start event recorded behind the gate kernel on a third stream
+//           (as the copy out of the GPU waits); 4 and 64 KiB, 500 repetitions after 10 warm-ups.
 //  sizes    How does each copy alone behind the gate grow with its size? (Against the model's
 //           pair, the copy into the GPU alone grows 2.4 us from 4 to 64 KiB, in the model 1.1;
 //           event-timed copies on an idle stream grow 1.5, ../command-fetch.) The shapes of
@@ -128,12 +132,14 @@ public:
         CHECK(cudaMemcpy(dsrc_, back_, kMax, cudaMemcpyHostToDevice));
         CHECK(cudaStreamCreateWithFlags(&s1_, cudaStreamNonBlocking));
         CHECK(cudaStreamCreateWithFlags(&s2_, cudaStreamNonBlocking));
+        CHECK(cudaStreamCreateWithFlags(&s3_, cudaStreamNonBlocking));
         for (cudaEvent_t* e : {&start_, &stop_, &e1_, &e2_}) CHECK(cudaEventCreate(e));
     }
     ~Pair() {
         for (cudaEvent_t e : {start_, stop_, e1_, e2_}) cudaEventDestroy(e);
         cudaStreamDestroy(s1_);
         cudaStreamDestroy(s2_);
+        cudaStreamDestroy(s3_);
         cudaFree(dsrc_);
         cudaFree(ddst_);
         cudaFreeHost(hsrc_);
@@ -145,7 +151,9 @@ public:
 
     // A cell: `warmup` then `reps` repetitions with a copy into the GPU of `up` bytes and one out
     // of it of `down` bytes (0: no call), D = `delay` µs; the copies' data verified.
-    std::vector<Rep> cell(std::size_t up, std::size_t down, double delay, int warmup, int reps) {
+    // With `behind_wait` the gate kernel and the start event go on a third stream and the first
+    // stream waits for the start event as the second does: its copy waits behind a wait, not a kernel.
+    std::vector<Rep> cell(std::size_t up, std::size_t down, double delay, int warmup, int reps, bool behind_wait = false) {
         std::vector<Rep> out;
         // The D2H destination is cleared once per cell and flushed from the CPU's caches: a DMA
         // write into lines the CPU has just written is several times slower.
@@ -162,9 +170,11 @@ public:
                 f();
                 if (keep) calls_[what].push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
             };
-            gate_kernel<<<1, 1, 0, s1_>>>(dflag_, dtimed_out_);
+            cudaStream_t gate_stream = behind_wait ? s3_ : s1_;
+            gate_kernel<<<1, 1, 0, gate_stream>>>(dflag_, dtimed_out_);
             CHECK(cudaGetLastError());
-            timed("event_record", [&] { CHECK(cudaEventRecord(start_, s1_)); });
+            timed("event_record", [&] { CHECK(cudaEventRecord(start_, gate_stream)); });
+            if (behind_wait) timed("stream_wait_event", [&] { CHECK(cudaStreamWaitEvent(s1_, start_, 0)); });
             timed("stream_wait_event", [&] { CHECK(cudaStreamWaitEvent(s2_, start_, 0)); });
             if (up > 0) timed("memcpy_async_h2d", [&] { CHECK(cudaMemcpyAsync(ddst_, hsrc_, up, cudaMemcpyHostToDevice, s1_)); });
             const auto up_end = Clock::now();
@@ -217,7 +227,7 @@ private:
 
     unsigned char *hsrc_ = nullptr, *hdst_ = nullptr, *back_ = nullptr, *dsrc_ = nullptr, *ddst_ = nullptr;
     int *flag_ = nullptr, *timed_out_ = nullptr, *dflag_ = nullptr, *dtimed_out_ = nullptr;
-    cudaStream_t s1_{}, s2_{};
+    cudaStream_t s1_{}, s2_{}, s3_{};
     cudaEvent_t start_{}, stop_{}, e1_{}, e2_{};
     std::map<std::string, std::vector<double>> calls_;
 };
@@ -293,6 +303,21 @@ void alone(Pair& pair) {
     }
 }
 
+void behind(Pair& pair) {
+    std::printf("shape,bytes,rep,interval_us,h2d_us,d2h_us,h2d_call_to_gate_us,d2h_call_to_gate_us,stop_start_to_gate_us,stop_end_to_gate_us\n");
+    for (const std::size_t n : {std::size_t{4096}, std::size_t{65536}}) {
+        for (const bool wait : {false, true}) {
+            const auto reps = pair.cell(n, 0, 0.0, 10, 500, wait);
+            for (std::size_t i = 0; i < reps.size(); ++i) {
+                const Rep& r = reps[i];
+                std::printf("%s,%zu,%zu,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f\n", wait ? "h2d_behind_wait" : "h2d_behind_kernel", n, i, r.pair,
+                            r.up, r.down, r.up_call_to_gate, r.down_call_to_gate, r.stop_start_to_gate, r.stop_end_to_gate);
+            }
+            std::fflush(stdout);
+        }
+    }
+}
+
 void repetitions(Pair& pair) {
     std::printf("bytes,rep,interval_us,h2d_us,d2h_us,h2d_call_to_gate_us,d2h_call_to_gate_us,stop_start_to_gate_us,stop_end_to_gate_us\n");
     for (const std::size_t n : {std::size_t{4096}, std::size_t{65536}, std::size_t{262144}, kMax}) {
@@ -310,8 +335,9 @@ void repetitions(Pair& pair) {
 
 int main(int argc, char** argv) {
     const std::string mode = argc > 1 ? argv[1] : "";
-    if (mode != "overlap" && mode != "share" && mode != "reps" && mode != "sizes" && mode != "alone") {
-        std::fprintf(stderr, "usage: %s overlap|share|reps|sizes|alone\n", argv[0]);
+    if (mode != "overlap" && mode != "share" && mode != "reps" && mode != "sizes" && mode != "alone" &&
+        mode != "behind") {
+        std::fprintf(stderr, "usage: %s overlap|share|reps|sizes|alone|behind\n", argv[0]);
         return 2;
     }
     Pair pair;
@@ -320,6 +346,7 @@ int main(int argc, char** argv) {
     if (mode == "reps") repetitions(pair);
     if (mode == "sizes") sizes(pair);
     if (mode == "alone") alone(pair);
+    if (mode == "behind") behind(pair);
     pair.print_calls();
     return 0;
 }
