@@ -7,15 +7,11 @@ Per lease, size and shape: p10/p50/p90 and repetitions per µs of each copy's en
 event; where the values fall in two groups (a split of the sorted values at the largest drop of
 two-means' error), the groups' medians and the share of the later one. Standard library only.
 """
-import csv
 import os
 import statistics
 import sys
 
-
-def quantile(v, q):
-    v = sorted(v)
-    return v[min(len(v) - 1, int(q * len(v)))]
+from repsio import quantile, read_rows
 
 
 def two_groups(v):
@@ -45,12 +41,7 @@ def two_groups(v):
 
 def main(dirs):
     for d in dirs:
-        path = os.path.join(d, "alone.csv")
-        try:
-            with open(path, newline="") as f:
-                rows = list(csv.DictReader(f))
-        except OSError as e:
-            sys.exit(f"alone_summary.py: {path}: {e.strerror}")
+        rows = read_rows(os.path.join(d, "alone.csv"), "alone_summary.py")
         print(f"== {os.path.basename(os.path.normpath(d))}")
         for size in sorted({int(r["bytes"]) for r in rows}):
             for shape, cols in (("d2h_only", ["d2h_us"]), ("h2d_only", ["h2d_us"]), ("both", ["h2d_us", "d2h_us", "interval_us"])):

@@ -13,11 +13,12 @@ and LAG (0-4 us) are those that put the most repetitions within 0.5 us of the me
 OWN differs from the copy's own time by whole periods only (g moves the tries by P). Standard
 library only.
 """
-import csv
 import math
 import os
 import statistics
 import sys
+
+from repsio import read_rows
 
 PERIOD = 8.08
 HANDOFF = 1.31
@@ -32,12 +33,7 @@ def predicted(h, d, own, lag):
 
 def main(dirs):
     for d in dirs:
-        path = os.path.join(d, "reps.csv")
-        try:
-            with open(path, newline="") as f:
-                rows = list(csv.DictReader(f))
-        except OSError as e:
-            sys.exit(f"early_try.py: {path}: {e.strerror}")
+        rows = read_rows(os.path.join(d, "reps.csv"), "early_try.py")
         print(f"== {os.path.basename(os.path.normpath(d))}")
         for size in sorted({int(r["bytes"]) for r in rows}):
             sel = [r for r in rows if int(r["bytes"]) == size]

@@ -3,25 +3,17 @@
 overlap.cu reps): the repetitions split by which copy's end event came first, and for each group
 the stop event's time after the copy into the GPU's end (I - h) and after the copy out of it's
 (I - d), median with p10 and p90. Usage: reps_order.py REPS_CSV... Standard library only."""
-import csv
 import statistics
 import sys
 
-
-def quantile(v, q):
-    v = sorted(v)
-    return v[min(len(v) - 1, int(q * len(v)))]
+from repsio import quantile, read_rows
 
 
 def main():
     if len(sys.argv) < 2:
         sys.exit("usage: reps_order.py REPS_CSV...")
     for path in sys.argv[1:]:
-        try:
-            with open(path, newline="") as f:
-                rows = list(csv.DictReader(f))
-        except OSError as e:
-            sys.exit(f"reps_order.py: {path}: {e.strerror}")
+        rows = read_rows(path, "reps_order.py")
         print(f"== {path}")
         for n in sorted({int(r["bytes"]) for r in rows}):
             for first, test in (("d2h ends first", lambda h, d: d < h), ("h2d ends first", lambda h, d: d >= h)):

@@ -1,0 +1,19 @@
+"""What this folder's scripts share: reading one lease's CSV (one clear error when it cannot be
+read) and the quantile they report. Standard library only."""
+import csv
+import sys
+
+
+def read_rows(path, tool):
+    """The rows of the CSV at `path`, or exit naming `tool` and the file."""
+    try:
+        with open(path, newline="") as f:
+            return list(csv.DictReader(f))
+    except OSError as e:
+        sys.exit(f"{tool}: {path}: {e.strerror}")
+
+
+def quantile(v, q):
+    """The value at fraction `q` of the sorted values (no interpolation)."""
+    v = sorted(v)
+    return v[min(len(v) - 1, int(q * len(v)))]
