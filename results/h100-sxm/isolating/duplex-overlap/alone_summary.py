@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Each copy's end alone and in the pair, repetition by repetition (`overlap alone`'s alone.csv).
+"""Each copy's end alone and in the pair, repetition by repetition (`overlap alone`'s alone.csv,
+and `overlap behind`'s behind.csv and `overlap source`'s source.csv where a lease has them).
 
 Usage: alone_summary.py LEASE_DIR [LEASE_DIR ...]  (writes to stdout; alone-summary.txt is its output)
 
@@ -41,23 +42,34 @@ def two_groups(v):
 
 def main(dirs):
     for d in dirs:
-        rows = read_rows(os.path.join(d, "alone.csv"), "alone_summary.py")
         print(f"== {os.path.basename(os.path.normpath(d))}")
-        for size in sorted({int(r["bytes"]) for r in rows}):
-            for shape, cols in (("d2h_only", ["d2h_us"]), ("h2d_only", ["h2d_us"]), ("both", ["h2d_us", "d2h_us", "interval_us"])):
-                sel = [r for r in rows if int(r["bytes"]) == size and r["shape"] == shape]
-                for col in cols:
-                    v = [float(r[col]) for r in sel]
-                    if not v:
-                        continue
-                    base = int(min(v))
-                    hist = [0] * (int(max(v)) - base + 1)
-                    for x in v:
-                        hist[int(x) - base] += 1
-                    groups = two_groups(v)
-                    g = f" | groups {groups[0]:.2f} / {groups[1]:.2f} us, later {100 * groups[2]:.0f} %" if groups else ""
-                    print(f"  {size:>7} {shape:<8} {col:<11} p10 {quantile(v, 0.1):6.2f} p50 {quantile(v, 0.5):6.2f} "
-                          f"p90 {quantile(v, 0.9):6.2f}{g} | per us from {base}: {' '.join(map(str, hist[:16]))}")
+        names = [n for n in ("alone.csv", "behind.csv", "source.csv") if os.path.exists(os.path.join(d, n))]
+        if not names:
+            sys.exit(f"alone_summary.py: {d}: no alone.csv, behind.csv or source.csv")
+        for name in names:
+            summarise(read_rows(os.path.join(d, name), "alone_summary.py"), name)
+
+
+def summarise(rows, name):
+    print(f"  -- {name}")
+    shapes = [("d2h_only", ["d2h_us"]), ("h2d_only", ["h2d_us"]), ("both", ["h2d_us", "d2h_us", "interval_us"])]
+    seen = {r["shape"] for r in rows}
+    shapes += [(s, ["h2d_us"]) for s in sorted(seen) if s not in ("d2h_only", "h2d_only", "both")]
+    for size in sorted({int(r["bytes"]) for r in rows}):
+        for shape, cols in shapes:
+            sel = [r for r in rows if int(r["bytes"]) == size and r["shape"] == shape]
+            for col in cols:
+                v = [float(r[col]) for r in sel]
+                if not v:
+                    continue
+                base = int(min(v))
+                hist = [0] * (int(max(v)) - base + 1)
+                for x in v:
+                    hist[int(x) - base] += 1
+                groups = two_groups(v)
+                g = f" | groups {groups[0]:.2f} / {groups[1]:.2f} us, later {100 * groups[2]:.0f} %" if groups else ""
+                print(f"  {size:>7} {shape:<8} {col:<11} p10 {quantile(v, 0.1):6.2f} p50 {quantile(v, 0.5):6.2f} "
+                      f"p90 {quantile(v, 0.9):6.2f}{g} | per us from {base}: {' '.join(map(str, hist[:16]))}")
 
 
 if __name__ == "__main__":

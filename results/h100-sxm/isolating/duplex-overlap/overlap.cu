@@ -28,6 +28,9 @@
 //           copy into the GPU alone, behind the gate kernel on its stream as dmaprobe has it, and
 //           behind a wait for the start event recorded behind the gate kernel on a third stream
 //           (as the copy out of the GPU waits); 4 and 64 KiB, 500 repetitions after 10 warm-ups.
+//  source   Is it where the copy into the GPU reads? That copy alone behind the gate kernel, 4 and
+//           64 KiB, 500 repetitions after 10 warm-ups, reading the same source every time, a
+//           fresh one each time (2 MiB apart), or the same one read by a blocking copy just before.
 //  sizes    How does each copy alone behind the gate grow with its size? (Against the model's
 //           pair, the copy into the GPU alone grows 2.4 us from 4 to 64 KiB, in the model 1.1;
 //           event-timed copies on an idle stream grow 1.5, ../command-fetch.) The shapes of
@@ -52,6 +55,7 @@
 #include <cstring>
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -118,6 +122,7 @@ public:
         CHECK(cudaMallocHost(&back_, kMax));
         CHECK(cudaMalloc(&dsrc_, kMax));
         CHECK(cudaMalloc(&ddst_, kMax));
+        CHECK(cudaMalloc(&dscratch_, kMax));
         CHECK(cudaHostAlloc(&flag_, sizeof(int), cudaHostAllocMapped));
         CHECK(cudaHostAlloc(&timed_out_, sizeof(int), cudaHostAllocMapped));
         CHECK(cudaHostGetDevicePointer(&dflag_, flag_, 0));
@@ -142,6 +147,8 @@ public:
         cudaStreamDestroy(s3_);
         cudaFree(dsrc_);
         cudaFree(ddst_);
+        cudaFree(dscratch_);
+        if (far_ != nullptr) cudaFreeHost(far_);
         cudaFreeHost(hsrc_);
         cudaFreeHost(hdst_);
         cudaFreeHost(back_);
@@ -149,12 +156,27 @@ public:
         cudaFreeHost(timed_out_);
     }
 
+    // Where a cell's copy into the GPU reads: the same source every repetition; a fresh one, 2 MiB
+    // further on in a 1.1 GiB buffer each time (pages the copy engine has not read before); or the
+    // same one read by a blocking copy just before the repetition's calls.
+    enum class Source { kSame, kFresh, kWarmed };
+
     // A cell: `warmup` then `reps` repetitions with a copy into the GPU of `up` bytes and one out
     // of it of `down` bytes (0: no call), D = `delay` µs; the copies' data verified.
     // With `behind_wait` the gate kernel and the start event go on a third stream and the first
     // stream waits for the start event as the second does: its copy waits behind a wait, not a kernel.
-    std::vector<Rep> cell(std::size_t up, std::size_t down, double delay, int warmup, int reps, bool behind_wait = false) {
+    std::vector<Rep> cell(std::size_t up, std::size_t down, double delay, int warmup, int reps, bool behind_wait = false,
+                          Source source = Source::kSame) {
         std::vector<Rep> out;
+        const unsigned char* src = hsrc_;
+        if (source == Source::kFresh && far_ == nullptr) {
+            CHECK(cudaMallocHost(&far_, kFarStride * (kFarPieces + 1)));
+            for (std::size_t i = 0; i < kFarStride * (kFarPieces + 1); ++i) far_[i] = static_cast<unsigned char>((i * 29u + 11u) % 247u + 1u);
+        }
+        if (source == Source::kFresh && static_cast<std::size_t>(warmup + reps) > kFarPieces) {
+            std::fprintf(stderr, "a fresh source for each of %d repetitions: at most %zu\n", warmup + reps, kFarPieces);
+            std::exit(1);
+        }
         // The D2H destination is cleared once per cell and flushed from the CPU's caches: a DMA
         // write into lines the CPU has just written is several times slower.
         std::memset(hdst_, 0, kMax);
@@ -164,6 +186,8 @@ public:
             const bool keep = r >= warmup;
             CHECK(cudaMemset(ddst_, 0, std::max<std::size_t>(up, 1)));
             CHECK(cudaDeviceSynchronize());
+            if (source == Source::kFresh) src = far_ + kFarStride * static_cast<std::size_t>(r);
+            if (source == Source::kWarmed && up > 0) CHECK(cudaMemcpy(dscratch_, src, up, cudaMemcpyHostToDevice));
             *reinterpret_cast<volatile int*>(flag_) = 0;
             const auto timed = [&](const char* what, auto&& f) {
                 const auto t0 = Clock::now();
@@ -176,7 +200,7 @@ public:
             timed("event_record", [&] { CHECK(cudaEventRecord(start_, gate_stream)); });
             if (behind_wait) timed("stream_wait_event", [&] { CHECK(cudaStreamWaitEvent(s1_, start_, 0)); });
             timed("stream_wait_event", [&] { CHECK(cudaStreamWaitEvent(s2_, start_, 0)); });
-            if (up > 0) timed("memcpy_async_h2d", [&] { CHECK(cudaMemcpyAsync(ddst_, hsrc_, up, cudaMemcpyHostToDevice, s1_)); });
+            if (up > 0) timed("memcpy_async_h2d", [&] { CHECK(cudaMemcpyAsync(ddst_, src, up, cudaMemcpyHostToDevice, s1_)); });
             const auto up_end = Clock::now();
             if (down > 0) timed("memcpy_async_d2h", [&] { CHECK(cudaMemcpyAsync(hdst_, dsrc_, down, cudaMemcpyDeviceToHost, s2_)); });
             const auto down_end = Clock::now();
@@ -202,7 +226,7 @@ public:
         }
         if (up > 0) {
             CHECK(cudaMemcpy(back_, ddst_, up, cudaMemcpyDeviceToHost));
-            if (std::memcmp(back_, hsrc_, up) != 0) fail("H2D", up);
+            if (std::memcmp(back_, src, up) != 0) fail("H2D", up);
         }
         if (down > 0) {
             std::vector<unsigned char> want(down);
@@ -225,7 +249,9 @@ private:
         std::exit(1);
     }
 
+    static constexpr std::size_t kFarStride = std::size_t{2} << 20, kFarPieces = 550;
     unsigned char *hsrc_ = nullptr, *hdst_ = nullptr, *back_ = nullptr, *dsrc_ = nullptr, *ddst_ = nullptr;
+    unsigned char *dscratch_ = nullptr, *far_ = nullptr;
     int *flag_ = nullptr, *timed_out_ = nullptr, *dflag_ = nullptr, *dtimed_out_ = nullptr;
     cudaStream_t s1_{}, s2_{}, s3_{};
     cudaEvent_t start_{}, stop_{}, e1_{}, e2_{};
@@ -318,6 +344,23 @@ void behind(Pair& pair) {
     }
 }
 
+void sources(Pair& pair) {
+    std::printf("shape,bytes,rep,interval_us,h2d_us,d2h_us,h2d_call_to_gate_us,d2h_call_to_gate_us,stop_start_to_gate_us,stop_end_to_gate_us\n");
+    const std::pair<const char*, Pair::Source> kinds[] = {
+        {"h2d_same", Pair::Source::kSame}, {"h2d_fresh", Pair::Source::kFresh}, {"h2d_warmed", Pair::Source::kWarmed}};
+    for (const std::size_t n : {std::size_t{4096}, std::size_t{65536}}) {
+        for (const auto& [name, source] : kinds) {
+            const auto reps = pair.cell(n, 0, 0.0, 10, 500, false, source);
+            for (std::size_t i = 0; i < reps.size(); ++i) {
+                const Rep& r = reps[i];
+                std::printf("%s,%zu,%zu,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f\n", name, n, i, r.pair, r.up, r.down, r.up_call_to_gate,
+                            r.down_call_to_gate, r.stop_start_to_gate, r.stop_end_to_gate);
+            }
+            std::fflush(stdout);
+        }
+    }
+}
+
 void repetitions(Pair& pair) {
     std::printf("bytes,rep,interval_us,h2d_us,d2h_us,h2d_call_to_gate_us,d2h_call_to_gate_us,stop_start_to_gate_us,stop_end_to_gate_us\n");
     for (const std::size_t n : {std::size_t{4096}, std::size_t{65536}, std::size_t{262144}, kMax}) {
@@ -336,8 +379,8 @@ void repetitions(Pair& pair) {
 int main(int argc, char** argv) {
     const std::string mode = argc > 1 ? argv[1] : "";
     if (mode != "overlap" && mode != "share" && mode != "reps" && mode != "sizes" && mode != "alone" &&
-        mode != "behind") {
-        std::fprintf(stderr, "usage: %s overlap|share|reps|sizes|alone|behind\n", argv[0]);
+        mode != "behind" && mode != "source") {
+        std::fprintf(stderr, "usage: %s overlap|share|reps|sizes|alone|behind|source\n", argv[0]);
         return 2;
     }
     Pair pair;
@@ -347,6 +390,7 @@ int main(int argc, char** argv) {
     if (mode == "sizes") sizes(pair);
     if (mode == "alone") alone(pair);
     if (mode == "behind") behind(pair);
+    if (mode == "source") sources(pair);
     pair.print_calls();
     return 0;
 }
