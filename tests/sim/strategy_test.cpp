@@ -133,10 +133,13 @@ TEST(Duplex, ThePinnedPairIsTimedFromTheStartEventBehindTheGate) {
     const CaseResult r = run(dear, "duplex", "both", 64 * 1024, o);
     for (const char* v : {"", "h2d", "d2h"}) EXPECT_NEAR(row(r, v).time_ps, row(cheap, v).time_ps, 1.0) << "row '" << v << "'";
     // The stop event follows the later copy: stream 0's wait for the D2H copy's end event, then
-    // the channel's handoff (runtime.stream_wait_latency) from its own copy.
+    // the channel's handoff (runtime.stream_wait_latency) from its own copy, and no sooner than
+    // the spacing of stream 0's releases after the H2D copy's end event (runtime.release_spacing).
     const double later = std::max(row(r, "h2d").time_ps, row(r, "d2h").time_ps);
+    const double handoff = static_cast<double>(std::max(p.runtime.stream_wait_latency.ps, p.runtime.release_spacing.ps));
     EXPECT_GE(row(r, "").time_ps, later);
-    EXPECT_LE(row(r, "").time_ps, later + static_cast<double>(p.runtime.stream_wait_latency.ps) + 1.0);
+    EXPECT_GE(row(r, "").time_ps, row(r, "h2d").time_ps + static_cast<double>(p.runtime.release_spacing.ps) - 1.0);
+    EXPECT_LE(row(r, "").time_ps, later + handoff + 1.0);
 }
 
 TEST(Duplex, ThePairsBandIsItsSpreadOverTheGatesPhases) {

@@ -131,6 +131,39 @@ TEST(StreamHandoff, AnEventRecordBehindWorkOnItsChannelIsStampedAsTheWorkEnds) {
     EXPECT_NEAR(o.timings[2].start_ps - o.timings[0].end_ps, q.timings[2].start_ps - q.timings[0].end_ps, 1.0);
 }
 
+TEST(StreamHandoff, AStreamsEventRecordsAreStampedTheReleaseSpacingApart) {
+    // A record waits for the stream's record before it to have landed (runtime.release_spacing;
+    // measured on four fresh H100-kind leases: an event recorded right behind the start event
+    // behind dmaprobe's gate kernel, nothing between them, 1.25-1.31 us later in every one of
+    // 1500 repetitions, results/h100-sxm/isolating/duplex-overlap alone.csv).
+    for (const std::int64_t spacing : {std::int64_t{0}, std::int64_t{1270000}, std::int64_t{3000000}}) {
+        config::ModelParams p;
+        p.runtime.release_spacing = core::Duration{spacing};
+        Program prog;
+        prog.ops = {record(0), record(0), strategies::simple_op(Op::Kind::kOpenGate), sync()};
+        const ProgramOutcome o = simulator().execute(p, prog);
+        EXPECT_NEAR(o.timings[1].end_ps - o.timings[0].end_ps, static_cast<double>(spacing), 1.0) << "spacing " << spacing << " ps";
+    }
+    // dmaprobe's duplex pair ends with a stop event behind a wait for an event long done: the stop
+    // follows the copy's end event by the spacing, not by a channel's handoff alone (measured:
+    // 1.28-1.34 us at p10 where the other copy ended first, reps-order.txt there).
+    config::ModelParams p;
+    p.runtime.stream_wait_latency = core::Duration{100000};
+    // A copy long enough that the calls of the wait and the stop event come while it runs.
+    const Op long_copy = strategies::copy_op(CopyDirection::kHostToDevice, 1 << 20, 0, false);
+    Program pair;
+    pair.ops = {record(1), long_copy, record(0), wait_for(0, 0), record(0), sync()};
+    const ProgramOutcome o = simulator().execute(p, pair);
+    EXPECT_NEAR(o.timings[4].end_ps - o.timings[2].end_ps, static_cast<double>(p.runtime.release_spacing.ps), 1.0);
+    // Records with more than the spacing's work between them are not held: each is stamped as
+    // its work ends.
+    const Op piece = strategies::copy_op(CopyDirection::kDeviceToHost, 64 << 10, 0, false);
+    Program chain;
+    chain.ops = {piece, record(0), piece, record(0), sync()};
+    const ProgramOutcome c = simulator().execute(p, chain);
+    EXPECT_DOUBLE_EQ(c.timings[3].end_ps, c.timings[2].end_ps);
+}
+
 TEST(StreamHandoff, WorkBehindAWaitItsChannelAcquiredStartsAtOnce) {
     // Stream 1 waits for a kernel on stream 0, then copies: the wait is the copy engine's
     // semaphore acquire, and the copy starts when it succeeds (measured: dmaprobe's duplex D2H,

@@ -102,6 +102,7 @@ void HostRuntime::driver() {
         int max_stream = 0;
         for (const Op& op : program_.ops) max_stream = std::max(max_stream, op.stream);
         streams_.assign(static_cast<std::size_t>(max_stream) + 1, StreamState{});
+        released_ps_.assign(streams_.size(), -1e300);
         const auto nq = static_cast<std::size_t>(params_.runtime.connections);
         const auto nch = static_cast<std::size_t>(channels());
         queue_.assign(n_ops, -1);
@@ -351,8 +352,12 @@ void HostRuntime::start_op(std::size_t i) {
     }
     if (op.kind == Op::Kind::kRecord) {
         op_finished(i);
-        // Its stamp, which a wait on it sees too (wait_for).
-        timings_[i].start_ps = timings_[i].end_ps = now_ps() + record_stamp_ps_[i] - t0_ps_;
+        // Its stamp, which a wait on it sees too (wait_for): no sooner than the stream's release
+        // before it has landed.
+        double& released = released_ps_[static_cast<std::size_t>(op.stream)];
+        const double stamp = std::max(now_ps() + record_stamp_ps_[i], released + static_cast<double>(params_.runtime.release_spacing.ps));
+        released = stamp;
+        timings_[i].start_ps = timings_[i].end_ps = stamp - t0_ps_;
         return;
     }
     if (op.kind == Op::Kind::kCopy) {

@@ -266,6 +266,7 @@ private:
     std::vector<bool> finished_;
     std::vector<int> jobs_left_;  // per op: jobs still running (mapped kernels have two)
     std::vector<double> enqueued_ps_;  // per op: when its call handed it to its stream (absolute)
+    std::vector<double> released_ps_;  // per stream: when its latest event record landed (runtime.release_spacing)
     std::vector<double> record_stamp_ps_;  // per event record: its stamp's delay on an idle stream (runtime.record_stamp)
     // per op: when its work was handed to its engine, where that was not its start (absolute;
     // -1: at its start): work behind the gate kernel was handed out with it
