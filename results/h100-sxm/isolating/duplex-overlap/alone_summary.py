@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Each copy's end alone and in the pair, repetition by repetition (`overlap alone`'s alone.csv,
-and `overlap behind`'s behind.csv and `overlap source`'s source.csv where a lease has them).
+and `overlap behind`'s behind.csv, `overlap source`'s source.csv and `overlap idle`'s idle.csv where
+a lease has them).
 
 Usage: alone_summary.py LEASE_DIR [LEASE_DIR ...]  (writes to stdout; alone-summary.txt is its output)
 
@@ -43,9 +44,9 @@ def two_groups(v):
 def main(dirs):
     for d in dirs:
         print(f"== {os.path.basename(os.path.normpath(d))}")
-        names = [n for n in ("alone.csv", "behind.csv", "source.csv") if os.path.exists(os.path.join(d, n))]
+        names = [n for n in ("alone.csv", "behind.csv", "source.csv", "idle.csv") if os.path.exists(os.path.join(d, n))]
         if not names:
-            sys.exit(f"alone_summary.py: {d}: no alone.csv, behind.csv or source.csv")
+            sys.exit(f"alone_summary.py: {d}: no alone.csv, behind.csv, source.csv or idle.csv")
         for name in names:
             summarise(read_rows(os.path.join(d, name), "alone_summary.py"), name)
 
@@ -54,7 +55,7 @@ def summarise(rows, name):
     print(f"  -- {name}")
     shapes = [("d2h_only", ["d2h_us"]), ("h2d_only", ["h2d_us"]), ("both", ["h2d_us", "d2h_us", "interval_us"])]
     seen = {r["shape"] for r in rows}
-    shapes += [(s, ["h2d_us"]) for s in sorted(seen) if s not in ("d2h_only", "h2d_only", "both")]
+    shapes += [(s, ["d2h_us" if s.startswith("d2h") else "h2d_us"]) for s in sorted(seen) if s not in ("d2h_only", "h2d_only", "both")]
     for size in sorted({int(r["bytes"]) for r in rows}):
         for shape, cols in shapes:
             sel = [r for r in rows if int(r["bytes"]) == size and r["shape"] == shape]

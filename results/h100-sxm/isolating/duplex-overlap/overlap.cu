@@ -31,6 +31,9 @@
 //  source   Is it where the copy into the GPU reads? That copy alone behind the gate kernel, 4 and
 //           64 KiB, 500 repetitions after 10 warm-ups, reading the same source every time, a
 //           fresh one each time (2 MiB apart), or the same one read by a blocking copy just before.
+//  idle     Does a copy into the GPU go two ways on an idle stream too? Each way, 1, 4 and 64 KiB,
+//           with events on an idle stream (no gate), 500 repetitions after 10 warm-ups; and the
+//           copy into the GPU of 1 KiB behind the gate (the front end writes copies that small).
 //  sizes    How does each copy alone behind the gate grow with its size? (Against the model's
 //           pair, the copy into the GPU alone grows 2.4 us from 4 to 64 KiB, in the model 1.1;
 //           event-timed copies on an idle stream grow 1.5, ../command-fetch.) The shapes of
@@ -236,6 +239,27 @@ public:
         return out;
     }
 
+    // One copy on an idle stream with no gate: a start event, the copy, a stop event, the CPU
+    // waiting for the stop event; `reps` times after `warmup`, each repetition's interval (µs).
+    std::vector<double> idle_copy(bool into_gpu, std::size_t n, int warmup, int reps) {
+        std::vector<double> out;
+        for (int r = 0; r < warmup + reps; ++r) {
+            CHECK(cudaDeviceSynchronize());
+            CHECK(cudaEventRecord(start_, s1_));
+            if (into_gpu) {
+                CHECK(cudaMemcpyAsync(ddst_, hsrc_, n, cudaMemcpyHostToDevice, s1_));
+            } else {
+                CHECK(cudaMemcpyAsync(hdst_, dsrc_, n, cudaMemcpyDeviceToHost, s1_));
+            }
+            CHECK(cudaEventRecord(stop_, s1_));
+            CHECK(cudaEventSynchronize(stop_));
+            if (r >= warmup) out.push_back(elapsed_us(start_, stop_));
+        }
+        CHECK(cudaMemcpy(back_, into_gpu ? ddst_ : dsrc_, n, cudaMemcpyDeviceToHost));
+        if (std::memcmp(back_, into_gpu ? hsrc_ : hdst_, n) != 0) fail(into_gpu ? "H2D" : "D2H", n);
+        return out;
+    }
+
     void print_calls() const {
         std::fprintf(stderr, "call,median_us,p10_us,p90_us,n\n");
         for (const auto& [what, v] : calls_) {
@@ -361,6 +385,28 @@ void sources(Pair& pair) {
     }
 }
 
+void idle(Pair& pair) {
+    std::printf("shape,bytes,rep,interval_us,h2d_us,d2h_us,h2d_call_to_gate_us,d2h_call_to_gate_us,stop_start_to_gate_us,stop_end_to_gate_us\n");
+    for (const std::size_t n : {std::size_t{1024}, std::size_t{4096}, std::size_t{65536}}) {
+        for (const bool into : {true, false}) {
+            const auto v = pair.idle_copy(into, n, 10, 500);
+            for (std::size_t i = 0; i < v.size(); ++i) {
+                std::printf("%s,%zu,%zu,%.4f,%.4f,%.4f,0,0,0,0\n", into ? "h2d_idle" : "d2h_idle", n, i, v[i], into ? v[i] : 0.0,
+                            into ? 0.0 : v[i]);
+            }
+        }
+        if (n == 1024) {
+            const auto reps = pair.cell(n, 0, 0.0, 10, 500);
+            for (std::size_t i = 0; i < reps.size(); ++i) {
+                const Rep& r = reps[i];
+                std::printf("h2d_gated,%zu,%zu,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f\n", n, i, r.pair, r.up, r.down, r.up_call_to_gate,
+                            r.down_call_to_gate, r.stop_start_to_gate, r.stop_end_to_gate);
+            }
+        }
+        std::fflush(stdout);
+    }
+}
+
 void repetitions(Pair& pair) {
     std::printf("bytes,rep,interval_us,h2d_us,d2h_us,h2d_call_to_gate_us,d2h_call_to_gate_us,stop_start_to_gate_us,stop_end_to_gate_us\n");
     for (const std::size_t n : {std::size_t{4096}, std::size_t{65536}, std::size_t{262144}, kMax}) {
@@ -379,8 +425,9 @@ void repetitions(Pair& pair) {
 int main(int argc, char** argv) {
     const std::string mode = argc > 1 ? argv[1] : "";
     if (mode != "overlap" && mode != "share" && mode != "reps" && mode != "sizes" && mode != "alone" &&
-        mode != "behind" && mode != "source") {
-        std::fprintf(stderr, "usage: %s overlap|share|reps|sizes|alone|behind|source\n", argv[0]);
+        mode != "behind" && mode != "source" &&
+        mode != "idle") {
+        std::fprintf(stderr, "usage: %s overlap|share|reps|sizes|alone|behind|source|idle\n", argv[0]);
         return 2;
     }
     Pair pair;
@@ -391,6 +438,7 @@ int main(int argc, char** argv) {
     if (mode == "alone") alone(pair);
     if (mode == "behind") behind(pair);
     if (mode == "source") sources(pair);
+    if (mode == "idle") idle(pair);
     pair.print_calls();
     return 0;
 }
