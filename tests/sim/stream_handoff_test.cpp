@@ -134,8 +134,8 @@ TEST(StreamHandoff, AnEventRecordBehindWorkOnItsChannelIsStampedAsTheWorkEnds) {
 TEST(StreamHandoff, AStreamsEventRecordsAreStampedTheReleaseSpacingApart) {
     // A record waits for the stream's record before it to have landed (runtime.release_spacing;
     // measured on four fresh H100-kind leases: an event recorded right behind the start event
-    // behind dmaprobe's gate kernel, nothing between them, 1.25-1.31 us later in every one of
-    // 1500 repetitions, results/h100-sxm/isolating/duplex-overlap alone.csv).
+    // behind dmaprobe's gate kernel, nothing between them, 1.25-1.28 us later, the medians of
+    // 1500 repetitions a lease; results/h100-sxm/isolating/duplex-overlap alone.csv).
     for (const std::int64_t spacing : {std::int64_t{0}, std::int64_t{1270000}, std::int64_t{3000000}}) {
         config::ModelParams p;
         p.runtime.release_spacing = core::Duration{spacing};
