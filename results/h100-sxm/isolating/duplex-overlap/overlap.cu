@@ -34,6 +34,10 @@
 //  idle     Does a copy into the GPU go two ways on an idle stream too? Each way, 1, 4 and 64 KiB,
 //           with events on an idle stream (no gate), 500 repetitions after 10 warm-ups; and the
 //           copy into the GPU of 1 KiB behind the gate (the front end writes copies that small).
+//  sweep    Where each copy's tries fall, repetition by repetition: `overlap`'s host delay D before
+//           the gate (0 to 8.5 us by 0.5) with each copy alone, 4 KiB, 100 repetitions after 5
+//           warm-ups, every repetition written: the copy into the GPU's two ways apart, so that a
+//           group's sawtooth in D is not a median jumping between them.
 //  sizes    How does each copy alone behind the gate grow with its size? (Against the model's
 //           pair, the copy into the GPU alone grows 2.4 us from 4 to 64 KiB, in the model 1.1;
 //           event-timed copies on an idle stream grow 1.5, ../command-fetch.) The shapes of
@@ -407,6 +411,23 @@ void idle(Pair& pair) {
     }
 }
 
+void sweep(Pair& pair) {
+    std::printf("shape,bytes,delay_us,rep,interval_us,h2d_us,d2h_us,h2d_call_to_gate_us,d2h_call_to_gate_us,stop_start_to_gate_us,stop_end_to_gate_us\n");
+    const std::size_t n = 4096;
+    for (int shape = 0; shape < 2; ++shape) {
+        for (int i = 0; i <= 17; ++i) {
+            const double d = 0.5 * i;
+            const auto reps = pair.cell(shape == 1 ? n : 0, shape == 0 ? n : 0, d, 5, 100);
+            for (std::size_t k = 0; k < reps.size(); ++k) {
+                const Rep& r = reps[k];
+                std::printf("%s,%zu,%.1f,%zu,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f\n", shape == 0 ? "d2h_only" : "h2d_only", n, d, k, r.pair, r.up,
+                            r.down, r.up_call_to_gate, r.down_call_to_gate, r.stop_start_to_gate, r.stop_end_to_gate);
+            }
+            std::fflush(stdout);
+        }
+    }
+}
+
 void repetitions(Pair& pair) {
     std::printf("bytes,rep,interval_us,h2d_us,d2h_us,h2d_call_to_gate_us,d2h_call_to_gate_us,stop_start_to_gate_us,stop_end_to_gate_us\n");
     for (const std::size_t n : {std::size_t{4096}, std::size_t{65536}, std::size_t{262144}, kMax}) {
@@ -426,8 +447,8 @@ int main(int argc, char** argv) {
     const std::string mode = argc > 1 ? argv[1] : "";
     if (mode != "overlap" && mode != "share" && mode != "reps" && mode != "sizes" && mode != "alone" &&
         mode != "behind" && mode != "source" &&
-        mode != "idle") {
-        std::fprintf(stderr, "usage: %s overlap|share|reps|sizes|alone|behind|source|idle\n", argv[0]);
+        mode != "idle" && mode != "sweep") {
+        std::fprintf(stderr, "usage: %s overlap|share|reps|sizes|alone|behind|source|idle|sweep\n", argv[0]);
         return 2;
     }
     Pair pair;
@@ -439,6 +460,7 @@ int main(int argc, char** argv) {
     if (mode == "behind") behind(pair);
     if (mode == "source") sources(pair);
     if (mode == "idle") idle(pair);
+    if (mode == "sweep") sweep(pair);
     pair.print_calls();
     return 0;
 }
