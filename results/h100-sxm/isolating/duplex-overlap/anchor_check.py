@@ -13,9 +13,8 @@ Standard library only.
 """
 import os
 import statistics
-import sys
 
-from repsio import read_rows
+from repsio import cli, read_rows
 
 
 def main(dirs):
@@ -40,6 +39,4 @@ def main(dirs):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) < 2:
-        sys.exit(__doc__.strip().splitlines()[-2])
-    main(sys.argv[1:])
+    cli(main, __doc__)

@@ -15,7 +15,7 @@ import os
 import statistics
 import sys
 
-from repsio import read_rows
+from repsio import cli, read_rows
 
 SIZES = [4096, 16384, 65536, 262144, 1048576, 4194304]
 
@@ -63,6 +63,4 @@ def main(dirs):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) < 2:
-        sys.exit(__doc__.strip().splitlines()[-2])
-    main(sys.argv[1:])
+    cli(main, __doc__)

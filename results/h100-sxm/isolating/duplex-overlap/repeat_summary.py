@@ -13,9 +13,8 @@ Standard library only.
 import os
 import random
 import statistics
-import sys
 
-from repsio import quantile, read_rows
+from repsio import cli, quantile, read_rows
 
 SIZES = [4096, 16384, 65536, 262144, 1048576, 4194304]
 
@@ -56,6 +55,4 @@ def main(dirs):
 
 
 if __name__ == "__main__":
-    if len(sys.argv) < 2:
-        sys.exit(__doc__.strip().splitlines()[-2])
-    main(sys.argv[1:])
+    cli(main, __doc__)

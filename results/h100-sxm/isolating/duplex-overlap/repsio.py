@@ -17,3 +17,10 @@ def quantile(v, q):
     """The value at fraction `q` of the sorted values (no interpolation)."""
     v = sorted(v)
     return v[min(len(v) - 1, int(q * len(v)))]
+
+
+def cli(main, doc):
+    """Runs main(arguments), or exits with the docstring's Usage line when there are none."""
+    if len(sys.argv) < 2:
+        sys.exit(next(line for line in doc.splitlines() if line.startswith("Usage:")))
+    main(sys.argv[1:])
