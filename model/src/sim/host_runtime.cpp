@@ -694,6 +694,17 @@ double HostRuntime::follow_ps(std::size_t done, std::size_t next) const {
     return polled_ps(tried, now);
 }
 
+double HostRuntime::seen_ps(std::size_t op, double stamp_ps) const {
+    const double lag = static_cast<double>(params_.runtime.release_seen_lag.ps);
+    if (lag <= 0.0 || program_.ops[op].kind != Op::Kind::kRecord) return stamp_ps;
+    for (std::size_t j = op; j-- > 0;) {
+        const Op& before = program_.ops[j];
+        if (before.stream != program_.ops[op].stream || before.kind == Op::Kind::kRecord) continue;
+        return before.kind == Op::Kind::kCopy ? stamp_ps + lag : stamp_ps;
+    }
+    return stamp_ps;
+}
+
 void HostRuntime::wait_for(std::size_t i) {
     const std::size_t after = program_.ops[i].after;
     timings_[i].start_ps = now_ps() - t0_ps_;
@@ -715,7 +726,10 @@ void HostRuntime::wait_for(std::size_t i) {
     // A channel that reached the wait by polling another channel's semaphore (the gate released
     // it at a poll) found the event there: the poll was its handoff.
     const bool polled = channel_[after] != channel_[i] && params_.runtime.poll_period.ps > 0;
-    const double seen = event + (polled ? 0.0 : handoff_ps(after, i));
+    // Seen only later (release_seen_lag): its channel, which tried as it reached the wait, tries
+    // again on its poll.
+    const double visible = channel_[after] != channel_[i] ? seen_ps(after, event) : event;
+    const double seen = polled ? (visible > now_ps() ? polled_ps(now_ps(), visible) : event) : visible + handoff_ps(after, i);
     wait_end_.push(std::max(now_ps(), seen), i);
 }
 
@@ -840,7 +854,8 @@ void HostRuntime::op_finished(std::size_t i) {
             continue;
         }
         const bool polled = params_.runtime.poll_period.ps > 0;
-        wait_end_.push(polled ? polled_ps(reached, now_ps()) : now_ps() + handoff_ps(i, w), w);
+        const double visible = channel_[i] != channel_[w] ? seen_ps(i, now_ps()) : now_ps();
+        wait_end_.push(polled ? polled_ps(reached, visible) : visible + handoff_ps(i, w), w);
     }
     waiters_[i].clear();
     progress_event_.notify(zero_delay());

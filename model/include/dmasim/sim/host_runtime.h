@@ -191,6 +191,9 @@ private:
     void start_mapped(std::size_t op);
     void wait_finished();   // SC_METHOD: kWaitFor operations whose wait is over
     void wait_for(std::size_t op);  // a kWaitFor operation's stream has reached it
+    // When a wait on another channel of the GPU can see `op` done, `op` having been stamped at
+    // `stamp_ps`: an event recorded right behind a copy runtime.release_seen_lag later.
+    double seen_ps(std::size_t op, double stamp_ps) const;
     // A small host-to-device copy the call writes into the command stream (runtime.inline_h2d_max).
     bool inline_copy(const Op& op) const;
     // The calling thread's time before `op` is queued: its API call's, or, for work the runtime
