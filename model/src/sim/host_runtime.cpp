@@ -628,11 +628,19 @@ void HostRuntime::assign_channels() {
         channel_[i] = before >= 0 ? before : after >= 0 ? after : channel_of_compute(op.gpu);
     }
     after_other_gpu_.assign(n, 0);
+    record_behind_copy_.assign(n, 0);
     std::vector<int> last_gpu;  // per stream: the GPU of its latest work (-1: none yet)
+    std::vector<char> last_copy;  // per stream: its latest operation but records is a copy
     for (std::size_t i = 0; i < n; ++i) {
         const Op& op = program_.ops[i];
-        if (op.kind != Op::Kind::kCopy && op.kind != Op::Kind::kKernel && op.kind != Op::Kind::kMappedKernel) continue;
         const auto s = static_cast<std::size_t>(op.stream);
+        if (last_copy.size() <= s) last_copy.resize(s + 1, 0);
+        if (op.kind == Op::Kind::kRecord) {
+            record_behind_copy_[i] = last_copy[s];
+            continue;
+        }
+        last_copy[s] = op.kind == Op::Kind::kCopy;
+        if (op.kind != Op::Kind::kCopy && op.kind != Op::Kind::kKernel && op.kind != Op::Kind::kMappedKernel) continue;
         if (last_gpu.size() <= s) last_gpu.resize(s + 1, -1);
         after_other_gpu_[i] = last_gpu[s] >= 0 && last_gpu[s] != op.gpu;
         last_gpu[s] = op.gpu;
@@ -695,14 +703,7 @@ double HostRuntime::follow_ps(std::size_t done, std::size_t next) const {
 }
 
 double HostRuntime::seen_ps(std::size_t op, double stamp_ps) const {
-    const double lag = static_cast<double>(params_.runtime.release_seen_lag.ps);
-    if (lag <= 0.0 || program_.ops[op].kind != Op::Kind::kRecord) return stamp_ps;
-    for (std::size_t j = op; j-- > 0;) {
-        const Op& before = program_.ops[j];
-        if (before.stream != program_.ops[op].stream || before.kind == Op::Kind::kRecord) continue;
-        return before.kind == Op::Kind::kCopy ? stamp_ps + lag : stamp_ps;
-    }
-    return stamp_ps;
+    return record_behind_copy_[op] ? stamp_ps + static_cast<double>(params_.runtime.release_seen_lag.ps) : stamp_ps;
 }
 
 void HostRuntime::wait_for(std::size_t i) {

@@ -289,6 +289,9 @@ private:
     // into the destination, or the next piece out of the source once a buffer is back), so its
     // channel acquires that GPU's semaphore first (runtime.cross_device_acquire)
     std::vector<char> after_other_gpu_;
+    // per op: an event record whose stream's operation before it (records aside) is a copy
+    // (runtime.release_seen_lag)
+    std::vector<char> record_behind_copy_;
     // per op: a copy its channel handed to the engine behind the copy before it on its stream,
     // before its stream's turn came (hand_on_behind); the stream skips it when its turn comes
     std::vector<char> early_;
