@@ -44,6 +44,13 @@
 //           `overlap` without the other copy: 4, 8, 16, 32, 64, 128 and 256 KiB, D from 0 to 8 us
 //           by 0.5; medians and p10/p90 over 60 repetitions after 5 warm-ups.
 //
+//  overlap-large, reps-large (added 2026-11-29): `overlap` and `reps` at the main plan's other
+//           pair sizes below 16 MiB, 16 KiB and 4 MiB: is a 4 MiB pair's copy out of the GPU still
+//           first to end as at 1 MiB, and does the mean over D match the model's mean over phases?
+//  growth   (added 2026-11-29) How does the pair grow per MiB from 1 to 16 MiB, against each copy
+//           alone? Both copies and each alone, 1, 2, 4, 8, 16 MiB, D from 0 to 7 us by 1, medians
+//           over 30 repetitions after 3 warm-ups.
+//
 // Data verified per cell; every CUDA call checked; the gate gives up after 1 s; the CPU's time in
 // each call (all cells) to stderr. (The leases before 94db115 ran these as overlap.cu, share.cu
 // and reps.cu; lease bad95ebe's reps.csv lacks the CPU's columns.)
@@ -60,6 +67,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
 #include <map>
 #include <string>
 #include <utility>
@@ -78,6 +86,8 @@ namespace {
 
 constexpr unsigned long long kGateTimeoutNs = 1'000'000'000;
 constexpr std::size_t kMax = std::size_t{1} << 20;
+// The buffers hold the largest copy of any mode (`growth`: 16 MiB).
+constexpr std::size_t kAlloc = std::size_t{16} << 20;
 
 __global__ void gate_kernel(volatile int* flag, int* timed_out) {
     unsigned long long t0;
@@ -124,24 +134,24 @@ class Pair {
 public:
     Pair() {
         CHECK(cudaSetDevice(0));
-        CHECK(cudaMallocHost(&hsrc_, kMax));
-        CHECK(cudaMallocHost(&hdst_, kMax));
-        CHECK(cudaMallocHost(&back_, kMax));
-        CHECK(cudaMalloc(&dsrc_, kMax));
-        CHECK(cudaMalloc(&ddst_, kMax));
-        CHECK(cudaMalloc(&dscratch_, kMax));
+        CHECK(cudaMallocHost(&hsrc_, kAlloc));
+        CHECK(cudaMallocHost(&hdst_, kAlloc));
+        CHECK(cudaMallocHost(&back_, kAlloc));
+        CHECK(cudaMalloc(&dsrc_, kAlloc));
+        CHECK(cudaMalloc(&ddst_, kAlloc));
+        CHECK(cudaMalloc(&dscratch_, kAlloc));
         CHECK(cudaHostAlloc(&flag_, sizeof(int), cudaHostAllocMapped));
         CHECK(cudaHostAlloc(&timed_out_, sizeof(int), cudaHostAllocMapped));
         CHECK(cudaHostGetDevicePointer(&dflag_, flag_, 0));
         CHECK(cudaHostGetDevicePointer(&dtimed_out_, timed_out_, 0));
         *timed_out_ = 0;
-        for (std::size_t i = 0; i < kMax; ++i) {
+        for (std::size_t i = 0; i < kAlloc; ++i) {
             hsrc_[i] = static_cast<unsigned char>((i * 131u + 7u) % 251u + 1u);
             back_[i] = static_cast<unsigned char>((i * 17u + 3u) % 253u + 1u);
         }
-        for (std::size_t i = 0; i < kMax; i += 64) _mm_clflush(hsrc_ + i);
+        for (std::size_t i = 0; i < kAlloc; i += 64) _mm_clflush(hsrc_ + i);
         _mm_mfence();
-        CHECK(cudaMemcpy(dsrc_, back_, kMax, cudaMemcpyHostToDevice));
+        CHECK(cudaMemcpy(dsrc_, back_, kAlloc, cudaMemcpyHostToDevice));
         CHECK(cudaStreamCreateWithFlags(&s1_, cudaStreamNonBlocking));
         CHECK(cudaStreamCreateWithFlags(&s2_, cudaStreamNonBlocking));
         CHECK(cudaStreamCreateWithFlags(&s3_, cudaStreamNonBlocking));
@@ -186,8 +196,8 @@ public:
         }
         // The D2H destination is cleared once per cell and flushed from the CPU's caches: a DMA
         // write into lines the CPU has just written is several times slower.
-        std::memset(hdst_, 0, kMax);
-        for (std::size_t i = 0; i < kMax; i += 64) _mm_clflush(hdst_ + i);
+        std::memset(hdst_, 0, kAlloc);
+        for (std::size_t i = 0; i < kAlloc; i += 64) _mm_clflush(hdst_ + i);
         _mm_mfence();
         for (int r = 0; r < warmup + reps; ++r) {
             const bool keep = r >= warmup;
@@ -292,10 +302,10 @@ std::vector<double> column(const std::vector<Rep>& reps, double Rep::*field) {
     return v;
 }
 
-void overlap(Pair& pair) {
+void overlap(Pair& pair, std::initializer_list<std::size_t> sizes) {
     std::printf("shape,bytes,delay_us,interval_us,h2d_us,d2h_us,d2h_p10_us,d2h_p90_us,h2d_p10_us,h2d_p90_us\n");
     const char* shapes[] = {"both", "d2h_only", "h2d_only"};
-    for (const std::size_t n : {std::size_t{4096}, std::size_t{65536}, std::size_t{262144}, kMax}) {
+    for (const std::size_t n : sizes) {
         for (int shape = 0; shape < 3; ++shape) {
             for (double d = 0.0; d <= 8.5 + 1e-9; d += 0.5) {
                 const auto reps = pair.cell(shape != 1 ? n : 0, shape != 2 ? n : 0, d, 5, 60);
@@ -428,9 +438,27 @@ void sweep(Pair& pair) {
     }
 }
 
-void repetitions(Pair& pair) {
+// How the pair grows with its size past 1 MiB: both copies, 1-16 MiB, D from 0 to 7 us by 1 (the
+// mean over D averages where the polls put the copies), medians over 30 repetitions after 3
+// warm-ups; each copy alone too (the other's call left out).
+void growth(Pair& pair) {
+    std::printf("shape,bytes,delay_us,interval_us,h2d_us,d2h_us\n");
+    const char* shapes[] = {"both", "d2h_only", "h2d_only"};
+    for (std::size_t n = std::size_t{1} << 20; n <= kAlloc; n *= 2) {
+        for (int shape = 0; shape < 3; ++shape) {
+            for (double d = 0.0; d <= 7.0 + 1e-9; d += 1.0) {
+                const auto reps = pair.cell(shape != 1 ? n : 0, shape != 2 ? n : 0, d, 3, 30);
+                std::printf("%s,%zu,%.1f,%.4f,%.4f,%.4f\n", shapes[shape], n, d, quantile(column(reps, &Rep::pair), 0.5),
+                            quantile(column(reps, &Rep::up), 0.5), quantile(column(reps, &Rep::down), 0.5));
+                std::fflush(stdout);
+            }
+        }
+    }
+}
+
+void repetitions(Pair& pair, std::initializer_list<std::size_t> sizes) {
     std::printf("bytes,rep,interval_us,h2d_us,d2h_us,h2d_call_to_gate_us,d2h_call_to_gate_us,stop_start_to_gate_us,stop_end_to_gate_us\n");
-    for (const std::size_t n : {std::size_t{4096}, std::size_t{65536}, std::size_t{262144}, kMax}) {
+    for (const std::size_t n : sizes) {
         const auto reps = pair.cell(n, n, 0.0, 10, 500);
         for (std::size_t i = 0; i < reps.size(); ++i) {
             const Rep& r = reps[i];
@@ -446,15 +474,19 @@ void repetitions(Pair& pair) {
 int main(int argc, char** argv) {
     const std::string mode = argc > 1 ? argv[1] : "";
     if (mode != "overlap" && mode != "share" && mode != "reps" && mode != "sizes" && mode != "alone" &&
-        mode != "behind" && mode != "source" &&
-        mode != "idle" && mode != "sweep") {
-        std::fprintf(stderr, "usage: %s overlap|share|reps|sizes|alone|behind|source|idle|sweep\n", argv[0]);
+        mode != "behind" && mode != "source" && mode != "idle" && mode != "sweep" && mode != "overlap-large" &&
+        mode != "reps-large" && mode != "growth") {
+        std::fprintf(stderr, "usage: %s overlap|share|reps|sizes|alone|behind|source|idle|sweep|overlap-large|reps-large|growth\n", argv[0]);
         return 2;
     }
     Pair pair;
-    if (mode == "overlap") overlap(pair);
+    const std::size_t kLarge = std::size_t{4} << 20;
+    if (mode == "overlap") overlap(pair, {4096, 65536, 262144, kMax});
+    if (mode == "overlap-large") overlap(pair, {16384, kLarge});
     if (mode == "share") share(pair);
-    if (mode == "reps") repetitions(pair);
+    if (mode == "reps") repetitions(pair, {4096, 65536, 262144, kMax});
+    if (mode == "reps-large") repetitions(pair, {16384, kLarge});
+    if (mode == "growth") growth(pair);
     if (mode == "sizes") sizes(pair);
     if (mode == "alone") alone(pair);
     if (mode == "behind") behind(pair);
