@@ -50,6 +50,8 @@
 //  growth   (added 2026-11-29) How does the pair grow per MiB from 1 to 16 MiB, against each copy
 //           alone? Both copies and each alone, 1, 2, 4, 8, 16 MiB, D from 0 to 7 us by 1, medians
 //           over 30 repetitions after 3 warm-ups.
+//  reps-fill (added 2026-11-29) `reps` with the copy out of the GPU's source rewritten by a kernel
+//           before every repetition, as dmaprobe does: does that set where the pair falls?
 //
 // Data verified per cell; every CUDA call checked; the gate gives up after 1 s; the CPU's time in
 // each call (all cells) to stderr. (The leases before 94db115 ran these as overlap.cu, share.cu
@@ -99,6 +101,16 @@ __global__ void gate_kernel(volatile int* flag, int* timed_out) {
             *timed_out = 1;
             return;
         }
+    }
+}
+
+// dmaprobe rewrites a copy's device source before every repetition with a kernel on the legacy
+// stream and waits for it (CudaBackend::device_fill); `reps-fill` does the same to the copy out
+// of the GPU's source, with the values it holds from the start.
+__global__ void fill_source(unsigned char* p, std::size_t n) {
+    for (std::size_t i = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; i < n;
+         i += static_cast<std::size_t>(gridDim.x) * blockDim.x) {
+        p[i] = static_cast<unsigned char>((i * 17u + 3u) % 253u + 1u);
     }
 }
 
@@ -183,7 +195,7 @@ public:
     // With `behind_wait` the gate kernel and the start event go on a third stream and the first
     // stream waits for the start event as the second does: its copy waits behind a wait, not a kernel.
     std::vector<Rep> cell(std::size_t up, std::size_t down, double delay, int warmup, int reps, bool behind_wait = false,
-                          Source source = Source::kSame) {
+                          Source source = Source::kSame, bool refill_source = false) {
         std::vector<Rep> out;
         const unsigned char* src = hsrc_;
         if (source == Source::kFresh && far_ == nullptr) {
@@ -203,6 +215,11 @@ public:
             const bool keep = r >= warmup;
             CHECK(cudaMemset(ddst_, 0, std::max<std::size_t>(up, 1)));
             CHECK(cudaDeviceSynchronize());
+            if (refill_source && down > 0) {
+                fill_source<<<264, 256>>>(dsrc_, down);
+                CHECK(cudaGetLastError());
+                CHECK(cudaDeviceSynchronize());
+            }
             if (source == Source::kFresh) src = far_ + kFarStride * static_cast<std::size_t>(r);
             if (source == Source::kWarmed && up > 0) CHECK(cudaMemcpy(dscratch_, src, up, cudaMemcpyHostToDevice));
             *reinterpret_cast<volatile int*>(flag_) = 0;
@@ -456,10 +473,10 @@ void growth(Pair& pair) {
     }
 }
 
-void repetitions(Pair& pair, std::initializer_list<std::size_t> sizes) {
+void repetitions(Pair& pair, std::initializer_list<std::size_t> sizes, bool refill_source = false) {
     std::printf("bytes,rep,interval_us,h2d_us,d2h_us,h2d_call_to_gate_us,d2h_call_to_gate_us,stop_start_to_gate_us,stop_end_to_gate_us\n");
     for (const std::size_t n : sizes) {
-        const auto reps = pair.cell(n, n, 0.0, 10, 500);
+        const auto reps = pair.cell(n, n, 0.0, 10, 500, false, Pair::Source::kSame, refill_source);
         for (std::size_t i = 0; i < reps.size(); ++i) {
             const Rep& r = reps[i];
             std::printf("%zu,%zu,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f\n", n, i, r.pair, r.up, r.down, r.up_call_to_gate, r.down_call_to_gate,
@@ -475,8 +492,8 @@ int main(int argc, char** argv) {
     const std::string mode = argc > 1 ? argv[1] : "";
     if (mode != "overlap" && mode != "share" && mode != "reps" && mode != "sizes" && mode != "alone" &&
         mode != "behind" && mode != "source" && mode != "idle" && mode != "sweep" && mode != "overlap-large" &&
-        mode != "reps-large" && mode != "growth") {
-        std::fprintf(stderr, "usage: %s overlap|share|reps|sizes|alone|behind|source|idle|sweep|overlap-large|reps-large|growth\n", argv[0]);
+        mode != "reps-large" && mode != "growth" && mode != "reps-fill") {
+        std::fprintf(stderr, "usage: %s overlap|share|reps|sizes|alone|behind|source|idle|sweep|overlap-large|reps-large|growth|reps-fill\n", argv[0]);
         return 2;
     }
     Pair pair;
@@ -487,6 +504,7 @@ int main(int argc, char** argv) {
     if (mode == "reps") repetitions(pair, {4096, 65536, 262144, kMax});
     if (mode == "reps-large") repetitions(pair, {16384, kLarge});
     if (mode == "growth") growth(pair);
+    if (mode == "reps-fill") repetitions(pair, {4096, 65536, 262144, kMax}, true);
     if (mode == "sizes") sizes(pair);
     if (mode == "alone") alone(pair);
     if (mode == "behind") behind(pair);

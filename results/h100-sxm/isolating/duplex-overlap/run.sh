@@ -7,7 +7,7 @@
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 out=${1:?usage: run.sh OUTDIR [MODES]}
-modes=${2:-overlap share reps}  # any of overlap, share, reps, sizes, alone, behind, source, idle, sweep, overlap-large, reps-large, growth
+modes=${2:-overlap share reps}  # any of overlap, share, reps, sizes, alone, behind, source, idle, sweep, overlap-large, reps-large, growth, reps-fill
 boot=$(tr -d '-' </proc/sys/kernel/random/boot_id | cut -c1-8)
 kind=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | awk '{print tolower($2)}')
 dir="$out/$kind-$(date -u +%Y-%m-%d)-$boot"
@@ -22,8 +22,8 @@ nvcc -O3 -arch=sm_90 "$here/overlap.cu" -o /tmp/overlap
 for m in $modes; do
   case $m in
     overlap) /tmp/overlap overlap >"$dir/overlap.csv" 2>"$dir/calls.csv" ;;
-    share | reps | sizes | alone | behind | source | idle | sweep | overlap-large | reps-large | growth) /tmp/overlap "$m" >"$dir/$m.csv" 2>"$dir/$m-calls.csv" ;;
-    *) echo "run.sh: unknown mode '$m' (overlap, share, reps, sizes, alone, behind, source, idle, sweep, overlap-large, reps-large, growth)" >&2; exit 2 ;;
+    share | reps | sizes | alone | behind | source | idle | sweep | overlap-large | reps-large | growth | reps-fill) /tmp/overlap "$m" >"$dir/$m.csv" 2>"$dir/$m-calls.csv" ;;
+    *) echo "run.sh: unknown mode '$m' (overlap, share, reps, sizes, alone, behind, source, idle, sweep, overlap-large, reps-large, growth, reps-fill)" >&2; exit 2 ;;
   esac
 done
 echo "lease $(basename "$dir"): $(cat "$dir"/*.csv | wc -l) lines in $(ls "$dir"/*.csv | wc -l) files"
