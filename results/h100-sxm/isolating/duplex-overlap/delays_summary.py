@@ -5,24 +5,15 @@ overlap-large.csv, growth.csv of overlap.cu), per size, with the pair's range ov
 reports the mean over the gate's phases against the channels' polls, which is this mean when D
 spans a poll period evenly. Standard library only.
 Usage: delays_summary.py LEASE_DIR..."""
-import os
 import statistics
 
-from repsio import cli, read_rows
-
-FILES = ("overlap.csv", "overlap-large.csv", "growth.csv")
+from repsio import cli, delay_cells
 
 
 def main(dirs):
     for d in dirs:
         print(f"== {d}")
-        cells = {}
-        for name in FILES:
-            path = os.path.join(d, name)
-            if not os.path.exists(path):
-                continue
-            for r in read_rows(path, "delays_summary.py"):
-                cells.setdefault((int(r["bytes"]), r["shape"], name), []).append(r)
+        cells = delay_cells(d, "delays_summary.py")
         if not cells:
             print("  (no overlap.csv, overlap-large.csv or growth.csv)")
         for (n, shape, name) in sorted(cells, key=lambda k: (k[0], ("both", "d2h_only", "h2d_only").index(k[1]), k[2])):

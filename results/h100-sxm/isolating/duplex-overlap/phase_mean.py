@@ -8,13 +8,10 @@ beside the other: its mean over D in the pair less the same copy's alone (the `d
 `h2d_only` shapes: the other copy's call left out), median over the leases and range.
 Standard library only.
 Usage: phase_mean.py [--model RESULTS_CSV] LEASE_DIR..."""
-import os
 import statistics
 import sys
 
-from repsio import read_rows
-
-FILES = ("overlap.csv", "overlap-large.csv", "growth.csv")
+from repsio import delay_cells, read_rows
 COLS = (("pair", "interval_us", ""), ("into the GPU", "h2d_us", "h2d"), ("out of it", "d2h_us", "d2h"))
 
 
@@ -29,24 +26,20 @@ def main(argv):
     per_size = {}  # size -> column -> [lease means]
     loss = {}  # size -> [(copy out of the GPU, copy into it): beside less alone, one per lease]
     for d in argv:
-        for name in FILES:
-            path = os.path.join(d, name)
-            if not os.path.exists(path):
+        cells = delay_cells(d, "phase_mean.py")
+        for n, name in sorted({(n, name) for n, _, name in cells}):
+            mean = {}
+            for shape in ("both", "d2h_only", "h2d_only"):
+                g = cells.get((n, shape, name))
+                if g:
+                    mean[shape] = {col: statistics.mean(float(r[col]) for r in g) for _, col, _ in COLS}
+            if "both" not in mean:
                 continue
-            every = read_rows(path, "phase_mean.py")
-            for n in {int(r["bytes"]) for r in every}:
-                mean = {}
-                for shape in ("both", "d2h_only", "h2d_only"):
-                    g = [r for r in every if int(r["bytes"]) == n and r["shape"] == shape]
-                    if g:
-                        mean[shape] = {col: statistics.mean(float(r[col]) for r in g) for _, col, _ in COLS}
-                if "both" not in mean:
-                    continue
-                for label, col, _ in COLS:
-                    per_size.setdefault(n, {}).setdefault(label, []).append(mean["both"][col])
-                if "d2h_only" in mean and "h2d_only" in mean:
-                    loss.setdefault(n, []).append((mean["both"]["d2h_us"] - mean["d2h_only"]["d2h_us"],
-                                                   mean["both"]["h2d_us"] - mean["h2d_only"]["h2d_us"]))
+            for label, col, _ in COLS:
+                per_size.setdefault(n, {}).setdefault(label, []).append(mean["both"][col])
+            if "d2h_only" in mean and "h2d_only" in mean:
+                loss.setdefault(n, []).append((mean["both"]["d2h_us"] - mean["d2h_only"]["d2h_us"],
+                                               mean["both"]["h2d_us"] - mean["h2d_only"]["h2d_us"]))
     model = {}
     if model_csv:
         for r in read_rows(model_csv, "phase_mean.py"):
