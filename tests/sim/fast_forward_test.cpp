@@ -178,9 +178,13 @@ TEST(FastForwardRules, AFixedLengthKernelThatTheCopiesOvertakeIsNotExtrapolated)
 }
 
 TEST(FastForwardRules, AKernelBesideThatOutlastsTheCopyAtEveryLevelIsExtrapolated) {
-    // A compute kernel of 30 ms beside a 64 MiB duplex copy: the copies end long before it at
-    // every level and at the real size, so the order of events is the same throughout.
-    CaseSpec spec{"duplex", "both", 64 * kMiB, {}, {}};
+    // A compute kernel of 30 ms beside a 256 MiB duplex copy: the copies end long before it at
+    // every level and at the real size, so the order of events is the same throughout. (At
+    // 64 MiB the levels are so short that the copy out of the GPU, the faster, ends within the
+    // other's last window of reads and its flush waits for all of them, where at the real size it
+    // ends long before and waits for a window only: no level predicts that, and fast-forward
+    // refuses it.)
+    CaseSpec spec{"duplex", "both", 256 * kMiB, {}, {}};
     spec.options.compute.duration = core::Duration{30'000'000'000};
     const CaseResult fast = run(Fidelity::kFast, spec);
     const CaseResult tlp = run(Fidelity::kTlp, spec);

@@ -91,6 +91,20 @@ public:
         return static_cast<std::uint64_t>(std::llround(v));
     }
 
+    // A quantity of the steady state alone: the same at every level, within `relative` of it.
+    double same(double q1, double q2, double q3, const std::string& what, double relative) {
+        if (!why_.empty()) return 0.0;
+        const double allowed = std::max(tol_.absolute_ps, relative * std::max({std::fabs(q1), std::fabs(q2), std::fabs(q3)}));
+        if (!(std::fabs(q2 - q1) <= allowed && std::fabs(q3 - q2) <= allowed)) {
+            char buf[200];
+            std::snprintf(buf, sizeof buf, "%s is not the same at every level: steps %.17g and %.17g", what.c_str(), q2 - q1,
+                          q3 - q2);
+            why_ = buf;
+            return 0.0;
+        }
+        return q3;
+    }
+
     void refuse_text(const std::string& why) {
         if (why_.empty()) why_ = why;
     }
@@ -123,6 +137,8 @@ Extrapolation extrapolate(const std::array<ProgramOutcome, 3>& at, const Levels&
     out.host_written_bytes =
         fit.count(at[0].host_written_bytes, at[1].host_written_bytes, at[2].host_written_bytes, "host memory bytes written");
     out.memory_wait_ps = fit.real(at[0].memory_wait_ps, at[1].memory_wait_ps, at[2].memory_wait_ps, "reads' wait for host memory");
+    out.longest_release_hold_ps = fit.same(at[0].longest_release_hold_ps, at[1].longest_release_hold_ps,
+                                           at[2].longest_release_hold_ps, "a release's longest hold", tol.relative_hold);
     out.peak_outstanding_reads = static_cast<std::uint32_t>(
         fit.count(at[0].peak_outstanding_reads, at[1].peak_outstanding_reads, at[2].peak_outstanding_reads,
                   "peak outstanding reads"));

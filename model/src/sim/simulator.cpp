@@ -290,6 +290,7 @@ ProgramOutcome Simulator::execute(const config::ModelParams& params, const Progr
     out.host_written_bytes = hm.bytes_written;
     for (const auto& b : top_->bridges()) {
         out.memory_wait_ps += b->stats().memory_wait_ps;
+        out.longest_release_hold_ps = std::max(out.longest_release_hold_ps, b->stats().longest_release_hold_ps);
     }
     for (const auto& l : top_->links()) {
         out.links.push_back(LinkReport{l.label, l.link->stats(), l.link->physics().stream_bytes_per_s * 1e-9});

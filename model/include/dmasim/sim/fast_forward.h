@@ -34,6 +34,11 @@ struct ProgramOutcome {
     std::uint64_t read_requests = 0;
     std::uint64_t writes = 0;
     std::uint32_t peak_outstanding_reads = 0;
+    // The longest a copy's release waited for the reads its root port took in before it: behind
+    // a copy into the GPU's reads it ends with that copy's last window, so it must be the same at
+    // every level, not only affine (a release whose other copy ends sooner at the levels than at
+    // the real size waits for all of it there, for a window's reads only at the real size).
+    double longest_release_hold_ps = 0.0;
     std::uint64_t host_memory_bytes = 0;  // host_read_bytes + host_written_bytes
     // What the host's memory controllers served the program: bytes read and written (DMA, CPU
     // copies, write-backs); what the I/O cache absorbs is not here.
@@ -86,6 +91,9 @@ struct Tolerance {
     // Credit-stall time only (a diagnostic: the fraction links.csv prints to four decimals)
     // may wobble more, e.g. when SM requests queue behind a credit return at varying phases.
     double relative_stall = 1e-3;
+    // A release's longest hold (ProgramOutcome::longest_release_hold_ps) may wobble by a packet's
+    // time where the release meets the reads ahead of it at varying phases.
+    double relative_hold = 1e-3;
 };
 
 // How affine the levels must be. Counts wobble only in runs whose steady state is not exactly

@@ -46,6 +46,8 @@ struct RootComplexStats {
     // What reads waited, all together, on the ports' ways to memory (memory_bandwidth), from the
     // first write-back on.
     double memory_wait_ps = 0.0;
+    // The longest a copy's release waited for the completions of the reads taken in before it.
+    double longest_release_hold_ps = 0.0;
 };
 
 // What share of a buffer of `extent` bytes, written again and again, a cache of `cache` bytes
@@ -103,6 +105,12 @@ private:
         int port = 0;
         Tlp tlp;
     };
+    // A copy's release that waits for the completions of the reads its port took in before it.
+    struct HeldRelease {
+        std::uint64_t answered_by = 0;  // reads_answered_ of its port once they have all left
+        double done_ps = 0.0;           // when its own write is in memory
+        std::uint32_t job = 0;
+    };
     struct Out {
         Tlp tlp;
         int ingress = -1;  // forwarded TLPs: the ingress port whose buffer frees when it leaves
@@ -119,6 +127,7 @@ private:
 
     void egress();           // TLPs to their ports as they become ready
     void drain(std::size_t port);  // what is due for one port, while its link takes it
+    void release_held(std::size_t port);  // the releases whose owed completions have all left
     void release_writes();   // posted buffers freed as writes enter the path to the controller
     void notify_semaphores();  // and the CPU accesses done: handed to the host at the kernel's time
     void free_buffer(int port, const Tlp& t);
@@ -165,7 +174,12 @@ private:
     std::vector<double> write_turn_ps_;       // per port: when writes' next turn at it comes
     std::vector<double> completion_turn_ps_;  // per port: when completions' next turn comes
     std::vector<std::uint32_t> reads_open_;   // per port: reads whose completions have not all left
-    std::vector<std::uint64_t> reads_owed_;   // per port: bytes of those reads not yet answered
+    std::vector<std::uint64_t> reads_taken_;     // per port: bytes of reads taken in, all along
+    std::vector<std::uint64_t> reads_answered_;  // per port: bytes of completions that have left, all along
+    // Per port, in arrival order: releases waiting for completions to leave (a copy each, not a
+    // packet each; held_head_ is the first still waiting).
+    std::vector<std::vector<HeldRelease>> held_;
+    std::vector<std::size_t> held_head_;
     std::vector<double> last_write_ps_;       // per port: when the last write arrived
     std::vector<std::uint32_t> last_write_bytes_;  // per port: its payload
     std::vector<double> write_done_ps_;       // per port: when the writes that came in so far are in memory
