@@ -34,6 +34,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -202,11 +204,160 @@ private:
 
 }  // namespace
 
+// Mode h2d: where a copy into the GPU's data land in GPU memory, seen by a one-thread kernel that
+// spins on its last sixteenth's marker, then checks the other fifteen (volatile loads reach the
+// L2, where the engine writes; a first version walked them in order, about 0.19 us a load, and
+// saw 4 KiB land over 3 us: lease eec62fdf, flag_us late at 4 and 64 KiB), and then
+// stores a flag into mapped host memory, which the CPU spins on; the CPU then spins on the copy's
+// stream until it is seen done. `flag_us` less what a store from the GPU takes to reach the CPU
+// (half the round trip `rtt`: the CPU stores a flag the kernel spins on, the kernel answers) is
+// about when the last data landed, on the CPU's clock, to compare with the copy out of the GPU's
+// last data and its stream seen done (grid).
+struct Shared {
+    volatile unsigned int go;      // CPU -> kernel (rtt)
+    volatile unsigned int answer;  // kernel -> CPU (rtt, and "running")
+    volatile unsigned int seen;    // kernel -> CPU: the last marker is in GPU memory
+    volatile unsigned int error;
+    unsigned long long t[16];      // the kernel's globaltimer as each marker appeared
+};
+
+__device__ unsigned long long globaltimer() {
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %globaltimer;" : "=l"(t));
+    return t;
+}
+
+__global__ void watch_markers(const unsigned char* dst, std::size_t x, unsigned long long stamp_base, int chunks,
+                              Shared* sh, unsigned int rtt_rounds) {
+    for (unsigned int r = 1; r <= rtt_rounds; ++r) {  // the CPU's round trips
+        const unsigned long long t0 = globaltimer();
+        while (sh->go != r) {
+            if (globaltimer() - t0 > 100000000ull) { sh->error = 1; return; }
+        }
+        sh->answer = r;
+        __threadfence_system();
+    }
+    // Running, once the CPU has seen the last answer (it says so with one more go): the CPU may
+    // issue the copy. (Answering at once raced the CPU's read of the last round's answer.)
+    const unsigned long long t_go = globaltimer();
+    while (sh->go != rtt_rounds + 1) {
+        if (globaltimer() - t_go > 100000000ull) { sh->error = 3; return; }
+    }
+    sh->answer = 0xFFFFFFFFu;
+    __threadfence_system();
+    const unsigned long long t0 = globaltimer();
+    // The last sixteenth's marker first (one load a turn, so the flag follows its landing by one
+    // L2 round trip, not sixteen), then the others, which must all be there.
+    for (int i = 0; i < chunks; ++i) {
+        const int k = (i + chunks - 1) % chunks;
+        const std::size_t end = x / static_cast<std::size_t>(chunks) * static_cast<std::size_t>(k + 1);
+        const volatile unsigned long long* m = reinterpret_cast<const volatile unsigned long long*>(dst + end - 8);
+        const unsigned long long want = stamp_base | static_cast<unsigned long long>(k + 1);
+        while (*m != want) {
+            if (globaltimer() - t0 > 100000000ull) { sh->error = 2; return; }
+        }
+        sh->t[k] = globaltimer();
+    }
+    sh->seen = 1;
+    __threadfence_system();
+}
+
+void h2d_landing() {
+    constexpr std::size_t kMax = std::size_t{1} << 20;
+    constexpr unsigned int kRtt = 20;
+    unsigned char *hin = nullptr, *din = nullptr;
+    Shared* sh = nullptr;
+    CHECK(cudaMallocHost(&hin, kMax));
+    CHECK(cudaMalloc(&din, kMax));
+    CHECK(cudaHostAlloc(&sh, sizeof(Shared), cudaHostAllocMapped));
+    Shared* dsh = nullptr;
+    CHECK(cudaHostGetDevicePointer(&dsh, sh, 0));
+    for (std::size_t i = 0; i < kMax; ++i) hin[i] = static_cast<unsigned char>(1 + (i * 131 + 7) % 251);
+    cudaStream_t s1, s3;
+    CHECK(cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking));
+    CHECK(cudaStreamCreateWithFlags(&s3, cudaStreamNonBlocking));
+    cudaEvent_t e0, e1;
+    CHECK(cudaEventCreate(&e0));
+    CHECK(cudaEventCreate(&e1));
+    std::printf("x_bytes,rep,rtt_us,calls_us,flag_us,seen_us,event_us,last_to_all_gpu_us\n");
+    std::uint32_t stamp = 0;
+    for (std::size_t x : {std::size_t{4096}, std::size_t{65536}, std::size_t{262144}, kMax}) {
+        for (int rep = -kWarmups; rep < kReps; ++rep) {
+            const unsigned long long base = 0x5A5A000000000000ull | (static_cast<unsigned long long>(++stamp & 0xFFFFFF) << 8);
+            for (int k = 0; k < kChunks; ++k) {
+                const unsigned long long m = base | static_cast<unsigned long long>(k + 1);
+                std::memcpy(hin + x / kChunks * static_cast<std::size_t>(k + 1) - 8, &m, 8);
+            }
+            std::memset(const_cast<Shared*>(sh), 0, sizeof(Shared));
+            std::atomic_thread_fence(std::memory_order_seq_cst);
+            CHECK(cudaDeviceSynchronize());
+            watch_markers<<<1, 1, 0, s3>>>(din, x, base, kChunks, dsh, kRtt);
+            CHECK(cudaGetLastError());
+            // Round trips: the CPU's store seen by the kernel, its answer seen by the CPU.
+            std::vector<double> rtts;
+            for (unsigned int r = 1; r <= kRtt; ++r) {
+                const auto t0 = Clock::now();
+                sh->go = r;
+                while (sh->answer != r) {
+                    if (us_since(t0) > kSpinLimitUs || sh->error) {
+                        std::fprintf(stderr, "the watching kernel never answered (error %u)\n", sh->error);
+                        std::exit(1);
+                    }
+                }
+                rtts.push_back(us_since(t0));
+            }
+            sh->go = kRtt + 1;
+            while (sh->answer != 0xFFFFFFFFu) {
+                if (sh->error) {
+                    std::fprintf(stderr, "the watching kernel stopped (error %u)\n", sh->error);
+                    std::exit(1);
+                }
+            }
+            busy_wait_us(5.0);
+            const auto t0 = Clock::now();
+            CHECK(cudaEventRecord(e0, s1));
+            CHECK(cudaMemcpyAsync(din, hin, x, cudaMemcpyHostToDevice, s1));
+            CHECK(cudaEventRecord(e1, s1));
+            const double calls = us_since(t0);
+            while (sh->seen == 0) {
+                if (us_since(t0) > kSpinLimitUs || sh->error) {
+                    std::fprintf(stderr, "the last marker of %zu bytes was never seen (error %u)\n", x, sh->error);
+                    std::exit(1);
+                }
+            }
+            const double flag = us_since(t0);
+            cudaError_t q;
+            while ((q = cudaStreamQuery(s1)) == cudaErrorNotReady) {
+            }
+            CHECK(q);
+            const double seen = us_since(t0);
+            CHECK(cudaDeviceSynchronize());
+            if (rep == 0) {
+                std::vector<unsigned char> back(x);
+                CHECK(cudaMemcpy(back.data(), din, x, cudaMemcpyDeviceToHost));
+                if (std::memcmp(back.data(), hin, x) != 0) {
+                    std::fprintf(stderr, "copy into the GPU of %zu bytes: wrong data\n", x);
+                    std::exit(1);
+                }
+            }
+            if (rep < 0) continue;
+            std::sort(rtts.begin(), rtts.end());
+            std::printf("%zu,%d,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f\n", x, rep, rtts[rtts.size() / 2], calls, flag, seen,
+                        elapsed_us(e0, e1), static_cast<double>(sh->t[kChunks - 2] - sh->t[kChunks - 1]) / 1e3);
+        }
+    }
+}
+
 int main(int argc, char** argv) {
     const std::string mode = argc > 1 ? argv[1] : "grid";
-    if (mode != "grid" && mode != "tau") {
-        std::fprintf(stderr, "usage: %s [grid|tau]\n", argv[0]);
+    if (mode != "grid" && mode != "tau" && mode != "h2d") {
+        std::fprintf(stderr, "usage: %s [grid|tau|h2d]\n", argv[0]);
         return 2;
+    }
+    if (mode == "h2d") {
+        CHECK(cudaSetDevice(0));
+        h2d_landing();
+        return 0;
     }
     Landing l;
     std::printf("order,x_bytes,y_bytes,rep,chunk,landed_bytes,t_us\n");
