@@ -96,10 +96,7 @@ public:
         if (!why_.empty()) return 0.0;
         const double allowed = std::max(tol_.absolute_ps, relative * std::max({std::fabs(q1), std::fabs(q2), std::fabs(q3)}));
         if (!(std::fabs(q2 - q1) <= allowed && std::fabs(q3 - q2) <= allowed)) {
-            char buf[200];
-            std::snprintf(buf, sizeof buf, "%s is not the same at every level: steps %.17g and %.17g", what.c_str(), q2 - q1,
-                          q3 - q2);
-            why_ = buf;
+            refuse(what, q2 - q1, q3 - q2, "is not the same at every level");
             return 0.0;
         }
         return q3;
@@ -111,9 +108,9 @@ public:
     const std::string& why() const { return why_; }
 
 private:
-    void refuse(const std::string& what, double d1, double d2) {
-        char buf[160];
-        std::snprintf(buf, sizeof buf, "%s is not affine in the size: steps %.17g and %.17g", what.c_str(), d1, d2);
+    void refuse(const std::string& what, double d1, double d2, const char* how = "is not affine in the size") {
+        char buf[200];
+        std::snprintf(buf, sizeof buf, "%s %s: steps %.17g and %.17g", what.c_str(), how, d1, d2);
         why_ = buf;
     }
     const Tolerance& tol_;
