@@ -637,6 +637,9 @@ TEST(IsolatingCases, AFrameAfterIdleStartsLateByTheWakeOfItsIdleTime) {
 TEST(IsolatingCases, APageableFrameAfterIdleCopiesItsColdShareAtTheColdRate) {
     config::ModelParams p = config::ModelParams{}.without_spread();
     p.runtime.idle_wake = core::Duration{0};  // the GPU's own wake, tested above
+    // The lent hosts' staging rate (both calibrations: 11-13 GB/s), below what the engine moves
+    // in 64 KiB pieces (pageable.h2d_piece), so that the CPU's copy sets the frame's time.
+    p.cpu.memcpy_bandwidth_cached = core::Bandwidth{12e9};
     config::ModelParams warm = p;
     warm.cpu.cache_cooling_time = core::Duration{0};
     ASSERT_GT(p.cpu.cache_cooling_time.ps, 0);

@@ -58,8 +58,12 @@ TEST(ReferenceHosts, APageableCopyRunsAtTheEraHostsCpuCopyRate) {
     EXPECT_LT(pageable, 0.6 * pinned);
     const config::ModelParams h100_host = as_run("h100-sxm");
     ASSERT_NE(h100_host.cpu.memcpy_bandwidth.bytes_per_s, v100_host.cpu.memcpy_bandwidth.bytes_per_s);
+    // That CPU (7.98 GB/s) copies a 64 KiB piece (pageable.h2d_piece) in about the time the Gen3
+    // engine takes to start and move it, so the engine's pieces hold the copy a little below it.
     const double other_cpu = gbps(sim, h100_host, v100, "pageable");
-    EXPECT_NEAR(other_cpu, h100_host.cpu.memcpy_bandwidth.gb_per_s(), 0.05 * h100_host.cpu.memcpy_bandwidth.gb_per_s());
+    EXPECT_LE(other_cpu, 1.01 * h100_host.cpu.memcpy_bandwidth.gb_per_s());
+    EXPECT_GE(other_cpu, 0.9 * h100_host.cpu.memcpy_bandwidth.gb_per_s());
+    EXPECT_GT(other_cpu, 1.2 * pageable);
 }
 
 }  // namespace

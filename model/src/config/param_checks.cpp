@@ -256,6 +256,7 @@ void check_cpu(const CpuParams& p, const std::string& prefix, const FailFn& fail
 void check_pageable(const PageableParams& p, const std::string& prefix, const FailFn& fail) {
     const Check c(prefix, fail);
     c.bytes("bounce_size", p.bounce_size, 4 * kKiB, kGiB);
+    c.bytes("h2d_piece", p.h2d_piece, 4 * kKiB, kGiB);
     c.count("bounce_buffers", p.bounce_buffers, 1, 64);
 }
 

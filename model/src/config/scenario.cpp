@@ -316,8 +316,12 @@ void check_cases(const Scenario& s, const Fail& fail) {
 
     // Pieces of a case: each becomes an operation (or a staging job) of its program.
     const bool peer_staged = has("peer");
-    const std::uint64_t bounce = peer_staged ? s.params.runtime.peer_staging_piece.value : s.params.pageable.bounce_size.value;
-    const char* bounce_key = peer_staged ? "runtime.peer_staging_piece" : "pageable.bounce_size";
+    // A pageable copy's smaller pieces (into the GPU, unless set larger) bound its count.
+    const bool h2d_smaller = s.params.pageable.h2d_piece.value < s.params.pageable.bounce_size.value;
+    const std::uint64_t bounce = peer_staged  ? s.params.runtime.peer_staging_piece.value
+                                 : h2d_smaller ? s.params.pageable.h2d_piece.value
+                                               : s.params.pageable.bounce_size.value;
+    const char* bounce_key = peer_staged ? "runtime.peer_staging_piece" : h2d_smaller ? "pageable.h2d_piece" : "pageable.bounce_size";
     const bool staged = has("pageable") || peer_staged || (has("duplex") && o.duplex.host_memory == "pageable");
     for (const auto size : s.sizes) {
         if (staged && pieces(size, bounce) > lim::kMaxCasePieces) {

@@ -1013,8 +1013,12 @@ void HostRuntime::cpu_mapped(std::size_t i) {
 void HostRuntime::staged_copy(std::size_t i) {
     const Op& op = program_.ops[i];
     timings_[i].start_ps = now_ps() - t0_ps_;
-    const std::uint64_t chunk = params_.pageable.bounce_size.value;
-    const auto buffers = static_cast<std::size_t>(params_.pageable.bounce_buffers);
+    const bool into_gpu = op.direction == CopyDirection::kHostToDevice;
+    const std::uint64_t chunk = params_.pageable.piece(into_gpu);
+    // The staging buffers hold as many pieces as fit in them: into the GPU each buffer goes to
+    // the engine piece by piece as the CPU fills it (pageable.h2d_piece).
+    const std::uint64_t staging = static_cast<std::uint64_t>(params_.pageable.bounce_buffers) * params_.pageable.bounce_size.value;
+    const auto buffers = static_cast<std::size_t>(std::max<std::uint64_t>(1, staging / chunk));
     const std::uint64_t chunks = (op.bytes + chunk - 1) / chunk;
     auto chunk_bytes = [&](std::uint64_t k) { return std::min(chunk, op.bytes - k * chunk); };
     std::vector<std::uint32_t> job_of(chunks, 0);
@@ -1023,8 +1027,8 @@ void HostRuntime::staged_copy(std::size_t i) {
     // every staging buffer were last touched then or before).
     const double cold = cold_share();
     if (op.direction == CopyDirection::kHostToDevice) {
-        // Fill a bounce buffer (the user data comes from DRAM unless cached), hand it to the
-        // copy engine, move on to the next buffer; reuse a buffer once its DMA is done.
+        // Fill a piece of a bounce buffer (the user data comes from DRAM unless cached), hand it
+        // to the copy engine, move on to the next; reuse a piece once its DMA is done.
         for (std::uint64_t k = 0; k < chunks; ++k) {
             if (k >= buffers) {
                 while (!done(k - buffers)) wait(progress_event_);

@@ -96,7 +96,7 @@ double estimate_ps(const Program& prog, const config::ModelParams& p, const topo
             case Op::Kind::kStagedCopy: {
                 const double cpu_bps = std::min({p.cpu.memcpy_bandwidth.bytes_per_s, p.cpu.memcpy_bandwidth_cached.bytes_per_s,
                                                  p.host_memory.bandwidth.bytes_per_s});
-                total_ps += ceil_div(bytes, static_cast<double>(p.pageable.bounce_size.value)) * fixed_ps + dma_ps(bytes) +
+                total_ps += ceil_div(bytes, static_cast<double>(p.pageable.piece(op.direction == sim::CopyDirection::kHostToDevice))) * fixed_ps + dma_ps(bytes) +
                             2.0 * bytes / cpu_bps * 1e12;
                 break;
             }

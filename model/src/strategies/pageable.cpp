@@ -13,10 +13,13 @@ void run_pageable_copy(Engine& engine, Case& c, const std::string& note) {
     CaseResult& result = c.result;
     const auto& dirs = c.dirs;
     const bool cached = spec.bytes <= params.cpu.llc_size.value;
-    const std::uint64_t bounce = params.pageable.bounce_size.value;
+    // The largest piece of its directions: the transfer period's step (pieces are powers of two).
+    std::uint64_t bounce = 0;
+    for (const auto d : dirs) bounce = std::max(bounce, params.pageable.piece(d == sim::CopyDirection::kHostToDevice));
     // Staging settles once every bounce buffer has been filled and drained once.
-    const std::uint64_t warmup = std::max(engine.default_warmup(params),
-                                          (static_cast<std::uint64_t>(params.pageable.bounce_buffers) + 1) * bounce);
+    const std::uint64_t warmup =
+        std::max(engine.default_warmup(params),
+                 static_cast<std::uint64_t>(params.pageable.bounce_buffers) * params.pageable.bounce_size.value + bounce);
     const ProgramOutcome o = engine.execute_sized(params, spec.bytes, bounce, warmup, [&](std::uint64_t bytes) {
         return pageable_program(dirs, bytes, cached);
     });

@@ -322,12 +322,17 @@ struct CpuParams {
 
 // How the CUDA runtime stages a pageable copy through pinned bounce buffers.
 struct PageableParams {
-    Bytes bounce_size{2ULL << 20};
+    Bytes bounce_size{1ULL << 20};
+    Bytes h2d_piece{64ULL << 10};
     std::int64_t bounce_buffers = 2;
+
+    // A piece of a staged copy out of the GPU, or into it.
+    std::uint64_t piece(bool into_gpu) const { return into_gpu ? h2d_piece.value : bounce_size.value; }
 
     template <class V>
     void visit(V&& v) {
-        v(FieldInfo{"bounce_size", "bytes", "size of one pinned staging buffer; 4KiB..1GiB"}, bounce_size);
+        v(FieldInfo{"bounce_size", "bytes", "size of one pinned staging buffer of a pageable copy: out of the GPU the engine fills one while the CPU copies the one before out, so up to one buffer the two add. 1 MiB: out of the GPU the copy grows at 10.8 GB/s up to 1 MiB, the CPU's copy and the engine's one after the other (1/10.8 = 1/13 + 1/53 per GB), and at 13.5 from 1 to 2 MiB, the next buffer's fill hidden (three fresh one-GPU H200 leases, results/h100-sxm/isolating/pageable-pieces); 4KiB..1GiB"}, bounce_size);
+        v(FieldInfo{"h2d_piece", "bytes", "a pageable copy into the GPU is staged in pieces this large, the CPU copying one into a pinned buffer while an engine moves the one before: 96 KiB-1 MiB take a blocking copy's fixed time plus the CPU's copy alone (7.2 us + N / 13.5 GB/s and 8.2 + N / 12.3 on two fresh one-GPU H200 leases, the H100's kind of host), where the CPU's copy and the engine's one after the other would add 27 us at 1 MiB (results/h100-sxm/isolating/pageable-pieces); 64 KiB, a piece whose move hides in that fixed time; 4KiB..1GiB"}, h2d_piece);
         v(FieldInfo{"bounce_buffers", "count", "staging buffers in rotation: CPU copy into one while DMA drains another; 1..64"}, bounce_buffers);
     }
 };
