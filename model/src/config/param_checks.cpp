@@ -257,6 +257,7 @@ void check_pageable(const PageableParams& p, const std::string& prefix, const Fa
     const Check c(prefix, fail);
     c.bytes("bounce_size", p.bounce_size, 4 * kKiB, kGiB);
     c.bytes("h2d_piece", p.h2d_piece, 4 * kKiB, kGiB);
+    c.bytes("inline_max", p.inline_max, 0, kMiB);
     c.count("bounce_buffers", p.bounce_buffers, 1, 64);
 }
 

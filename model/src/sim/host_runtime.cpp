@@ -1014,7 +1014,11 @@ void HostRuntime::staged_copy(std::size_t i) {
     const Op& op = program_.ops[i];
     timings_[i].start_ps = now_ps() - t0_ps_;
     const bool into_gpu = op.direction == CopyDirection::kHostToDevice;
-    const std::uint64_t chunk = params_.pageable.piece(into_gpu);
+    // Small enough, a copy into the GPU goes into the command stream whole, copied by the call as
+    // a small pinned one is, and the front end reads it with the work (pageable.inline_max).
+    const bool carried = into_gpu && op.bytes > 0 && op.bytes <= params_.pageable.inline_max.value &&
+                         params_.runtime.command_fetch_bandwidth.bytes_per_s > 0.0;
+    const std::uint64_t chunk = carried ? op.bytes : params_.pageable.piece(into_gpu);
     // The staging buffers hold as many pieces as fit in them: into the GPU each buffer goes to
     // the engine piece by piece as the CPU fills it (pageable.h2d_piece).
     const std::uint64_t staging = static_cast<std::uint64_t>(params_.pageable.bounce_buffers) * params_.pageable.bounce_size.value;
@@ -1032,6 +1036,11 @@ void HostRuntime::staged_copy(std::size_t i) {
         for (std::uint64_t k = 0; k < chunks; ++k) {
             if (k >= buffers) {
                 while (!done(k - buffers)) wait(progress_event_);
+            }
+            if (carried) {
+                cpu_copy(op.bytes, false, true, cold);
+                job_of[k] = submit_copy(op.gpu, op.direction, op.bytes, kNoOp, 0, front_end_write(op.direction, op.bytes), true);
+                continue;
             }
             cpu_copy(chunk_bytes(k), op.working_set_cached, false, cold);
             // A copy small enough goes into the command stream whole, as a pinned one does.

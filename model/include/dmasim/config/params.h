@@ -324,6 +324,7 @@ struct CpuParams {
 struct PageableParams {
     Bytes bounce_size{1ULL << 20};
     Bytes h2d_piece{64ULL << 10};
+    Bytes inline_max{64ULL << 10};
     std::int64_t bounce_buffers = 2;
 
     // A piece of a staged copy out of the GPU, or into it.
@@ -333,6 +334,7 @@ struct PageableParams {
     void visit(V&& v) {
         v(FieldInfo{"bounce_size", "bytes", "size of one pinned staging buffer of a pageable copy: out of the GPU the engine fills one while the CPU copies the one before out, so up to one buffer the two add. 1 MiB: out of the GPU the copy grows at 10.8 GB/s up to 1 MiB, the CPU's copy and the engine's one after the other (1/10.8 = 1/13 + 1/53 per GB), and at 13.5 from 1 to 2 MiB, the next buffer's fill hidden (three fresh one-GPU H200 leases, results/h100-sxm/isolating/pageable-pieces); 4KiB..1GiB"}, bounce_size);
         v(FieldInfo{"h2d_piece", "bytes", "a pageable copy into the GPU is staged in pieces this large, the CPU copying one into a pinned buffer while an engine moves the one before: 96 KiB-1 MiB take a blocking copy's fixed time plus the CPU's copy alone (7.2 us + N / 13.5 GB/s and 8.2 + N / 12.3 on two fresh one-GPU H200 leases, the H100's kind of host), where the CPU's copy and the engine's one after the other would add 27 us at 1 MiB (results/h100-sxm/isolating/pageable-pieces); 64 KiB, a piece whose move hides in that fixed time; 4KiB..1GiB"}, h2d_piece);
+        v(FieldInfo{"inline_max", "bytes", "a pageable copy into the GPU up to this size is copied by the call into the runtime's command stream, as a small pinned one is (runtime.inline_h2d_max: at cpu.memcpy_bandwidth, the front end reading it at runtime.command_fetch_bandwidth), not staged: a 64 KiB copy takes 22.65 us and a 96 KiB one 14.65 on every one of three fresh one-GPU H200 leases, the H100's kind of host, and from 4 to 64 KiB the copy grows by 3.9 GB/s (results/h100-sxm/isolating/pageable-pieces); 0B: never; 0B..1MiB"}, inline_max);
         v(FieldInfo{"bounce_buffers", "count", "staging buffers in rotation: CPU copy into one while DMA drains another; 1..64"}, bounce_buffers);
     }
 };
