@@ -1033,17 +1033,17 @@ void HostRuntime::staged_copy(std::size_t i) {
     if (op.direction == CopyDirection::kHostToDevice) {
         // Fill a piece of a bounce buffer (the user data comes from DRAM unless cached), hand it
         // to the copy engine, move on to the next; reuse a piece once its DMA is done.
-        for (std::uint64_t k = 0; k < chunks; ++k) {
+        if (carried) {
+            // One piece: the call's copy into the command stream, as for a small pinned copy.
+            cpu_copy(op.bytes, false, true, cold);
+            job_of[0] = submit_copy(op.gpu, op.direction, op.bytes, kNoOp, 0, front_end_write(op.direction, op.bytes), true);
+        }
+        for (std::uint64_t k = 0; k < chunks && !carried; ++k) {
             if (k >= buffers) {
                 while (!done(k - buffers)) wait(progress_event_);
             }
-            if (carried) {
-                cpu_copy(op.bytes, false, true, cold);
-                job_of[k] = submit_copy(op.gpu, op.direction, op.bytes, kNoOp, 0, front_end_write(op.direction, op.bytes), true);
-                continue;
-            }
             cpu_copy(chunk_bytes(k), op.working_set_cached, false, cold);
-            // A copy small enough goes into the command stream whole, as a pinned one does.
+            // With pageable.inline_max off, a copy the front end writes itself still goes whole.
             job_of[k] = submit_copy(op.gpu, op.direction, chunk_bytes(k), kNoOp, 0, front_end_write(op.direction, op.bytes));
         }
         while (!done(chunks - 1)) wait(progress_event_);
