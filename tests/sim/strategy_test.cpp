@@ -502,6 +502,39 @@ TEST(Pinned, AllocationsOfFewerPagesThanThePoolComeFromItLargerOnesPinPageByPage
     EXPECT_DOUBLE_EQ(alloc(1U << 20), fixed + per_page * 256);
 }
 
+// A repeated cudaMallocHost of one size gets back the pages the one before freed; the share of
+// them the cache kept is zeroed there, the rest in DRAM, each such page dearer by
+// cpu.alloc_pinned_cold_per_page (results/h100-sxm/isolating/alloc-pages: on two of three fresh
+// leases of the H100's kind of host the allocations cost 0.32-0.33 us more a page from 24 MiB on
+// than at 2-4 MiB, as the CPU's memset of a rewritten region slows at 16-24 MiB).
+TEST(Pinned, PagesAnAllocationFindsOutOfTheCacheAreZeroedInDram) {
+    config::ModelParams p;
+    ASSERT_EQ(p.cpu.page_size.value, 4096U);
+    const std::uint64_t cache = p.cpu.alloc_pinned_cache.value;
+    ASSERT_GE(cache, p.cpu.alloc_pinned_pool.value);
+    const double fixed = static_cast<double>(p.cpu.alloc_pinned_fixed.ps);
+    const double per_page = static_cast<double>(p.cpu.alloc_pinned_per_page.ps);
+    const double cold = static_cast<double>(p.cpu.alloc_pinned_cold_per_page.ps);
+    ASSERT_GT(cold, 0.0);
+    auto alloc = [&](std::uint64_t bytes) { return row(run(p, "pinned", "h2d", bytes), "setup=mallochost").time_ps; };
+    auto pages = [](std::uint64_t bytes) { return static_cast<double>(bytes / 4096); };
+    // Up to the cache every page is found in it.
+    EXPECT_NEAR(alloc(cache), fixed + per_page * pages(cache), 1.0);
+    // At twice the cache a cache that replaces lines at random keeps h = exp(-2 (1 - h)) = 0.2032
+    // of them; the rest pay.
+    EXPECT_NEAR((alloc(2 * cache) - fixed - per_page * pages(2 * cache)) / (cold * pages(2 * cache)), 1.0 - 0.2032, 1e-3);
+    // Far past it nearly every page does: the cost a page rises by the cold cost.
+    const double big = 256.0 * static_cast<double>(cache);
+    EXPECT_NEAR((alloc(256 * cache) - fixed) / (big / 4096.0), per_page + cold, 1e-3 * cold);
+    // Without that cost the allocation is linear in its pages at every size.
+    p.cpu.alloc_pinned_cold_per_page = core::Duration{0};
+    EXPECT_NEAR(alloc(256 * cache), fixed + per_page * pages(256 * cache), 1.0);
+    // With no cache to find pages in, every page pays from the pool's end on.
+    p.cpu.alloc_pinned_cold_per_page = core::Duration{static_cast<std::int64_t>(cold)};
+    p.cpu.alloc_pinned_cache = core::Bytes{0};
+    EXPECT_NEAR(alloc(2U << 20), fixed + (per_page + cold) * 512, 1.0);
+}
+
 // Host-to-device copies up to runtime.inline_h2d_max are copied into the command stream by the
 // call, at the CPU's copy rate: at that size a copy takes longer than one a little larger, which
 // a copy engine reads (results/h100-sxm/isolating/small-copies: 24 KiB 2.45 us above 28 KiB,

@@ -14,6 +14,7 @@
 #include <fstream>
 #include <map>
 #include <optional>
+#include <set>
 #include <sstream>
 #include <string_view>
 
@@ -64,6 +65,7 @@ const std::vector<FreeParam>& free_params() {
         {"cpu.alloc_pinned_pool_fixed", 0.5e6, 1e9, false},
         {"cpu.alloc_pinned_fixed", 0.5e6, 1e9, false},
         {"cpu.alloc_pinned_per_page", 5e3, 5e6, false},
+        {"cpu.alloc_pinned_cold_per_page", 5e3, 5e6, false},
     };
     return params;
 }
@@ -728,12 +730,19 @@ int cmd_calibrate(const CalibrateOptions& o, int argc, char** argv, std::ostream
         }
     }
 
-    // The rows to fit: timed transfers and setup costs up to max_size; not periodic streams
-    // (the median frame of pageable ones sets cpu.memcpy_bandwidth_cold after the fit:
-    // fit_cold_rate; the tails are the band's, frame_jitter) and not harness-only rows.
+    // The rows to fit: timed transfers and setup costs up to max_size, and setup costs measured
+    // alone at every size (an allocation or a registration with no copy: nothing to simulate, and
+    // what decides the per-page costs); not periodic streams (the median frame of pageable ones
+    // sets cpu.memcpy_bandwidth_cold after the fit: fit_cold_rate; the tails are the band's,
+    // frame_jitter) and not harness-only rows.
+    std::set<std::string> setup_alone;
+    for (const auto& sc : loaded) {
+        if (sc.options.pinned.setup_only || sc.options.registered.setup_only) setup_alone.insert(sc.name);
+    }
     std::vector<Row> rows;
     for (const auto& m : measured) {
-        if (m.status != "ok" || m.source != "hw" || m.time_us <= 0 || m.size_bytes > o.max_size) continue;
+        if (m.status != "ok" || m.source != "hw" || m.time_us <= 0) continue;
+        if (m.size_bytes > o.max_size && setup_alone.count(m.scenario) == 0) continue;
         if (m.strategy == "periodic" || m.variant == "kernel" || m.variant == "setup=freehost" || m.variant == "misses") {
             continue;
         }

@@ -53,7 +53,7 @@ config::ModelParams host_draw(const config::ModelParams& nominal, double z) {
     const double setup = std::exp(s.setup * z);
     for (core::Duration* d : {&p.cpu.register_fixed, &p.cpu.register_per_page, &p.cpu.unregister_fixed,
                               &p.cpu.unregister_per_page, &p.cpu.alloc_pinned_pool_fixed, &p.cpu.alloc_pinned_fixed,
-                              &p.cpu.alloc_pinned_per_page}) {
+                              &p.cpu.alloc_pinned_per_page, &p.cpu.alloc_pinned_cold_per_page}) {
         *d = scaled(*d, setup);
     }
     return p;

@@ -53,19 +53,15 @@ void run_pinned(Engine& engine, Case& c) {
         if (host_buffer_not_modelled(c)) return;
         run_pinned_copy(engine, c);
     }
-    // Allocations of fewer whole pages than the pool's size are carved out of the
-    // driver's pinned pool; larger ones come from the OS and are zeroed, pinned and
-    // mapped page by page. Measured on the H100 (results/h100-sxm/isolating/pinned-pool):
-    // 2 MiB - 4 KiB takes 3-5 us, 2 MiB - 1 B (512 pages, as 2 MiB) about 1 ms.
-    const std::uint64_t page = params.cpu.page_size.value;
-    const std::uint64_t rounded = (spec.bytes + page - 1) / page * page;
-    const bool pooled = rounded < params.cpu.alloc_pinned_pool.value;
-    const auto alloc = pooled ? params.cpu.alloc_pinned_pool_fixed
-                              : pages_cost(spec.bytes, params.cpu, params.cpu.alloc_pinned_fixed,
-                                           params.cpu.alloc_pinned_per_page);
+    // Allocations of fewer whole pages than the pool's size are carved out of the driver's
+    // pinned pool (2 MiB - 4 KiB takes 3-5 us on the H100, 2 MiB - 1 B about 1 ms:
+    // results/h100-sxm/isolating/pinned-pool); larger ones come from the OS and are zeroed,
+    // pinned and mapped page by page.
+    bool pooled = false;
+    const core::Duration alloc = pinned_alloc_cost(spec.bytes, params.cpu, &pooled);
     result.rows.push_back(make_row("setup=mallochost", static_cast<double>(alloc.ps), 1,
                                    pooled ? "cudaMallocHost(size_bytes) from the driver's pinned pool"
-                                          : "cudaMallocHost(size_bytes): fixed + per-page cost"));
+                                          : "cudaMallocHost(size_bytes): fixed + per-page cost, pages out of the cache dearer"));
 }
 
 }  // namespace dmasim::strategies

@@ -2,12 +2,14 @@
 #include "dmasim/strategies/programs.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <stdexcept>
 #include <string>
 
 #include "dmasim/core/limits.h"
 #include "dmasim/gpu/coalescing.h"
+#include "dmasim/sim/root_complex.h"
 
 namespace dmasim::strategies {
 
@@ -15,6 +17,19 @@ core::Duration pages_cost(std::uint64_t bytes, const config::CpuParams& cpu, cor
                           core::Duration per_page) {
     const std::uint64_t pages = (bytes + cpu.page_size.value - 1) / cpu.page_size.value;
     return core::Duration{fixed.ps + static_cast<std::int64_t>(pages) * per_page.ps};
+}
+
+core::Duration pinned_alloc_cost(std::uint64_t bytes, const config::CpuParams& cpu, bool* pooled) {
+    const std::uint64_t page = cpu.page_size.value;
+    const std::uint64_t pages = (bytes + page - 1) / page;
+    const bool from_pool = pages * page < cpu.alloc_pinned_pool.value;
+    if (pooled != nullptr) *pooled = from_pool;
+    if (from_pool) return cpu.alloc_pinned_pool_fixed;
+    // The allocation before, of the same size, freed the pages this one gets back; the share of
+    // them its cache kept is zeroed there, the rest in DRAM (results/h100-sxm/isolating/alloc-pages).
+    const double cold_pages = (1.0 - sim::io_cache_kept_share(pages * page, cpu.alloc_pinned_cache.value)) * static_cast<double>(pages);
+    return core::Duration{pages_cost(bytes, cpu, cpu.alloc_pinned_fixed, cpu.alloc_pinned_per_page).ps +
+                          static_cast<std::int64_t>(std::llround(cold_pages * static_cast<double>(cpu.alloc_pinned_cold_per_page.ps)))};
 }
 
 Op copy_op(CopyDirection dir, std::uint64_t bytes, int stream, bool blocking) {

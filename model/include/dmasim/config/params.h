@@ -288,6 +288,8 @@ struct CpuParams {
     Duration alloc_pinned_pool_fixed{3'000'000};
     Duration alloc_pinned_fixed{100'000'000};
     Duration alloc_pinned_per_page{1'700'000};
+    Duration alloc_pinned_cold_per_page{320'000};
+    Bytes alloc_pinned_cache{4ULL << 20};
     Bytes alloc_pinned_pool{2 << 20};
     Bandwidth wc_bandwidth{10e9};
     std::int64_t wc_buffers = 10;
@@ -310,7 +312,9 @@ struct CpuParams {
         v(FieldInfo{"register_first_copy", "time", "what the first cudaMemcpy from or to memory just registered costs beyond a pinned one of the same size, on the CPU before the copy starts (the driver resolving the new registration): on the sixteen H100 leases the registered copy minus the pinned one is 2.3-3.6 us (median per lease) at 64 KiB and 1 MiB both ways, and not the per-page cost of a mapping (8.8 us at 16 MiB, within the noise at 256 MiB); 3 us (results/h100-sxm/spread.csv); 0s..1s"}, register_first_copy);
         v(FieldInfo{"alloc_pinned_pool_fixed", "time", "cudaMallocHost served from the driver's pinned pool (any size below alloc_pinned_pool); 0s..1s"}, alloc_pinned_pool_fixed);
         v(FieldInfo{"alloc_pinned_fixed", "time", "cudaMallocHost from the OS (not pooled): cost independent of size; 0s..1s"}, alloc_pinned_fixed);
-        v(FieldInfo{"alloc_pinned_per_page", "time", "cudaMallocHost from the OS: allocate, zero, pin and map one page; 0s..1ms"}, alloc_pinned_per_page);
+        v(FieldInfo{"alloc_pinned_per_page", "time", "cudaMallocHost from the OS: allocate, zero, pin and map one page whose lines the CPU's cache holds (an allocation the size of the one before reuses the pages that one freed; alloc_pinned_cache). On three fresh one-GPU H200 leases, the H100's kind of host, cudaMallocHost of 2 MiB-1 GiB costs 80-95 % of what the first touch of as many fresh 4 KiB pages (the kernel's fault and zeroing) and cudaHostRegister of them cost together, 417-490 us a MiB at 2-4 MiB (results/h100-sxm/isolating/alloc-pages); 0s..1ms"}, alloc_pinned_per_page);
+        v(FieldInfo{"alloc_pinned_cold_per_page", "time", "what a page of a cudaMallocHost from the OS costs beyond alloc_pinned_per_page when its lines are not in the CPU's cache, so that zeroing it goes to DRAM: a repeated allocation of E bytes finds the share of its pages that alloc_pinned_cache keeps (a cache that replaces lines at random: h = exp(-(E / alloc_pinned_cache)(1 - h)) above it, all of them up to it) and pays this for the rest. 0.32 us, the median over three fresh one-GPU H200 leases, the H100's kind of host, of what each lease's allocations cost more a page at 24 MiB-1 GiB than at 2-4 MiB (-0.22, +0.32, +0.33 us; the first touch of fresh pages +0.09, +0.54, +0.56, the CPU's memset of a region it rewrites +0.18, +0.25, +0.27; results/h100-sxm/isolating/alloc-pages); 0s..1ms"}, alloc_pinned_cold_per_page);
+        v(FieldInfo{"alloc_pinned_cache", "bytes", "the cache a repeated cudaMallocHost of one size finds the pages it reuses in (alloc_pinned_cold_per_page): 4 MiB, the median over three fresh one-GPU H200 leases of the cache that fits each lease's allocations of 2 MiB-1 GiB best (24, 4 and 3 MiB, with 0.32, 0.34 and 0.90 us a page out of it; results/h100-sxm/isolating/alloc-pages); 0B: no page is found in the cache; 0B..1TiB"}, alloc_pinned_cache);
         v(FieldInfo{"alloc_pinned_pool", "bytes", "cudaMallocHost is served from the driver's pinned pool when its size, rounded up to whole pages, is below this (H100: 2 MiB - 4 KiB pooled, 2 MiB - 1 B not); 0B..1TiB"}, alloc_pinned_pool);
         v(FieldInfo{"wc_bandwidth", "bytes/s", "one core's stores into a write-combining mapping (BAR of GPU memory); above 0, at most 100TB/s"}, wc_bandwidth);
         v(FieldInfo{"wc_buffers", "count", "write-combining buffers: 64-byte writes in flight before the core stalls; 1..1024"}, wc_buffers);

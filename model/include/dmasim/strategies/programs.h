@@ -29,6 +29,11 @@ using sim::RowResult;
 // `fixed` plus `per_page` for every page `bytes` touches.
 core::Duration pages_cost(std::uint64_t bytes, const config::CpuParams& cpu, core::Duration fixed,
                           core::Duration per_page);
+// What cudaMallocHost(bytes) costs, repeated at one size: from the driver's pinned pool below
+// cpu.alloc_pinned_pool (whole pages), else from the OS page by page, each page the allocation
+// finds out of the cache (cpu.alloc_pinned_cache) dearer by cpu.alloc_pinned_cold_per_page.
+// `pooled` says which.
+core::Duration pinned_alloc_cost(std::uint64_t bytes, const config::CpuParams& cpu, bool* pooled = nullptr);
 
 // cudaMemcpy(Async) of pinned memory on `stream`; `blocking`: the thread waits for it.
 Op copy_op(CopyDirection dir, std::uint64_t bytes, int stream, bool blocking);
