@@ -71,6 +71,11 @@ TEST(Calibrate, RecoversKnownParametersFromModelGeneratedData) {
     // Only allocations past the pages' cache show their cost out of it, and those are larger than
     // --max-size (4 MiB): rows of a cost measured alone are fitted at every size.
     EXPECT_NEAR(fitted_ps(yaml, "cpu.alloc_pinned_cold_per_page") / 600e3, 1.0, 0.02);
+    // Past --max-size an allocation alone is fitted, a copy (and the allocation beside it) is not.
+    EXPECT_NE(yaml.find("{ row: \"syn-alloc|pinned|h2d|268435456|setup=mallochost\""), std::string::npos);
+    for (const char* row : {"syn-pinned|pinned|h2d|8388608|", "syn-pinned|pinned|h2d|8388608|setup=mallochost"}) {
+        EXPECT_EQ(yaml.find(std::string("{ row: \"") + row + "\""), std::string::npos) << row;
+    }
     // The file records what it was fitted on and how well it does on rows it did not see.
     for (const char* key : {"bounds:", "fnv1a64:", "held_out:", "residuals:", "set: held_out"}) {
         EXPECT_NE(yaml.find(key), std::string::npos) << key;
