@@ -1203,7 +1203,8 @@ int run_cli(int argc, char** argv, std::ostream& out, std::ostream& err) {
     std::string max_size = "4MiB";
     calibrate->add_option("--max-size", max_size,
                           "fit rows up to this size: larger rows are link-bound, so say little about the free "
-                          "parameters, and are slow to simulate (up to 16MiB a step takes about 2.5 s, up to 4MiB 0.1 s)")
+                          "parameters, and are slow to simulate (up to 16MiB a step takes about 2.5 s, up to 4MiB 0.1 s); "
+                          "allocations and registrations measured alone (setup_only scenarios) are fitted at every size")
         ->capture_default_str();
     calibrate->add_option("--start", co.start_file,
                           "start the fit from this calibration file's values of the free parameters (default: the "
