@@ -226,6 +226,44 @@ TEST(StreamHandoff, AnotherChannelSeesAnEventBehindACopyTheReleaseLagAfterItsSta
     EXPECT_DOUBLE_EQ(run(static_cast<std::int64_t>(ahead / 2), bytes).timings[5].end_ps, at_once.timings[5].end_ps);
 }
 
+TEST(StreamHandoff, TheCpuSeesACopyDoneTheCpuSeenLagAfterItsSemaphoreUnlessAnEngineReadItsData) {
+    // On the 2xH200 host a blocking copy out of the GPU, and a small one into it carried in the
+    // command stream, return 0.9-1.5 us later after their data than on the H100, while a copy an
+    // engine reads from host memory returns as soon after its data
+    // (results/h200x2-nvlink/isolating/h2d-landing): the CPU's view of the semaphore lags, not
+    // the GPU's clock.
+    constexpr std::int64_t kLag = 940000;
+    const auto run = [](std::int64_t lag, const Program& prog) {
+        config::ModelParams p;
+        p.runtime.cpu_seen_lag = core::Duration{lag};
+        return simulator().execute(p, prog);
+    };
+    // A blocking call, then the CPU's own work, which starts as the call returns.
+    const Op mark = strategies::simple_op(Op::Kind::kCpuWork, core::Duration{1000000});
+    const auto returns_later_by = [&](CopyDirection dir, std::uint64_t bytes) {
+        Program prog;
+        prog.ops = {strategies::copy_op(dir, bytes, 0, true), mark};
+        const ProgramOutcome on_time = run(0, prog), late = run(kLag, prog);
+        EXPECT_DOUBLE_EQ(late.timings[0].end_ps, on_time.timings[0].end_ps) << "the semaphore does not move";
+        return late.timings[1].start_ps - on_time.timings[1].start_ps;
+    };
+    const auto lag = static_cast<double>(kLag);
+    EXPECT_NEAR(returns_later_by(CopyDirection::kDeviceToHost, 4 << 10), lag, 1.0);
+    EXPECT_NEAR(returns_later_by(CopyDirection::kDeviceToHost, 1 << 20), lag, 1.0);
+    // 4 KiB into the GPU rides in the command stream on a synchronised stream; 1 MiB an engine reads.
+    ASSERT_LE(std::uint64_t{4} << 10, config::ModelParams{}.runtime.inline_h2d_max.value);
+    EXPECT_NEAR(returns_later_by(CopyDirection::kHostToDevice, 4 << 10), lag, 1.0);
+    EXPECT_DOUBLE_EQ(returns_later_by(CopyDirection::kHostToDevice, 1 << 20), 0.0);
+    // An asynchronous copy out of the GPU, then a synchronisation: it returns the lag later.
+    Program async;
+    async.ops = {strategies::copy_op(CopyDirection::kDeviceToHost, 64 << 10, 0, false), sync(), mark};
+    EXPECT_NEAR(run(kLag, async).timings[2].start_ps - run(0, async).timings[2].start_ps, lag, 1.0);
+    // A copy out of the GPU done long before the CPU waits costs the wait nothing.
+    Program early;
+    early.ops = {strategies::copy_op(CopyDirection::kDeviceToHost, 4 << 10, 1, false), kernel(50.0, 0), sync(), mark};
+    EXPECT_DOUBLE_EQ(run(kLag, early).timings[3].start_ps, run(0, early).timings[3].start_ps);
+}
+
 TEST(StreamHandoff, WorkBehindAWaitItsChannelAcquiredStartsAtOnce) {
     // Stream 1 waits for a kernel on stream 0, then copies: the wait is the copy engine's
     // semaphore acquire, and the copy starts when it succeeds (measured: dmaprobe's duplex D2H,

@@ -127,6 +127,8 @@ void HostRuntime::driver() {
         job_op_.clear();
         job_engine_.clear();
         job_done_.clear();
+        job_seen_late_.clear();
+        cpu_sees_after_ps_ = 0.0;
         first_job_id_ = next_job_id_;
         behind_gate_.clear();
         gpu_active_ = 0;
@@ -156,6 +158,7 @@ void HostRuntime::driver() {
                     timings_[i].start_ps = now_ps() - t0_ps_;
                     wait(to_sc(params_.runtime.call_overhead));
                     while (!streams_idle()) wait(progress_event_);
+                    wait_cpu_seen();
                     wait(to_sc(params_.runtime.sync_latency));
                     std::fill(stream_synced_.begin(), stream_synced_.end(), 1);
                     timings_[i].end_ps = now_ps() - t0_ps_;
@@ -223,6 +226,7 @@ void HostRuntime::driver() {
                     enqueue(i);
                     if (op.blocking) {
                         while (!finished_[i]) wait(progress_event_);
+                        wait_cpu_seen();
                         wait(to_sc(params_.runtime.sync_latency));
                         stream_synced_[stream] = 1;
                     }
@@ -706,6 +710,10 @@ double HostRuntime::follow_ps(std::size_t done, std::size_t next) const {
     return polled_ps(tried, now);
 }
 
+void HostRuntime::wait_cpu_seen() {
+    if (const double now = now_ps(); now < cpu_sees_after_ps_) wait(ps_delay(cpu_sees_after_ps_ - now));
+}
+
 double HostRuntime::seen_ps(std::size_t op, double stamp_ps) const {
     return record_behind_copy_[op] ? stamp_ps + static_cast<double>(params_.runtime.release_seen_lag.ps) : stamp_ps;
 }
@@ -773,6 +781,9 @@ std::uint32_t HostRuntime::submit_copy(int gpu, CopyDirection dir, std::uint64_t
     job.host_node = host_node_;
     job.semaphore_node = host_node_;
     submit_job(engine_for(gpu, dir), job, op);
+    // Every copy's semaphore but that of one whose engine read its data from host memory: the
+    // CPU sees it done runtime.cpu_seen_lag late.
+    job_seen_late_.back() = job.direction == CopyDirection::kDeviceToHost ? 1 : 0;
     return next_job_id_ - 1;
 }
 
@@ -788,6 +799,7 @@ void HostRuntime::submit_job(std::size_t engine, CopyJob job, std::size_t op) {
     job_op_.push_back(op);
     job_engine_.push_back(engine);
     job_done_.push_back(false);
+    job_seen_late_.push_back(0);
     if (op != kNoOp) ++jobs_left_[op];
     gpu_work_started();
     engines_[engine].queue.push_back(job);
@@ -812,6 +824,9 @@ void HostRuntime::semaphore_written(std::uint32_t job) {
     DMASIM_ASSERT(job >= first_job_id_ && job - first_job_id_ < job_op_.size());
     const std::size_t idx = job - first_job_id_;
     job_done_[idx] = true;
+    if (job_seen_late_[idx]) {
+        cpu_sees_after_ps_ = std::max(cpu_sees_after_ps_, now_ps() + static_cast<double>(params_.runtime.cpu_seen_lag.ps));
+    }
     start_next_on(job_engine_[idx]);
     const std::size_t op = job_op_[idx];
     if (op != kNoOp && --jobs_left_[op] == 0) op_finished(op);
@@ -1055,6 +1070,7 @@ void HostRuntime::staged_copy(std::size_t i) {
         }
         for (std::uint64_t k = 0; k < chunks; ++k) {
             while (!done(k)) wait(progress_event_);
+            wait_cpu_seen();
             wait(to_sc(params_.runtime.sync_latency));
             cpu_copy(chunk_bytes(k), true, !op.working_set_cached, cold);
             if (k + buffers < chunks) {
@@ -1062,6 +1078,7 @@ void HostRuntime::staged_copy(std::size_t i) {
             }
         }
     }
+    wait_cpu_seen();
     wait(to_sc(params_.runtime.sync_latency));
     timings_[i].end_ps = now_ps() - t0_ps_;
     finished_[i] = true;

@@ -194,6 +194,10 @@ private:
     // When a wait on another channel of the GPU can see `op` done, `op` having been stamped at
     // `stamp_ps`: an event recorded right behind a copy runtime.release_seen_lag later.
     double seen_ps(std::size_t op, double stamp_ps) const;
+    // The CPU has waited for GPU work it polls the semaphore of: it sees a copy done only
+    // runtime.cpu_seen_lag after that copy's semaphore, unless an engine read the copy's data
+    // from host memory.
+    void wait_cpu_seen();
     // A small host-to-device copy the call writes into the command stream (runtime.inline_h2d_max).
     bool inline_copy(const Op& op) const;
     // The calling thread's time before `op` is queued: its API call's, or, for work the runtime
@@ -326,6 +330,10 @@ private:
     std::vector<std::size_t> job_engine_;
     std::uint32_t first_job_id_ = 0;
     std::vector<bool> job_done_;
+    // Per job: a copy whose semaphore the CPU sees runtime.cpu_seen_lag late (any but one an
+    // engine read from host memory), and until when the CPU does not yet see the latest done.
+    std::vector<std::uint8_t> job_seen_late_;
+    double cpu_sees_after_ps_ = 0.0;
 
     // The GPU's idle time (runtime.idle_wake): copy jobs and kernels under way, when the last
     // one ended (-1: not idle since the program started, which the harness also starts warm)
