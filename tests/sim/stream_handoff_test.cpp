@@ -258,6 +258,22 @@ TEST(StreamHandoff, TheCpuSeesACopyDoneTheCpuSeenLagAfterItsSemaphoreUnlessAnEng
     Program async;
     async.ops = {strategies::copy_op(CopyDirection::kDeviceToHost, 64 << 10, 0, false), sync(), mark};
     EXPECT_NEAR(run(kLag, async).timings[2].start_ps - run(0, async).timings[2].start_ps, lag, 1.0);
+    // A blocking copy an engine reads returns on time beside a copy out of the GPU on another
+    // stream that ends just before it: the CPU waits for its own copy's semaphore, not the other's.
+    Program beside;
+    beside.ops = {strategies::copy_op(CopyDirection::kDeviceToHost, 1 << 20, 1, false),
+                  strategies::copy_op(CopyDirection::kHostToDevice, 1 << 20, 0, true), mark};
+    constexpr std::int64_t kLongLag = 20000000;
+    const auto run_lag = [](std::int64_t lag, const Program& prog) {
+        config::ModelParams p;
+        p.runtime.cpu_seen_lag = core::Duration{lag};
+        return simulator().execute(p, prog);
+    };
+    const ProgramOutcome beside_on_time = run_lag(0, beside), beside_late = run_lag(kLongLag, beside);
+    ASSERT_LT(beside_on_time.timings[0].end_ps, beside_on_time.timings[2].start_ps) << "the other copy ends first";
+    ASSERT_GT(beside_on_time.timings[0].end_ps + static_cast<double>(kLongLag), beside_on_time.timings[2].start_ps)
+        << "its lag reaches past this copy's return";
+    EXPECT_DOUBLE_EQ(beside_late.timings[2].start_ps, beside_on_time.timings[2].start_ps);
     // A copy out of the GPU done long before the CPU waits costs the wait nothing.
     Program early;
     early.ops = {strategies::copy_op(CopyDirection::kDeviceToHost, 4 << 10, 1, false), kernel(50.0, 0), sync(), mark};

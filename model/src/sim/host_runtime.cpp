@@ -85,6 +85,7 @@ void HostRuntime::driver() {
         const std::size_t n_ops = program_.ops.size();
         timings_.assign(n_ops, OpTiming{});
         finished_.assign(n_ops, false);
+        op_seen_at_ps_.assign(n_ops, 0.0);
         jobs_left_.assign(n_ops, 0);
         waiters_.assign(n_ops, {});
         enqueued_ps_.assign(n_ops, 0.0);
@@ -128,6 +129,7 @@ void HostRuntime::driver() {
         job_engine_.clear();
         job_done_.clear();
         job_seen_late_.clear();
+        job_seen_at_ps_.clear();
         cpu_sees_after_ps_ = 0.0;
         first_job_id_ = next_job_id_;
         behind_gate_.clear();
@@ -158,7 +160,7 @@ void HostRuntime::driver() {
                     timings_[i].start_ps = now_ps() - t0_ps_;
                     wait(to_sc(params_.runtime.call_overhead));
                     while (!streams_idle()) wait(progress_event_);
-                    wait_cpu_seen();
+                    wait_cpu_seen(cpu_sees_after_ps_);
                     wait(to_sc(params_.runtime.sync_latency));
                     std::fill(stream_synced_.begin(), stream_synced_.end(), 1);
                     timings_[i].end_ps = now_ps() - t0_ps_;
@@ -226,7 +228,7 @@ void HostRuntime::driver() {
                     enqueue(i);
                     if (op.blocking) {
                         while (!finished_[i]) wait(progress_event_);
-                        wait_cpu_seen();
+                        wait_cpu_seen(op_seen_at_ps_[i]);
                         wait(to_sc(params_.runtime.sync_latency));
                         stream_synced_[stream] = 1;
                     }
@@ -710,8 +712,8 @@ double HostRuntime::follow_ps(std::size_t done, std::size_t next) const {
     return polled_ps(tried, now);
 }
 
-void HostRuntime::wait_cpu_seen() {
-    if (const double now = now_ps(); now < cpu_sees_after_ps_) wait(ps_delay(cpu_sees_after_ps_ - now));
+void HostRuntime::wait_cpu_seen(double seen_ps) {
+    if (const double now = now_ps(); now < seen_ps) wait(ps_delay(seen_ps - now));
 }
 
 double HostRuntime::seen_ps(std::size_t op, double stamp_ps) const {
@@ -800,6 +802,7 @@ void HostRuntime::submit_job(std::size_t engine, CopyJob job, std::size_t op) {
     job_engine_.push_back(engine);
     job_done_.push_back(false);
     job_seen_late_.push_back(0);
+    job_seen_at_ps_.push_back(0.0);
     if (op != kNoOp) ++jobs_left_[op];
     gpu_work_started();
     engines_[engine].queue.push_back(job);
@@ -824,9 +827,9 @@ void HostRuntime::semaphore_written(std::uint32_t job) {
     DMASIM_ASSERT(job >= first_job_id_ && job - first_job_id_ < job_op_.size());
     const std::size_t idx = job - first_job_id_;
     job_done_[idx] = true;
-    if (job_seen_late_[idx]) {
-        cpu_sees_after_ps_ = std::max(cpu_sees_after_ps_, now_ps() + static_cast<double>(params_.runtime.cpu_seen_lag.ps));
-    }
+    job_seen_at_ps_[idx] = now_ps() + (job_seen_late_[idx] ? static_cast<double>(params_.runtime.cpu_seen_lag.ps) : 0.0);
+    cpu_sees_after_ps_ = std::max(cpu_sees_after_ps_, job_seen_at_ps_[idx]);
+    if (const std::size_t o = job_op_[idx]; o != kNoOp) op_seen_at_ps_[o] = std::max(op_seen_at_ps_[o], job_seen_at_ps_[idx]);
     start_next_on(job_engine_[idx]);
     const std::size_t op = job_op_[idx];
     if (op != kNoOp && --jobs_left_[op] == 0) op_finished(op);
@@ -1070,7 +1073,7 @@ void HostRuntime::staged_copy(std::size_t i) {
         }
         for (std::uint64_t k = 0; k < chunks; ++k) {
             while (!done(k)) wait(progress_event_);
-            wait_cpu_seen();
+            wait_cpu_seen(job_seen_at_ps_[job_of[k] - first_job_id_]);
             wait(to_sc(params_.runtime.sync_latency));
             cpu_copy(chunk_bytes(k), true, !op.working_set_cached, cold);
             if (k + buffers < chunks) {
@@ -1078,7 +1081,7 @@ void HostRuntime::staged_copy(std::size_t i) {
             }
         }
     }
-    wait_cpu_seen();
+    if (chunks > 0) wait_cpu_seen(job_seen_at_ps_[job_of[chunks - 1] - first_job_id_]);
     wait(to_sc(params_.runtime.sync_latency));
     timings_[i].end_ps = now_ps() - t0_ps_;
     finished_[i] = true;

@@ -196,8 +196,9 @@ private:
     double seen_ps(std::size_t op, double stamp_ps) const;
     // The CPU has waited for GPU work it polls the semaphore of: it sees a copy done only
     // runtime.cpu_seen_lag after that copy's semaphore, unless an engine read the copy's data
-    // from host memory.
-    void wait_cpu_seen();
+    // from host memory. `seen_ps`: when it sees the work it waited for (a job's, an operation's
+    // or, for a synchronisation, the latest of all).
+    void wait_cpu_seen(double seen_ps);
     // A small host-to-device copy the call writes into the command stream (runtime.inline_h2d_max).
     bool inline_copy(const Op& op) const;
     // The calling thread's time before `op` is queued: its API call's, or, for work the runtime
@@ -331,8 +332,11 @@ private:
     std::uint32_t first_job_id_ = 0;
     std::vector<bool> job_done_;
     // Per job: a copy whose semaphore the CPU sees runtime.cpu_seen_lag late (any but one an
-    // engine read from host memory), and until when the CPU does not yet see the latest done.
+    // engine read from host memory), and when the CPU sees it done; per operation, when it sees
+    // the operation's last job done; and when it sees the latest job done.
     std::vector<std::uint8_t> job_seen_late_;
+    std::vector<double> job_seen_at_ps_;
+    std::vector<double> op_seen_at_ps_;
     double cpu_sees_after_ps_ = 0.0;
 
     // The GPU's idle time (runtime.idle_wake): copy jobs and kernels under way, when the last
