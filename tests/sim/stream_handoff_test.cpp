@@ -264,12 +264,7 @@ TEST(StreamHandoff, TheCpuSeesACopyDoneTheCpuSeenLagAfterItsSemaphoreUnlessAnEng
     beside.ops = {strategies::copy_op(CopyDirection::kDeviceToHost, 1 << 20, 1, false),
                   strategies::copy_op(CopyDirection::kHostToDevice, 1 << 20, 0, true), mark};
     constexpr std::int64_t kLongLag = 20000000;
-    const auto run_lag = [](std::int64_t lag, const Program& prog) {
-        config::ModelParams p;
-        p.runtime.cpu_seen_lag = core::Duration{lag};
-        return simulator().execute(p, prog);
-    };
-    const ProgramOutcome beside_on_time = run_lag(0, beside), beside_late = run_lag(kLongLag, beside);
+    const ProgramOutcome beside_on_time = run(0, beside), beside_late = run(kLongLag, beside);
     ASSERT_LT(beside_on_time.timings[0].end_ps, beside_on_time.timings[2].start_ps) << "the other copy ends first";
     ASSERT_GT(beside_on_time.timings[0].end_ps + static_cast<double>(kLongLag), beside_on_time.timings[2].start_ps)
         << "its lag reaches past this copy's return";

@@ -208,8 +208,9 @@ struct RuntimeParams {
     // Another channel of the GPU sees an event recorded right behind a copy this long after its
     // stamp (the host memory its release is written to; the stamp, and the event's time, stay).
     Duration release_seen_lag{0};
-    // The CPU sees a copy into host memory done this long after its semaphore (its data and
-    // every event's time stay): a blocking call, a synchronisation, a pageable copy's piece.
+    // The CPU sees a copy done this long after its semaphore unless an engine read its data from
+    // host memory (its data and every event's time stay): a blocking call, a synchronisation, a
+    // pageable copy's piece.
     Duration cpu_seen_lag{0};
     // A stream operation that must wait for another engine's work of its GPU (a copy behind a
     // kernel, a cudaStreamWaitEvent on another stream) tries its semaphore when its channel
