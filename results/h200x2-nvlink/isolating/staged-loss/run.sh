@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# One lease of the staged-loss case, on a machine of two GPUs (CUDA toolkit only):
+#   results/h200x2-nvlink/isolating/staged-loss/run.sh OUTDIR [NAME FIRSTS PROBES DELAYS START]...
+# Writes OUTDIR/<kind>-<date>-<boot id>/: stagedloss.csv (every repetition; the default cells),
+# stagedloss-NAME.csv for each further group of five arguments (stagedloss.cu's; a NAME with
+# "-4m" in it runs 4 MiB staged copies), machine.txt
+# (nvidia-smi, nvidia-smi topo -m, lscpu, kernel). <kind>: the GPU name's second word in lower
+# case, x the number of GPUs.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+out=${1:?usage: run.sh OUTDIR}
+boot=$(tr -d '-' </proc/sys/kernel/random/boot_id | cut -c1-8)
+kind=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | awk '{print tolower($2)}')x$(nvidia-smi -L | wc -l)
+dir="$out/$kind-$(date -u +%Y-%m-%d)-$boot"
+mkdir -p "$dir"
+nvcc -O3 -arch=sm_90 "$here/stagedloss.cu" -o /tmp/stagedloss
+{
+  echo "## boot id $(cat /proc/sys/kernel/random/boot_id)"
+  echo "## nvidia-smi"; nvidia-smi 2>&1 || true
+  echo "## nvidia-smi topo -m"; nvidia-smi topo -m 2>&1 || true
+  echo "## lscpu"; lscpu 2>&1 || true
+  echo "## kernel"; uname -a; cat /proc/cmdline 2>/dev/null || true
+} >"$dir/machine.txt" 2>&1
+/tmp/stagedloss >"$dir/stagedloss.csv"
+shift
+while [ $# -ge 5 ]; do
+  case "$1" in *-4m*) export STAGED_KIB=4096 ;; *) unset STAGED_KIB ;; esac
+  /tmp/stagedloss "$2" "$3" "$4" "$5" >"$dir/stagedloss-$1.csv"
+  shift 5
+done
+echo "lease $(basename "$dir"): $(($(wc -l <"$dir/stagedloss.csv") - 1)) rows"
