@@ -207,7 +207,9 @@ TEST(CrossDeviceWait, TheCallsBetweenTheStartAndTheSourcesCopyCostTheCpuTheirTim
 // the source's copy (end0), the CPU held `hold_us` before the source's copy call; `own`: whether
 // the source copies at all (else "alone1"). Returns the row and the CPU's time from the start
 // event's call to the source's copy call (call0), as the program prints them.
-std::pair<double, double> peer_phase_row(Simulator& sim, const config::ModelParams& q, std::uint64_t bytes, bool own, double hold_us) {
+// `events`: with start1 and end0 (peer-phase's sequence), else dmaprobe's own (peer-sequence's `main`).
+std::pair<double, double> peer_phase_row(Simulator& sim, const config::ModelParams& q, std::uint64_t bytes, bool own, double hold_us,
+                                         bool events = true) {
     Program p;
     auto& ops = p.ops;
     const auto on = [&ops](Op op, int stream, int gpu) {
@@ -227,13 +229,13 @@ std::pair<double, double> peer_phase_row(Simulator& sim, const config::ModelPara
     Op w1 = strategies::simple_op(Op::Kind::kWaitFor);
     w1.after = start0;
     on(w1, 1, 1);
-    on(strategies::simple_op(Op::Kind::kRecord), 1, 1);
+    if (events) on(strategies::simple_op(Op::Kind::kRecord), 1, 1);
     peer(1, 0, 1);
     const std::size_t end1 = on(strategies::simple_op(Op::Kind::kRecord), 1, 1);
     if (hold_us > 0.0) ops.push_back(strategies::simple_op(Op::Kind::kCpuWork, core::Duration{static_cast<std::int64_t>(hold_us * 1e6)}));
     const std::size_t call0 = ops.size();
     if (own) peer(0, 1, 0);
-    on(strategies::simple_op(Op::Kind::kRecord), 0, 0);
+    if (events) on(strategies::simple_op(Op::Kind::kRecord), 0, 0);
     Op w0 = strategies::simple_op(Op::Kind::kWaitFor);
     w0.after = end1;
     on(w0, 0, 0);
@@ -247,23 +249,24 @@ std::pair<double, double> peer_phase_row(Simulator& sim, const config::ModelPara
 // _read and _seen were chosen on the cells of 7902bd27 and 4494dd59 (median |error| 3.35 %);
 // 29a6cf92, a third lease, was held out. Without the tries' grid the model was 14-50 % off on
 // many of them.
-TEST(CrossDeviceWait, TheIsolatingSweepsOfThreeLeasesFollowTheModel) {
-    const std::string yaml = "strategy: peer\nsizes: 1MiB\ndirection: both\nplatform: h200x2-nvlink\n";
-    const config::ModelParams q =
-        config::parse_scenarios(yaml, "peer-phase.yaml", {}, config::CalibrationChoice::platform()).at(0).params.without_spread();
-    // This file's model of the platform (a process elaborates one), run with the calibration's values.
-    Simulator& sim = simulator();
-    const std::filesystem::path leases = std::filesystem::path(DMASIM_SOURCE_DIR) / "results/h200x2-nvlink/isolating/peer-phase/leases";
-    ASSERT_TRUE(std::filesystem::is_directory(leases)) << leases;
-    using Cell = std::tuple<std::uint64_t, std::string, std::string>;  // bytes, case, delay
-    std::map<std::string, std::vector<double>> errors;  // per size and case
-    std::map<std::string, std::vector<double>> per_lease;
+// |model / measured - 1| of every cell of the peer-phase sweeps, by size and case, by lease, and
+// all; how many lease files were read.
+struct SweepErrors {
+    std::map<std::string, std::vector<double>> errors, per_lease;
     std::vector<double> all;
     int files = 0;
+};
+
+SweepErrors sweep_errors(Simulator& sim, const config::ModelParams& q) {
+    SweepErrors out;
+    const std::filesystem::path leases = std::filesystem::path(DMASIM_SOURCE_DIR) / "results/h200x2-nvlink/isolating/peer-phase/leases";
+    EXPECT_TRUE(std::filesystem::is_directory(leases)) << leases;
+    if (!std::filesystem::is_directory(leases)) return out;
+    using Cell = std::tuple<std::uint64_t, std::string, std::string>;  // bytes, case, delay
     for (const auto& lease : std::filesystem::directory_iterator(leases)) {
         std::ifstream in(lease.path() / "peerphase.csv");
-        ASSERT_TRUE(in) << lease.path();
-        ++files;
+        EXPECT_TRUE(in) << lease.path();
+        ++out.files;
         std::string line;
         std::getline(in, line);  // bytes,case,delay_us,rep,row_us,gpu0_us,gpu1_us,call0_us
         std::map<Cell, std::pair<std::vector<double>, std::vector<double>>> cells;
@@ -271,7 +274,8 @@ TEST(CrossDeviceWait, TheIsolatingSweepsOfThreeLeasesFollowTheModel) {
             std::vector<std::string> f;
             std::stringstream ss(line);
             for (std::string x; std::getline(ss, x, ',');) f.push_back(x);
-            ASSERT_EQ(f.size(), 8U) << line;
+            EXPECT_EQ(f.size(), 8U) << line;
+            if (f.size() != 8U) continue;
             auto& c = cells[Cell{std::stoull(f[0]), f[1], f[2]}];
             c.first.push_back(std::stod(f[4]));
             c.second.push_back(std::stod(f[7]));
@@ -291,11 +295,32 @@ TEST(CrossDeviceWait, TheIsolatingSweepsOfThreeLeasesFollowTheModel) {
             const double hold = std::round((call0_us - unheld) * 2.0) / 2.0;  // the model on the sweep's 0.5 us grid
             const double model_us = peer_phase_row(sim, q, bytes, own, hold).first * 1e-6;
             const double e = std::abs(model_us / row_us - 1.0);
-            errors[std::to_string(bytes >> 20) + " MiB " + kase].push_back(e);
-            per_lease[lease.path().filename().string()].push_back(e);
-            all.push_back(e);
+            out.errors[std::to_string(bytes >> 20) + " MiB " + kase].push_back(e);
+            out.per_lease[lease.path().filename().string()].push_back(e);
+            out.all.push_back(e);
         }
     }
+    return out;
+}
+
+double isolating_sweeps_error(Simulator& sim, const config::ModelParams& q) {
+    std::vector<double> all = sweep_errors(sim, q).all;
+    if (all.empty()) return 1.0;
+    std::sort(all.begin(), all.end());
+    return all[all.size() / 2];
+}
+
+TEST(CrossDeviceWait, TheIsolatingSweepsOfThreeLeasesFollowTheModel) {
+    const std::string yaml = "strategy: peer\nsizes: 1MiB\ndirection: both\nplatform: h200x2-nvlink\n";
+    const config::ModelParams q =
+        config::parse_scenarios(yaml, "peer-phase.yaml", {}, config::CalibrationChoice::platform()).at(0).params.without_spread();
+    // This file's model of the platform (a process elaborates one), run with the calibration's values.
+    Simulator& sim = simulator();
+    const SweepErrors sweeps = sweep_errors(sim, q);
+    const auto& errors = sweeps.errors;
+    const auto& per_lease = sweeps.per_lease;
+    const auto& all = sweeps.all;
+    const int files = sweeps.files;
     EXPECT_EQ(files, 3);
     ASSERT_GT(all.size(), 300U);
     const auto median = [](std::vector<double> v) {
@@ -313,6 +338,82 @@ TEST(CrossDeviceWait, TheIsolatingSweepsOfThreeLeasesFollowTheModel) {
         for (const auto& [lease, e] : per_lease) std::printf("%s: median |error| %.2f %%\n", lease.c_str(), 100 * median(e));
         std::printf("all: %.2f %% over %zu cells\n", 100 * median(all), all.size());
     }
+}
+
+// dmaprobe's own both-ways sequence (no start1, no end0; peer-sequence's `main` and `bare` cases,
+// results/h200x2-nvlink/isolating/peer-sequence, two fresh leases and a second run), cell by cell
+// at the CPU's time each cell measured to GPU 0's copy call, as above. The two sequences differ
+// only in two event records, and the leases put 3 us between them that the committed calibration
+// puts into every handoff after finished work (runtime.stream_wait_latency, fitted 3.38 us):
+// with it the model is 9 % off here (14-18 % at 1 MiB: its drop comes 5 us of the CPU's time
+// late). With the spacing of a stream's records measured on a 2xH200 (release-spacing: 2.85-2.98
+// us, where the H100's kind has 1.25-1.28) and the handoff at the H100's 0.11 us, the model
+// follows both sequences; the calibration is to be refitted with it.
+TEST(CrossDeviceWait, WithTheMeasuredRecordSpacingBothSequencesFollowTheModel) {
+    const std::string yaml = "strategy: peer\nsizes: 1MiB\ndirection: both\nplatform: h200x2-nvlink\n";
+    config::ModelParams q =
+        config::parse_scenarios(yaml, "peer-sequence.yaml", {}, config::CalibrationChoice::platform()).at(0).params.without_spread();
+    q.runtime.release_spacing = core::Duration{2'900'000};
+    q.runtime.stream_wait_latency = core::Duration{110'000};
+
+    Simulator& sim = simulator();
+    const std::filesystem::path leases = std::filesystem::path(DMASIM_SOURCE_DIR) / "results/h200x2-nvlink/isolating/peer-sequence/leases";
+    ASSERT_TRUE(std::filesystem::is_directory(leases)) << leases;
+    std::map<std::string, std::vector<double>> errors;  // per run and size
+    std::vector<double> all;
+    for (const auto& lease : std::filesystem::directory_iterator(leases)) {
+        for (const auto& file : std::filesystem::directory_iterator(lease.path())) {
+            if (file.path().extension() != ".csv") continue;
+            std::ifstream in(file.path());
+            ASSERT_TRUE(in) << file.path();
+            std::string line;
+            std::getline(in, line);  // bytes,case,delay_us,rep,row_us,call0_us,wait_call_us
+            std::map<std::pair<std::uint64_t, std::string>, std::pair<std::vector<double>, std::vector<double>>> cells;
+            while (std::getline(in, line)) {
+                std::vector<std::string> f;
+                std::stringstream ss(line);
+                for (std::string x; std::getline(ss, x, ',');) f.push_back(x);
+                ASSERT_EQ(f.size(), 7U) << line;
+                if (f[1] != "main" && f[1] != "bare") continue;
+                auto& c = cells[{std::stoull(f[0]), f[1] + "," + f[2]}];
+                c.first.push_back(std::stod(f[4]));
+                c.second.push_back(std::stod(f[5]));
+            }
+            const auto median = [](std::vector<double> v) {
+                std::sort(v.begin(), v.end());
+                const std::size_t n = v.size();
+                return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+            };
+            for (const auto& [cell, reps] : cells) {
+                const std::uint64_t bytes = cell.first;
+                const double row_us = median(reps.first);
+                const double call0_us = median(reps.second);
+                const double unheld = peer_phase_row(sim, q, bytes, true, 0.0, false).second * 1e-6;
+                if (call0_us < unheld) continue;
+                const double hold = std::round((call0_us - unheld) * 2.0) / 2.0;
+                const double model_us = peer_phase_row(sim, q, bytes, true, hold, false).first * 1e-6;
+                const double e = std::abs(model_us / row_us - 1.0);
+                errors[lease.path().filename().string() + "/" + file.path().filename().string() + " " + std::to_string(bytes >> 20) +
+                       " MiB"]
+                    .push_back(e);
+                all.push_back(e);
+            }
+        }
+    }
+    const auto median = [](std::vector<double> v) {
+        std::sort(v.begin(), v.end());
+        return v[v.size() / 2];
+    };
+    ASSERT_GT(all.size(), 150U);
+    if (std::getenv("DMASIM_VERBOSE")) {
+        for (const auto& [what, e] : errors) std::printf("%s: median |error| %.2f %% over %zu cells\n", what.c_str(), 100 * median(e), e.size());
+        std::printf("all: %.2f %% over %zu cells\n", 100 * median(all), all.size());
+    }
+    EXPECT_LT(median(all), 0.04);
+    for (const auto& [what, e] : errors) EXPECT_LT(median(e), 0.05) << what;
+    // The isolating sweeps (with start1 and end0) under the same values stay where the committed
+    // calibration has them (3.3 %).
+    EXPECT_LT(isolating_sweeps_error(sim, q), 0.04);
 }
 
 // dma.egress_queue orders the copy engines' TLPs towards PCIe links only (where it is measured):
