@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# One lease of the release-spacing case, on a machine of two GPUs (CUDA toolkit only):
+# One lease of the release-spacing case, on a machine of one or two GPUs (CUDA toolkit only):
 #   results/h200x2-nvlink/isolating/release-spacing/run.sh OUTDIR
 # Writes OUTDIR/<kind>-<date>-<boot id>/: spacing.csv (every repetition), machine.txt (nvidia-smi,
 # nvidia-smi topo -m, lscpu, kernel). <kind>: the GPU name's second word in lower case, x the
