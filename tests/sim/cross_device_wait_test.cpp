@@ -303,13 +303,6 @@ SweepErrors sweep_errors(Simulator& sim, const config::ModelParams& q) {
     return out;
 }
 
-double isolating_sweeps_error(Simulator& sim, const config::ModelParams& q) {
-    std::vector<double> all = sweep_errors(sim, q).all;
-    if (all.empty()) return 1.0;
-    std::sort(all.begin(), all.end());
-    return all[all.size() / 2];
-}
-
 TEST(CrossDeviceWait, TheIsolatingSweepsOfThreeLeasesFollowTheModel) {
     const std::string yaml = "strategy: peer\nsizes: 1MiB\ndirection: both\nplatform: h200x2-nvlink\n";
     const config::ModelParams q =
@@ -343,17 +336,17 @@ TEST(CrossDeviceWait, TheIsolatingSweepsOfThreeLeasesFollowTheModel) {
 // dmaprobe's own both-ways sequence (no start1, no end0; peer-sequence's `main` and `bare` cases,
 // results/h200x2-nvlink/isolating/peer-sequence, two fresh leases and a second run), cell by cell
 // at the CPU's time each cell measured to GPU 0's copy call, as above. The two sequences differ
-// only in two event records, and the leases put 3 us between them that the committed calibration
-// puts into every handoff after finished work (runtime.stream_wait_latency, fitted 3.38 us):
-// with it the model is 9 % off here (14-18 % at 1 MiB: its drop comes 5 us of the CPU's time
-// late). With the spacing of a stream's records measured on a 2xH200 (release-spacing: 2.85-2.98
-// us, where the H100's kind has 1.25-1.28) and the handoff at the H100's 0.11 us, the model
-// follows both sequences; the calibration is to be refitted with it.
-TEST(CrossDeviceWait, WithTheMeasuredRecordSpacingBothSequencesFollowTheModel) {
+// only in two event records, which cost the GPUs about 3 us each: a stream's records land 2.9 us
+// apart on the 2xH200 and a copy right behind one starts 2.35 us after it (release-spacing; the
+// calibration has both). The handoff after finished work (runtime.stream_wait_latency) has to be
+// small for this sequence, as the H100's 0.11 us: the 2xH200's calibration fits 2.11 us, which its
+// duplex pairs hold (their stop behind a same-GPU wait comes 4.6-6.5 us after the copy's end,
+// something not modelled), and with it the model is 6.6 % off here (was 9.1 % with 3.38 us and
+// no record costs).
+TEST(CrossDeviceWait, DmaprobesOwnSequenceFollowsTheModelOnLeasesItWasNotChosenOn) {
     const std::string yaml = "strategy: peer\nsizes: 1MiB\ndirection: both\nplatform: h200x2-nvlink\n";
     config::ModelParams q =
         config::parse_scenarios(yaml, "peer-sequence.yaml", {}, config::CalibrationChoice::platform()).at(0).params.without_spread();
-    q.runtime.release_spacing = core::Duration{2'900'000};
     q.runtime.stream_wait_latency = core::Duration{110'000};
 
     Simulator& sim = simulator();
@@ -411,9 +404,6 @@ TEST(CrossDeviceWait, WithTheMeasuredRecordSpacingBothSequencesFollowTheModel) {
     }
     EXPECT_LT(median(all), 0.04);
     for (const auto& [what, e] : errors) EXPECT_LT(median(e), 0.05) << what;
-    // The isolating sweeps (with start1 and end0) under the same values stay where the committed
-    // calibration has them (3.3 %).
-    EXPECT_LT(isolating_sweeps_error(sim, q), 0.04);
 }
 
 // dma.egress_queue orders the copy engines' TLPs towards PCIe links only (where it is measured):
