@@ -358,7 +358,7 @@ void HostRuntime::start_op(std::size_t i) {
     }
     if (op.kind == Op::Kind::kRecord) {
         // Its stamp, which a wait on it sees too (wait_for): no sooner than the stream's release
-        // before it has landed. Set first: a copy behind it waits for it (record_landed_ps).
+        // before it has landed. Set first: a copy behind it waits for it (follow_ps).
         double& released = released_ps_[static_cast<std::size_t>(op.stream)];
         const double stamp = std::max(now_ps() + record_stamp_ps_[i], released + static_cast<double>(params_.runtime.release_spacing.ps));
         released = stamp;
@@ -685,10 +685,6 @@ void HostRuntime::hand_on_behind(std::size_t op) {
     }
 }
 
-double HostRuntime::record_landed_ps(std::size_t op) const {
-    return released_ps_[static_cast<std::size_t>(program_.ops[op].stream)] + static_cast<double>(params_.runtime.record_follow.ps);
-}
-
 double HostRuntime::follow_ps(std::size_t done, std::size_t next) const {
     const double now = now_ps();
     // Event records and waits are semaphore methods the channel runs inline: a record behind work
@@ -706,20 +702,23 @@ double HostRuntime::follow_ps(std::size_t done, std::size_t next) const {
         return now;
     }
     // A copy right behind a record on its stream waits besides for the record's release to land
-    // (runtime.record_follow, isolating/release-spacing).
-    const double landed = dk == Op::Kind::kRecord && nk == Op::Kind::kCopy && program_.ops[done].stream == program_.ops[next].stream &&
-                                  program_.ops[done].gpu == program_.ops[next].gpu
-                              ? record_landed_ps(next)
-                              : 0.0;
-    if (program_.ops[done].gpu != program_.ops[next].gpu || channel_[done] == channel_[next] || channel_[next] == kFrontEnd) {
-        return std::max(now + handoff_ps(done, next), landed);
-    }
-    // `next`'s channel reached it once it was issued and `done` had been handed out, and has
-    // retried its semaphore since; issued only now, it finds `done` finished.
-    const double handed = handed_ps_[done] >= 0.0 ? handed_ps_[done] : t0_ps_ + timings_[done].start_ps;
-    const double tried = std::max(enqueued_ps_[next], handed);
-    if (tried >= now || params_.runtime.poll_period.ps == 0) return std::max(now + handoff_ps(done, next), landed);
-    return std::max(polled_ps(tried, now), landed);
+    // (runtime.record_follow, isolating/release-spacing); the record's stamp is its stream's latest.
+    const bool behind_record = dk == Op::Kind::kRecord && nk == Op::Kind::kCopy &&
+                               program_.ops[done].stream == program_.ops[next].stream && program_.ops[done].gpu == program_.ops[next].gpu;
+    const double landed = behind_record ? released_ps_[static_cast<std::size_t>(program_.ops[next].stream)] +
+                                              static_cast<double>(params_.runtime.record_follow.ps)
+                                        : 0.0;
+    return std::max(landed, [&] {
+        if (program_.ops[done].gpu != program_.ops[next].gpu || channel_[done] == channel_[next] || channel_[next] == kFrontEnd) {
+            return now + handoff_ps(done, next);
+        }
+        // `next`'s channel reached it once it was issued and `done` had been handed out, and has
+        // retried its semaphore since; issued only now, it finds `done` finished.
+        const double handed = handed_ps_[done] >= 0.0 ? handed_ps_[done] : t0_ps_ + timings_[done].start_ps;
+        const double tried = std::max(enqueued_ps_[next], handed);
+        if (tried >= now || params_.runtime.poll_period.ps == 0) return now + handoff_ps(done, next);
+        return polled_ps(tried, now);
+    }());
 }
 
 void HostRuntime::wait_cpu_seen(double seen_ps) {

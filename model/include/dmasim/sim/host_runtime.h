@@ -212,8 +212,6 @@ private:
     // The CPU's cudaSetDevice before a call for another GPU than its last (runtime.set_device_call).
     void switch_device(const Op& op);
 
-    // When a copy behind its stream's latest event record may start (runtime.record_follow).
-    double record_landed_ps(std::size_t op) const;
     // When `next` goes, `done` having ended now: after the handoff, or, where `next` runs on
     // another channel of the same GPU and tried before now, at its first try after now.
     double follow_ps(std::size_t done, std::size_t next) const;
