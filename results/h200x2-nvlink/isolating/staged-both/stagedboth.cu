@@ -9,7 +9,8 @@
 //                for end1, records stop. gpu0 = start..end0, gpu1 = start1..end1, row = start..stop;
 //   free         the same calls in the same order without the two cross-GPU waits: each copy
 //                timed from its own GPU's start event;
-//   gated        as free, but each GPU's stream first runs a spin kernel of kSpinUs, so both
+//   gated        as free, but each GPU's stream first runs a spin kernel (600 us, in proportion
+//                to the size past 64 MiB: spin_us), so both
 //                copies (and all calls) are queued before either starts: the GPUs' side alone;
 //   gated0to1    one way behind the spin kernel (the reference for gated);
 //   swap         as free, but GPU 0's copy issued before GPU 1's;
@@ -29,7 +30,7 @@
 // Build: nvcc -O3 -arch=sm_90 stagedboth.cu -o stagedboth
 // Run:   ./stagedboth [CASES [SIZES]] > stagedboth.csv
 //        CASES comma-separated (default 0to1,1to0,both,free,gated,gated0to1), SIZES in KiB
-//        (default 512,1024,2048,4096,16384,65536), e.g. ./stagedboth later0:10,later1:10 1024
+//        (default 512,1024,2048,4096,16384,65536; up to 1 GiB), e.g. ./stagedboth later0:10,later1:10 1024
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -55,8 +56,13 @@ namespace {
 constexpr int kWarmup = 3;
 constexpr int kReps = 20;
 // Long enough that every call of a case is queued before the spin ends (the calls of a 64 MiB
-// staged copy keep the CPU 150-300 us).
+// staged copy keep the CPU 150-300 us); larger copies get it in proportion (spin_us).
 constexpr double kSpinUs = 600.0;
+constexpr std::size_t kSpinBytes = std::size_t{64} << 20;
+// Sizes up to this are accepted (the main plan's largest staged peer copy is 256 MiB).
+constexpr std::size_t kMaxBytes = std::size_t{1} << 30;
+
+double spin_us(std::size_t n) { return kSpinUs * static_cast<double>(std::max(n, kSpinBytes)) / static_cast<double>(kSpinBytes); }
 
 using Clock = std::chrono::steady_clock;
 
@@ -146,7 +152,22 @@ int main(int argc, char** argv) {
             CHECK(e);
         }
     }
-    const std::size_t max = std::size_t{64} << 20;
+    std::vector<std::string> cases = {"0to1", "1to0", "both", "free", "gated", "gated0to1"};
+    std::vector<std::size_t> sizes = {std::size_t{512} << 10, std::size_t{1} << 20, std::size_t{2} << 20,
+                                      std::size_t{4} << 20,   std::size_t{16} << 20, std::size_t{64} << 20};
+    if (argc > 1) cases = split(argv[1]);
+    if (argc > 2) {
+        sizes.clear();
+        for (const std::string& k : split(argv[2])) {
+            const std::size_t n = std::stoull(k) << 10;
+            if (n == 0 || n > kMaxBytes) {
+                std::fprintf(stderr, "size %s KiB: not in 1 KiB..%zu MiB\n", k.c_str(), kMaxBytes >> 20);
+                return 2;
+            }
+            sizes.push_back(n);
+        }
+    }
+    const std::size_t max = *std::max_element(sizes.begin(), sizes.end());
     Gpu g[2];
     for (int d = 0; d < 2; ++d) {
         g[d].dev = d;
@@ -160,22 +181,7 @@ int main(int argc, char** argv) {
         fill(g[d].src, max, 1u + static_cast<unsigned>(d), d);
     }
     std::printf("case,bytes,gpu0_us,gpu0_p10_us,gpu0_p90_us,gpu1_us,gpu1_p10_us,gpu1_p90_us,row_us,row_p10_us,row_p90_us,"
-                "call0_us,call1_us,seen0_us,seen1_us,reps\n");
-    std::vector<std::string> cases = {"0to1", "1to0", "both", "free", "gated", "gated0to1"};
-    std::vector<std::size_t> sizes = {std::size_t{512} << 10, std::size_t{1} << 20, std::size_t{2} << 20,
-                                      std::size_t{4} << 20,   std::size_t{16} << 20, max};
-    if (argc > 1) cases = split(argv[1]);
-    if (argc > 2) {
-        sizes.clear();
-        for (const std::string& k : split(argv[2])) {
-            const std::size_t n = std::stoull(k) << 10;
-            if (n == 0 || n > max) {
-                std::fprintf(stderr, "size %s KiB: not in 1 KiB..%zu MiB\n", k.c_str(), max >> 20);
-                return 2;
-            }
-            sizes.push_back(n);
-        }
-    }
+                "call0_us,call1_us,seen0_us,seen1_us,reps,call0_p10_us,call0_p90_us,call1_p10_us,call1_p90_us\n");
     for (const std::string& c : cases) {
         const std::string base = c.substr(0, c.find(':'));
         if (base != "0to1" && base != "1to0" && base != "both" && base != "free" && base != "swap" && base != "gated" &&
@@ -211,7 +217,7 @@ int main(int argc, char** argv) {
                     for (int d : {1, 0}) {
                         if ((d == 0 && !from0) || (d == 1 && !from1)) continue;
                         CHECK(cudaSetDevice(d));
-                        const double us = kSpinUs + ((base == "later0" && d == 0) || (base == "later1" && d == 1) ? later : 0.0);
+                        const double us = spin_us(n) + ((base == "later0" && d == 0) || (base == "later1" && d == 1) ? later : 0.0);
                         spin<<<1, 1, 0, g[d].s>>>(static_cast<unsigned long long>(us * 1e3));
                         CHECK(cudaGetLastError());
                     }
@@ -295,10 +301,11 @@ int main(int argc, char** argv) {
                 std::fprintf(stderr, "verification failed: %s 1 -> 0, %zu bytes\n", which, n);
                 return 1;
             }
-            std::printf("%s,%zu,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%d\n", which, n, quantile(t0, 0.5),
+            std::printf("%s,%zu,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%d,%.3f,%.3f,%.3f,%.3f\n", which, n, quantile(t0, 0.5),
                         quantile(t0, 0.1), quantile(t0, 0.9), quantile(t1, 0.5), quantile(t1, 0.1), quantile(t1, 0.9),
                         quantile(row, 0.5), quantile(row, 0.1), quantile(row, 0.9), quantile(call0, 0.5), quantile(call1, 0.5),
-                        quantile(seen0, 0.5), quantile(seen1, 0.5), kReps);
+                        quantile(seen0, 0.5), quantile(seen1, 0.5), kReps, quantile(call0, 0.1), quantile(call0, 0.9),
+                        quantile(call1, 0.1), quantile(call1, 0.9));
             std::fflush(stdout);
         }
     }
