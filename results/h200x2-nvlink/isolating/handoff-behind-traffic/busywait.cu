@@ -25,7 +25,11 @@
 // the wait on GPU 1 and F's release): which GPU's busy engine slows a wait, the waiting one's
 // (h2d1) or the releasing one's (h2d0). With `records`, no waits: K event records back to back
 // on one stream of GPU 0 behind the spin (trip_us: their spacing), beside the same backgrounds
-// as `same`: whether the releases themselves are what a busy engine slows.
+// as `same`: whether the releases themselves are what a busy engine slows. With `hop`, one wait
+// within GPU 0 at a time: stream A runs a 20 us spin and records E, stream B waits for E and records
+// F (trip_us: F - E, from the two events' stamps): whether a wait on the same GPU sees an event
+// recorded beside a busy engine late, apart from the spacing of one stream's records. `peer10`
+// (in the modes within GPU 0): a peer copy GPU 1 -> GPU 0 over NVLink, GPU 0 receiving.
 // Each repetition records when the background copy started and ended against the round trips
 // (bg_start_us, bg_end_us from the first round trip's start event, GPU 0's copies only): a
 // repetition whose round trips were not all inside the copy is reported (inside = 0).
@@ -33,7 +37,7 @@
 // once a case; every CUDA call checked.
 //
 // Build: nvcc -O3 -arch=sm_90 busywait.cu -o busywait
-// Run:   ./busywait [K [same|seen|records]] > busywait.csv   (K round trips, or waits seen, a repetition,
+// Run:   ./busywait [K [same|seen|records|hop]] > busywait.csv   (K round trips, or waits seen, a repetition,
 //        default 100; two GPUs)
 #include <cuda_runtime.h>
 
@@ -111,12 +115,13 @@ int main(int argc, char** argv) {
     const bool same = argc > 2 && std::string(argv[2]) == "same";
     const bool seen = argc > 2 && std::string(argv[2]) == "seen";
     const bool records = argc > 2 && std::string(argv[2]) == "records";
-    if (argc > 2 && !same && !seen && !records) {
-        std::fprintf(stderr, "mode %s: not `same`, `seen` or `records`\n", argv[2]);
+    const bool hop = argc > 2 && std::string(argv[2]) == "hop";
+    if (argc > 2 && !same && !seen && !records && !hop) {
+        std::fprintf(stderr, "mode %s: not `same`, `seen`, `records` or `hop`\n", argv[2]);
         return 2;
     }
-    // `same` and `records` run on one GPU (the H100's kind of host has one), leaving out the peer case.
-    const bool one_gpu = same || records;
+    // `same`, `records` and `hop` run on one GPU (the H100's kind of host has one), leaving out the peer cases.
+    const bool one_gpu = same || records || hop;
     const int gpus = count >= 2 ? 2 : count;
     if (gpus < (one_gpu ? 1 : 2)) {
         std::fprintf(stderr, "needs %s, found %d\n", one_gpu ? "a GPU" : "two GPUs", count);
@@ -157,8 +162,23 @@ int main(int argc, char** argv) {
             CHECK(e);
         }
     }
+    int can10 = 0;
+    if (gpus == 2) {
+        CHECK(cudaDeviceCanAccessPeer(&can10, 1, 0));
+        if (can10) {
+            CHECK(cudaSetDevice(1));
+            const cudaError_t e = cudaDeviceEnablePeerAccess(0, 0);
+            if (e == cudaErrorPeerAccessAlreadyEnabled) {
+                (void)cudaGetLastError();
+            } else {
+                CHECK(e);
+            }
+            CHECK(cudaSetDevice(0));
+        }
+    }
     // Round-trip events: GPU 0 records K + 1 (timed), GPU 1 records K.
-    std::vector<cudaEvent_t> e0(static_cast<std::size_t>(k_trips) + 1), e1(static_cast<std::size_t>(k_trips));
+    // (`hop`: E and F of each hop, 2K.)
+    std::vector<cudaEvent_t> e0(2 * static_cast<std::size_t>(k_trips) + 1), e1(static_cast<std::size_t>(k_trips));
     CHECK(cudaSetDevice(0));
     for (auto& e : e0) CHECK(cudaEventCreate(&e));
     CHECK(cudaSetDevice(other));
@@ -173,15 +193,15 @@ int main(int argc, char** argv) {
 
     std::printf("mode,case,rep,trips,trip_us,bg_start_us,bg_end_us,inside\n");
     const std::vector<std::string> cases = seen   ? std::vector<std::string>{"idle", "h2d0", "h2d1", "d2h0", "d2h1", "peer01"}
-                                           : one_gpu ? std::vector<std::string>{"idle", "d2h0", "h2d0", "peer01", "kern0"}
+                                           : one_gpu ? std::vector<std::string>{"idle", "d2h0", "h2d0", "peer01", "peer10", "kern0"}
                                                 : std::vector<std::string>{"idle", "d2h0", "d2h1", "h2d0", "h2d1", "d2h01", "peer01", "kern0"};
     for (const std::string& c : cases) {
-        if (c == "peer01" && !can) {
-            std::fprintf(stderr, "peer01: GPU 0 cannot access GPU 1 (or there is none); left out\n");
+        if ((c == "peer01" && !can) || (c == "peer10" && !can10)) {
+            std::fprintf(stderr, "%s: no peer access that way (or no second GPU); left out\n", c.c_str());
             continue;
         }
         const bool out0 = c == "d2h0" || c == "d2h01", out1 = c == "d2h1" || c == "d2h01";
-        const bool in0 = c == "h2d0", in1 = c == "h2d1", peer = c == "peer01", kern = c == "kern0";
+        const bool in0 = c == "h2d0", in1 = c == "h2d1", peer = c == "peer01", kern = c == "kern0", peer_in = c == "peer10";
         // Sources with a pattern: device buffers for copies out, host buffers for copies in.
         for (int d = 0; d < gpus; ++d) {
             CHECK(cudaSetDevice(d));
@@ -196,6 +216,12 @@ int main(int argc, char** argv) {
             CHECK(cudaGetLastError());
             CHECK(cudaDeviceSynchronize());
         }
+        if (peer_in) {
+            CHECK(cudaSetDevice(1));
+            fill<<<1024, 256>>>(g[1].peer_dst, 4 * words, 41u);
+            CHECK(cudaGetLastError());
+            CHECK(cudaDeviceSynchronize());
+        }
         for (int r = 0; r < kWarmup + kReps; ++r) {
             for (int d = 0; d < gpus; ++d) {
                 CHECK(cudaSetDevice(d));
@@ -203,18 +229,45 @@ int main(int argc, char** argv) {
             }
             // Background first, so that it runs before the spin ends and outlasts the round trips.
             for (int d = 0; d < gpus; ++d) {
-                const bool out = d == 0 ? out0 : out1, in = d == 0 ? in0 : in1, pr = peer && d == 0, kr = kern && d == 0;
-                if (!out && !in && !pr && !kr) continue;
+                const bool out = d == 0 ? out0 : out1, in = d == 0 ? in0 : in1, pr = peer && d == 0, kr = kern && d == 0,
+                           pi = peer_in && d == 1;
+                if (!out && !in && !pr && !kr && !pi) continue;
                 CHECK(cudaSetDevice(d));
                 CHECK(cudaEventRecord(g[d].bg_start, g[d].bg));
                 if (out) CHECK(cudaMemcpyAsync(g[d].host, g[d].dev, kBackground, cudaMemcpyDeviceToHost, g[d].bg));
                 if (in) CHECK(cudaMemcpyAsync(g[d].dev, g[d].host, kBackground, cudaMemcpyHostToDevice, g[d].bg));
                 if (pr) CHECK(cudaMemcpyPeerAsync(g[1].peer_dst, 1, peer_src, 0, 4 * kBackground, g[0].bg));
+                // GPU 1 -> GPU 0: GPU 1's engine writes into GPU 0 (its 1 GiB buffer), GPU 0 receiving.
+                if (pi) CHECK(cudaMemcpyPeerAsync(peer_src, 0, g[1].peer_dst, 1, 4 * kBackground, g[1].bg));
                 if (kr) {
                     spin<<<1, 1, 0, g[0].bg>>>(static_cast<unsigned long long>(4e6));
                     CHECK(cudaGetLastError());
                 }
                 CHECK(cudaEventRecord(g[d].bg_end, g[d].bg));
+            }
+            if (hop) {
+                // One hop at a time within GPU 0: E behind a spin on one stream, F behind the other
+                // stream's wait for it; the hops queued behind one another (K x ~20 us, inside the copy).
+                CHECK(cudaSetDevice(0));
+                for (int k = 0; k < k_trips; ++k) {
+                    spin<<<1, 1, 0, g[0].ping>>>(static_cast<unsigned long long>(20e3));
+                    CHECK(cudaGetLastError());
+                    CHECK(cudaEventRecord(e0[2 * static_cast<std::size_t>(k)], g[0].ping));
+                    CHECK(cudaStreamWaitEvent(pong, e0[2 * static_cast<std::size_t>(k)], 0));
+                    CHECK(cudaEventRecord(e0[2 * static_cast<std::size_t>(k) + 1], pong));
+                }
+                for (int d = 0; d < gpus; ++d) {
+                    CHECK(cudaSetDevice(d));
+                    CHECK(cudaDeviceSynchronize());
+                }
+                CHECK(cudaSetDevice(0));
+                if (r < kWarmup) continue;
+                double sum = 0;
+                for (int k = 0; k < k_trips; ++k) {
+                    sum += elapsed_us(e0[2 * static_cast<std::size_t>(k)], e0[2 * static_cast<std::size_t>(k) + 1]);
+                }
+                std::printf("hop,%s,%d,%d,%.3f,0,0,1\n", c.c_str(), r - kWarmup, k_trips, sum / k_trips);
+                continue;
             }
             if (seen) {
                 // One wait at a time: E behind a spin on GPU 0, F behind GPU 1's wait for it; the
@@ -299,14 +352,14 @@ int main(int argc, char** argv) {
                 }
             }
         }
-        if (peer) {
+        if (peer || peer_in) {
             std::vector<unsigned int> a(4 * words), b(4 * words);
             CHECK(cudaSetDevice(0));
             CHECK(cudaMemcpy(a.data(), peer_src, 4 * kBackground, cudaMemcpyDeviceToHost));
             CHECK(cudaSetDevice(1));
             CHECK(cudaMemcpy(b.data(), g[1].peer_dst, 4 * kBackground, cudaMemcpyDeviceToHost));
             if (std::memcmp(a.data(), b.data(), a.size() * sizeof(unsigned int)) != 0) {
-                std::fprintf(stderr, "peer01: wrong data\n");
+                std::fprintf(stderr, "%s: wrong data\n", c.c_str());
                 return 1;
             }
         }

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Medians of handoff-behind-traffic's round trips per lease, mode and case (busywait*.csv: busywait.csv,
-busywait-same.csv, busywait-seen.csv, busywait-records.csv, and a further run of a mode on the same
+busywait-same.csv, busywait-seen.csv, busywait-records.csv, busywait-hop.csv, and a further run of a mode on the same
 machine as busywait-MODE-N.csv, its line's lease LEASE#N; the first lease's busywait.csv has no mode
 column: cross).
 
