@@ -28,7 +28,9 @@
 // as `same`: whether the releases themselves are what a busy engine slows. With `hop`, one wait
 // within GPU 0 at a time: stream A runs a 20 us spin and records E, stream B waits for E and records
 // F (trip_us: F - E, from the two events' stamps): whether a wait on the same GPU sees an event
-// recorded beside a busy engine late, apart from the spacing of one stream's records. `peer10`
+// recorded beside a busy engine late, apart from the spacing of one stream's records; `hop d2h`
+// (`hop h2d`) records E right behind a 4 KiB copy out of (into) GPU 0 on its stream, after the
+// spin: whether a record behind a copy on its own stream is held too. `peer10`
 // (in the modes within GPU 0): a peer copy GPU 1 -> GPU 0 over NVLink, GPU 0 receiving.
 // Each repetition records when the background copy started and ended against the round trips
 // (bg_start_us, bg_end_us from the first round trip's start event, GPU 0's copies only): a
@@ -37,7 +39,7 @@
 // once a case; every CUDA call checked.
 //
 // Build: nvcc -O3 -arch=sm_90 busywait.cu -o busywait
-// Run:   ./busywait [K [same|seen|records|hop]] > busywait.csv   (K round trips, or waits seen, a repetition,
+// Run:   ./busywait [K [same|seen|records|hop [d2h|h2d]]] > busywait.csv   (K round trips, or waits seen, a repetition,
 //        default 100; two GPUs)
 #include <cuda_runtime.h>
 
@@ -120,6 +122,12 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "mode %s: not `same`, `seen`, `records` or `hop`\n", argv[2]);
         return 2;
     }
+    // hop: what E is recorded behind on its stream besides the spin (nothing, or a 4 KiB copy).
+    const std::string behind = hop && argc > 3 ? argv[3] : "";
+    if (!behind.empty() && behind != "d2h" && behind != "h2d") {
+        std::fprintf(stderr, "hop %s: not d2h or h2d\n", behind.c_str());
+        return 2;
+    }
     // `same`, `records` and `hop` run on one GPU (the H100's kind of host has one), leaving out the peer cases.
     const bool one_gpu = same || records || hop;
     const int gpus = count >= 2 ? 2 : count;
@@ -144,6 +152,14 @@ int main(int argc, char** argv) {
         CHECK(cudaEventCreate(&g[d].bg_start));
         CHECK(cudaEventCreate(&g[d].bg_end));
     }
+    // hop's small copy: its own buffers, so that it does not touch the background copy's.
+    constexpr std::size_t kSmall = 4096;
+    unsigned char* small_dev = nullptr;
+    unsigned char* small_host = nullptr;
+    CHECK(cudaSetDevice(0));
+    CHECK(cudaMalloc(&small_dev, kSmall));
+    CHECK(cudaMallocHost(&small_host, kSmall));
+    std::memset(small_host, 0x5a, kSmall);
     unsigned int* peer_src = nullptr;
     int can = 0;
     if (gpus == 2) {
@@ -252,6 +268,10 @@ int main(int argc, char** argv) {
                 for (int k = 0; k < k_trips; ++k) {
                     spin<<<1, 1, 0, g[0].ping>>>(static_cast<unsigned long long>(20e3));
                     CHECK(cudaGetLastError());
+                    // The small copy has buffers of its own; its data is not checked (a fixed pattern
+                    // one way, whatever GPU memory holds the other), the background copy's is.
+                    if (behind == "d2h") CHECK(cudaMemcpyAsync(small_host, small_dev, kSmall, cudaMemcpyDeviceToHost, g[0].ping));
+                    if (behind == "h2d") CHECK(cudaMemcpyAsync(small_dev, small_host, kSmall, cudaMemcpyHostToDevice, g[0].ping));
                     CHECK(cudaEventRecord(e0[2 * static_cast<std::size_t>(k)], g[0].ping));
                     CHECK(cudaStreamWaitEvent(pong, e0[2 * static_cast<std::size_t>(k)], 0));
                     CHECK(cudaEventRecord(e0[2 * static_cast<std::size_t>(k) + 1], pong));
@@ -266,7 +286,8 @@ int main(int argc, char** argv) {
                 for (int k = 0; k < k_trips; ++k) {
                     sum += elapsed_us(e0[2 * static_cast<std::size_t>(k)], e0[2 * static_cast<std::size_t>(k) + 1]);
                 }
-                std::printf("hop,%s,%d,%d,%.3f,0,0,1\n", c.c_str(), r - kWarmup, k_trips, sum / k_trips);
+                std::printf("%s,%s,%d,%d,%.3f,0,0,1\n", behind.empty() ? "hop" : ("hop-" + behind).c_str(), c.c_str(), r - kWarmup, k_trips,
+                            sum / k_trips);
                 continue;
             }
             if (seen) {

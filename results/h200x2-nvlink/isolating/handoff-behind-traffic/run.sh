@@ -3,7 +3,7 @@
 #   results/h200x2-nvlink/isolating/handoff-behind-traffic/run.sh OUTDIR [K]
 # Writes OUTDIR/<kind>-<date>-<boot id>/: busywait.csv (round trips across the GPUs) and
 # busywait-same.csv (between two streams of GPU 0) and busywait-seen.csv (one wait across at a
-# time, seen by the CPU), busywait-records.csv (event records alone), busywait-hop.csv (one wait within a GPU at a time), every repetition; machine.txt (nvidia-smi,
+# time, seen by the CPU), busywait-records.csv (event records alone), busywait-hop.csv (one wait within a GPU at a time; -d2h, -h2d: its event behind a small copy), every repetition; machine.txt (nvidia-smi,
 # nvidia-smi topo -m, lscpu, kernel). <kind>: the GPU name's second word in lower case, x the
 # number of GPUs.
 set -euo pipefail
@@ -26,5 +26,7 @@ if [ "$(nvidia-smi -L | wc -l)" -ge 2 ]; then /tmp/busywait "${2:-100}" >"$dir/b
 /tmp/busywait "${2:-100}" same >"$dir/busywait-same.csv"
 /tmp/busywait "${2:-100}" records >"$dir/busywait-records.csv"
 /tmp/busywait "${2:-100}" hop >"$dir/busywait-hop.csv"
+/tmp/busywait "${2:-100}" hop d2h >"$dir/busywait-hop-d2h.csv"
+/tmp/busywait "${2:-100}" hop h2d >"$dir/busywait-hop-h2d.csv"
 if [ "$(nvidia-smi -L | wc -l)" -ge 2 ]; then /tmp/busywait 60 seen >"$dir/busywait-seen.csv"; fi
 echo "lease $(basename "$dir"): $(cat "$dir"/busywait*.csv | grep -vc '^mode') rows"

@@ -29,7 +29,7 @@ def main(dirs):
         for name in sorted(n for n in os.listdir(d) if n.startswith("busywait") and n.endswith(".csv")):
             path = os.path.join(d, name)
             run = name[:-4].split("-")[2:]
-            label = lease + ("#" + run[0] if run else "")
+            label = lease + ("#" + run[-1] if run and run[-1].isdigit() else "")
             by = {}
             for r in rows_of(path):
                 by.setdefault((r["mode"], r["case"]), []).append(r)
