@@ -230,6 +230,56 @@ TEST(StreamHandoff, ACopyRightBehindARecordStartsTheRecordFollowAfterItsStamp) {
     EXPECT_DOUBLE_EQ(idle(2350000), idle(0));
 }
 
+TEST(StreamHandoff, ARecordBesideACopyIntoTheGpuLandsOnceTheCopysReadsAreDone) {
+    // While a copy engine reads host memory, a GPU's event records land 7.26-7.32 us apart on one
+    // stream (idle: release_spacing) and another stream's wait sees one 7.63-7.68 us after it
+    // (results/h200x2-nvlink/isolating/handoff-behind-traffic): a release waits for the reads its
+    // GPU's engines have outstanding, at most runtime.busy_release_spacing less release_spacing,
+    // and no longer than the copy runs. Stream 0: a copy into the GPU of `bytes`; stream 1: a 20 us
+    // kernel, then records R0, R1, R2; stream 2 waits for R0 and records F.
+    const auto run = [](std::int64_t busy, std::uint64_t bytes) {
+        config::ModelParams p;
+        p.runtime.busy_release_spacing = core::Duration{busy};
+        Program prog;
+        prog.ops = {strategies::copy_op(CopyDirection::kHostToDevice, bytes, 0, false), kernel(20.0, 1), record(1), record(1), record(1),
+                    wait_for(2, 2), record(2), sync()};
+        return simulator().execute(p, prog);
+    };
+    constexpr std::int64_t kBusy = 7'300'000;
+    const config::ModelParams d;
+    const auto spacing = static_cast<double>(d.runtime.release_spacing.ps);
+    ASSERT_LT(spacing, static_cast<double>(kBusy));
+    // A copy of 16 MiB (about 300 us) runs all along: records 7.3 us apart, the other stream's
+    // record (behind its wait) at least the lag later than without the hold.
+    const ProgramOutcome held = run(kBusy, 16ULL << 20);
+    const ProgramOutcome free = run(0, 16ULL << 20);
+    ASSERT_GT(held.timings[0].end_ps, held.timings[4].end_ps) << "the copy outlasts the records";
+    EXPECT_NEAR(held.timings[3].end_ps - held.timings[2].end_ps, static_cast<double>(kBusy), 1000.0);
+    EXPECT_NEAR(held.timings[4].end_ps - held.timings[3].end_ps, static_cast<double>(kBusy), 1000.0);
+    EXPECT_NEAR(free.timings[3].end_ps - free.timings[2].end_ps, spacing, 1000.0);
+    // The wait on stream 2 tries at its channel's polls (runtime.poll_period): it sees R0 at the
+    // first try after the landing.
+    const double later = (held.timings[6].end_ps - held.timings[2].end_ps) - (free.timings[6].end_ps - free.timings[2].end_ps);
+    EXPECT_GE(later, static_cast<double>(kBusy) - spacing - 1000.0);
+    EXPECT_LE(later, static_cast<double>(kBusy) - spacing + static_cast<double>(d.runtime.poll_period.ps));
+    EXPECT_DOUBLE_EQ(held.timings[2].end_ps, free.timings[2].end_ps) << "the record's stamp stays";
+    // A copy that ends before the records begin holds nothing; one that ends a little after the
+    // first record holds it only until it ends.
+    const ProgramOutcome before = run(kBusy, 64ULL << 10);
+    ASSERT_LT(before.timings[0].end_ps, before.timings[2].end_ps);
+    EXPECT_NEAR(before.timings[3].end_ps - before.timings[2].end_ps, spacing, 1000.0);
+    std::uint64_t bytes = 1ULL << 20;
+    for (; bytes < (4ULL << 20); bytes += 32ULL << 10) {
+        const ProgramOutcome o = run(0, bytes);
+        if (o.timings[0].end_ps > o.timings[2].end_ps + 1.0 * kUs) break;
+    }
+    const ProgramOutcome soon = run(kBusy, bytes);
+    const double copy_end = soon.timings[0].end_ps;
+    ASSERT_GT(copy_end, soon.timings[2].end_ps);
+    ASSERT_LT(copy_end, soon.timings[2].end_ps + static_cast<double>(kBusy) - spacing) << "ends within the hold";
+    EXPECT_NEAR(soon.timings[3].end_ps, copy_end + spacing, 0.1 * kUs) << "R1 follows the copy's end, not the whole hold";
+}
+
 TEST(StreamHandoff, AnotherChannelSeesAnEventBehindACopyTheReleaseLagAfterItsStamp) {
     // On the 2xH200 host a release a stream writes behind a copy lands 1.5-1.8 us later than on
     // the H100 (results/h200x2-nvlink/isolating/d2h-release): a wait on another stream that

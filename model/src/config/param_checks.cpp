@@ -208,6 +208,7 @@ void check_runtime(const RuntimeParams& r, const std::string& prefix, const Fail
     c.duration("record_stamp", r.record_stamp, kMaxSoftwareLatency);
     c.duration("release_spacing", r.release_spacing, kMaxSoftwareLatency);
     c.duration("record_follow", r.record_follow, kMaxSoftwareLatency);
+    c.duration("busy_release_spacing", r.busy_release_spacing, kMaxSoftwareLatency);
     c.duration("release_seen_lag", r.release_seen_lag, kMaxHardwareLatency);
     c.duration("cpu_seen_lag", r.cpu_seen_lag, kMaxHardwareLatency);
     // The read happens within the try: a try that saw the event later than it passes is no try.

@@ -90,6 +90,12 @@ void HostRuntime::driver() {
         waiters_.assign(n_ops, {});
         enqueued_ps_.assign(n_ops, 0.0);
         record_stamp_ps_.assign(n_ops, 0.0);
+        release_held_.assign(n_ops, 0);
+        landed_ps_.assign(n_ops, 0.0);
+        held_releases_.clear();
+        // A held release that landed when its copies ended leaves its latest time behind: the
+        // last program's waits are all over, so what is left is only that.
+        wait_end_.clear();
         handed_ps_.assign(n_ops, -1.0);
         early_.assign(n_ops, 0);
         dispatched_.assign(n_ops, 0);
@@ -273,7 +279,10 @@ void HostRuntime::enqueue(std::size_t op) {
         // Behind a copy its channel has handed out already (records between them run inline):
         // this copy goes to the same engine now (hand_on_behind).
         for (auto it = s.pending.rbegin() + 1; it != s.pending.rend(); ++it) {
-            if (program_.ops[*it].kind == Op::Kind::kRecord) continue;
+            if (program_.ops[*it].kind == Op::Kind::kRecord) {
+                if (release_held_[*it] && !finished_[*it]) break;  // its stream waits for it to land
+                continue;
+            }
             if (dispatched_[*it] && rides_behind(*it, op)) {
                 early_[op] = 1;
                 dispatch(op);
@@ -362,6 +371,11 @@ void HostRuntime::start_op(std::size_t i) {
         double& released = released_ps_[static_cast<std::size_t>(op.stream)];
         const double stamp = std::max(now_ps() + record_stamp_ps_[i], released + static_cast<double>(params_.runtime.release_spacing.ps));
         released = stamp;
+        timings_[i].start_ps = timings_[i].end_ps = stamp - t0_ps_;
+        // Beside a copy of its GPU reading host memory (or writing the other GPU) the release
+        // waits for it (isolating/handoff-behind-traffic): its stream and its waiters go when it
+        // lands (land_release), its stamp stays.
+        if (hold_release(i, stamp)) return;
         op_finished(i);
         timings_[i].start_ps = timings_[i].end_ps = stamp - t0_ps_;
         return;
@@ -725,6 +739,44 @@ void HostRuntime::wait_cpu_seen(double seen_ps) {
     if (const double now = now_ps(); now < seen_ps) wait(ps_delay(seen_ps - now));
 }
 
+bool HostRuntime::hold_release(std::size_t op, double stamp_ps) {
+    const double most = static_cast<double>(params_.runtime.busy_release_spacing.ps) -
+                        static_cast<double>(params_.runtime.release_spacing.ps);
+    if (most <= 0.0) return false;
+    // Work its channel handed out already behind it (a copy riding behind the copy before it)
+    // runs on regardless: the record then is not held (its stream's order stays).
+    const StreamState& s = streams_[static_cast<std::size_t>(program_.ops[op].stream)];
+    if (std::any_of(s.pending.begin(), s.pending.end(), [&](std::size_t x) { return x != op && early_[x]; })) return false;
+    HeldRelease h{op, {}};
+    bool any = false;
+    const int gpu = program_.ops[op].gpu;
+    for (int u = 0; u < Gpu::kUnits; ++u) {
+        const EngineState& e = engines_[unit(gpu, u)];
+        h.jobs[static_cast<std::size_t>(u)] = e.busy && e.fencing ? e.job : 0;
+        any = any || h.jobs[static_cast<std::size_t>(u)] != 0;
+    }
+    if (!any) return false;
+    release_held_[op] = 1;
+    held_releases_.push_back(h);
+    // At the latest: the reads a long copy keeps in flight take this long.
+    wait_end_.push(stamp_ps + most, op);
+    return true;
+}
+
+void HostRuntime::land_release(std::size_t op) {
+    if (finished_[op]) return;
+    landed_ps_[op] = now_ps();
+    // The next record on its stream follows the landing, release_spacing on.
+    double& released = released_ps_[static_cast<std::size_t>(program_.ops[op].stream)];
+    released = std::max(released, now_ps());
+    const OpTiming stamp = timings_[op];
+    op_finished(op);
+    timings_[op] = stamp;
+    held_releases_.erase(std::remove_if(held_releases_.begin(), held_releases_.end(),
+                                        [op](const HeldRelease& h) { return h.op == op; }),
+                         held_releases_.end());
+}
+
 double HostRuntime::seen_ps(std::size_t op, double stamp_ps) const {
     return record_behind_copy_[op] ? stamp_ps + static_cast<double>(params_.runtime.release_seen_lag.ps) : stamp_ps;
 }
@@ -736,7 +788,7 @@ void HostRuntime::wait_for(std::size_t i) {
         waiters_[after].push_back(i);
         return;
     }
-    const double event = t0_ps_ + timings_[after].end_ps;
+    const double event = release_held_[after] ? landed_ps_[after] : t0_ps_ + timings_[after].end_ps;
     if (program_.ops[after].gpu != program_.ops[i].gpu) {
         // Done already: the wait's channel found it at a try of its own (perhaps one made while
         // the work before the wait on its stream ran). The runtime's own waits inside a staged
@@ -761,7 +813,11 @@ void HostRuntime::wait_finished() {
     while (wait_end_.due()) {
         const std::size_t k = wait_end_.front();
         wait_end_.pop();
-        op_finished(k);
+        if (program_.ops[k].kind == Op::Kind::kRecord) {
+            land_release(k);
+        } else {
+            op_finished(k);
+        }
     }
     wait_end_.rearm();
 }
@@ -822,11 +878,15 @@ void HostRuntime::start_next_on(std::size_t engine) {
     EngineState& e = engines_[engine];
     if (e.queue.empty()) {
         e.busy = false;
+        e.fencing = false;
+        e.job = 0;
         return;
     }
     e.busy = true;
     const CopyJob job = e.queue.front();
     e.queue.pop_front();
+    e.fencing = job.peer || (job.direction == CopyDirection::kHostToDevice && job.host_node == host_node_);
+    e.job = job.id;
     const std::size_t op = job_op_[job.id - first_job_id_];
     if (op != kNoOp && timings_[op].start_ps == 0.0) timings_[op].start_ps = now_ps() - t0_ps_;
     gpus_[engine / Gpu::kUnits]->engine(static_cast<int>(engine % Gpu::kUnits)).start(job);
@@ -836,6 +896,21 @@ void HostRuntime::semaphore_written(std::uint32_t job) {
     DMASIM_ASSERT(job >= first_job_id_ && job - first_job_id_ < job_op_.size());
     const std::size_t idx = job - first_job_id_;
     job_done_[idx] = true;
+    // Releases held behind this copy land once every copy they wait for has ended.
+    for (std::size_t h = 0; h < held_releases_.size();) {
+        HeldRelease& r = held_releases_[h];
+        bool left = false;
+        for (std::uint32_t& j : r.jobs) {
+            if (j == job) j = 0;
+            left = left || j != 0;
+        }
+        if (!left) {
+            const std::size_t op = r.op;
+            land_release(op);  // erases it
+            continue;
+        }
+        ++h;
+    }
     job_seen_at_ps_[idx] = now_ps() + (job_seen_late_[idx] ? static_cast<double>(params_.runtime.cpu_seen_lag.ps) : 0.0);
     cpu_sees_after_ps_ = std::max(cpu_sees_after_ps_, job_seen_at_ps_[idx]);
     if (const std::size_t o = job_op_[idx]; o != kNoOp) op_seen_at_ps_[o] = std::max(op_seen_at_ps_[o], job_seen_at_ps_[idx]);

@@ -11,6 +11,7 @@
 
 #include <systemc>
 
+#include <array>
 #include <cstdint>
 #include <deque>
 #include <string>
@@ -172,7 +173,19 @@ private:
     struct EngineState {
         std::deque<CopyJob> queue;
         bool busy = false;
+        // The job it runs reads host memory or writes another GPU (a release waits for it).
+        bool fencing = false;
+        std::uint32_t job = 0;
     };
+    // An event record whose release waits for copies of its GPU (runtime.busy_release_spacing):
+    // the jobs it waits for (0: ended).
+    struct HeldRelease {
+        std::size_t op;
+        std::array<std::uint32_t, Gpu::kUnits> jobs;
+    };
+    // Holds record `op`'s release behind the copies its GPU's engines run now; false if none.
+    bool hold_release(std::size_t op, double stamp_ps);
+    void land_release(std::size_t op);
 
     void driver();          // SC_THREAD: the application thread
     void front_end();       // SC_METHOD: starts stream operations whose turn has come
@@ -297,6 +310,10 @@ private:
     // per op: an event record whose stream's operation before it (records aside) is a copy
     // (runtime.release_seen_lag)
     std::vector<char> record_behind_copy_;
+    // per op: an event record held behind its GPU's copies, and when its release landed (absolute)
+    std::vector<char> release_held_;
+    std::vector<double> landed_ps_;
+    std::vector<HeldRelease> held_releases_;
     // per op: a copy its channel handed to the engine behind the copy before it on its stream,
     // before its stream's turn came (hand_on_behind); the stream skips it when its turn comes
     std::vector<char> early_;
