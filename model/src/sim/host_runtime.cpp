@@ -788,7 +788,9 @@ void HostRuntime::wait_for(std::size_t i) {
         waiters_[after].push_back(i);
         return;
     }
-    const double event = release_held_[after] ? landed_ps_[after] : t0_ps_ + timings_[after].end_ps;
+    // A held record is seen once its release has landed, and never before its stamp.
+    const double stamp = t0_ps_ + timings_[after].end_ps;
+    const double event = release_held_[after] ? std::max(landed_ps_[after], stamp) : stamp;
     if (program_.ops[after].gpu != program_.ops[i].gpu) {
         // Done already: the wait's channel found it at a try of its own (perhaps one made while
         // the work before the wait on its stream ran). The runtime's own waits inside a staged
