@@ -371,12 +371,10 @@ void HostRuntime::start_op(std::size_t i) {
         double& released = released_ps_[static_cast<std::size_t>(op.stream)];
         const double stamp = std::max(now_ps() + record_stamp_ps_[i], released + static_cast<double>(params_.runtime.release_spacing.ps));
         released = stamp;
-        timings_[i].start_ps = timings_[i].end_ps = stamp - t0_ps_;
         // Beside a copy of its GPU reading host memory (or writing the other GPU) the release
         // waits for it (isolating/handoff-behind-traffic): its stream and its waiters go when it
-        // lands (land_release), its stamp stays.
-        if (hold_release(i, stamp)) return;
-        op_finished(i);
+        // lands (land_release, later), its stamp stays.
+        if (!hold_release(i, stamp)) op_finished(i);
         timings_[i].start_ps = timings_[i].end_ps = stamp - t0_ps_;
         return;
     }
