@@ -6,14 +6,15 @@
 // come long before:
 //   stream C: a 20 us spin, then a copy into the GPU of S bytes from pinned memory, with events
 //             c0 before and c1 after it;
-//   stream A: a spin of 20 + D us, then event E (D = 1: E a microsecond into the copy);
+//   stream A: a spin of 20 + D us, then event E (D = 1, the default: E a microsecond into the
+//             copy; a larger D puts E later, so that the copy ends sooner after it);
 //   stream B: waits for E, then event F.
 // Per S (0: no copy, 64 KiB to 4 MiB), K hops a repetition, medians over the hops: F - E (one hop),
 // c1 - E (how long the copy still ran after E), c1 - c0 (the copy). 3 warm-ups, 20 repetitions;
 // the copy's data verified once per S; every CUDA call checked.
 //
 // Build: nvcc -O3 -arch=sm_90 releasecopy.cu -o releasecopy
-// Run:   ./releasecopy [K] > releasecopy.csv
+// Run:   ./releasecopy [K [D]] > releasecopy.csv
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -36,7 +37,6 @@ namespace {
 constexpr int kWarmup = 3;
 constexpr int kReps = 20;
 constexpr double kSpinUs = 20.0;
-constexpr double kDelayUs = 1.0;
 
 __device__ unsigned long long globaltimer_ns() {
     unsigned long long t;
@@ -69,6 +69,11 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "K = %s: not in 1..1000\n", argv[1]);
         return 2;
     }
+    const double delay_us = argc > 2 ? std::atof(argv[2]) : 1.0;
+    if (!(delay_us >= 0.0 && delay_us <= 1000.0)) {
+        std::fprintf(stderr, "D = %s: not in 0..1000 us\n", argv[2]);
+        return 2;
+    }
     int count = 0;
     CHECK(cudaGetDeviceCount(&count));
     if (count < 1) {
@@ -94,7 +99,7 @@ int main(int argc, char** argv) {
         CHECK(cudaEventCreate(&c0[k]));
         CHECK(cudaEventCreate(&c1[k]));
     }
-    std::printf("bytes,rep,hop_us,copy_after_e_us,copy_us,hops\n");
+    std::printf("bytes,rep,hop_us,copy_after_e_us,copy_us,hops,delay_us\n");
     for (const std::size_t bytes : {std::size_t{0}, std::size_t{64} << 10, std::size_t{256} << 10, std::size_t{1} << 20, max_bytes}) {
         CHECK(cudaMemset(dev, 0, max_bytes));
         CHECK(cudaDeviceSynchronize());
@@ -105,7 +110,7 @@ int main(int argc, char** argv) {
                 CHECK(cudaEventRecord(c0[k], c));
                 if (bytes > 0) CHECK(cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, c));
                 CHECK(cudaEventRecord(c1[k], c));
-                spin<<<1, 1, 0, a>>>(static_cast<unsigned long long>((kSpinUs + kDelayUs) * 1e3));
+                spin<<<1, 1, 0, a>>>(static_cast<unsigned long long>((kSpinUs + delay_us) * 1e3));
                 CHECK(cudaGetLastError());
                 CHECK(cudaEventRecord(e[k], a));
                 CHECK(cudaStreamWaitEvent(b, e[k], 0));
@@ -124,7 +129,7 @@ int main(int argc, char** argv) {
                 after.push_back(elapsed_us(e[k], c1[k]));
                 copy.push_back(elapsed_us(c0[k], c1[k]));
             }
-            std::printf("%zu,%d,%.3f,%.3f,%.3f,%d\n", bytes, r - kWarmup, median(hop), median(after), median(copy), k_hops);
+            std::printf("%zu,%d,%.3f,%.3f,%.3f,%d,%g\n", bytes, r - kWarmup, median(hop), median(after), median(copy), k_hops, delay_us);
         }
         if (bytes > 0) {
             std::vector<unsigned char> back(bytes);
