@@ -5,7 +5,7 @@
 # date and the machine's boot id, so leases of one kind of machine never collide.
 #   scripts/measure-on-gpu.sh OUTDIR [COMMIT]
 # Writes OUTDIR/<lease>/{measured.csv,metadata.json,measured.json.gz,machine.txt,smoke.csv,run.log,
-# host-stalls.csv} (seven files, two folders down: what the device tool brings back). Copy the folder to
+# host-stalls.csv.gz} (seven files, two folders down: what the device tool brings back). Copy the folder to
 # results/<machine>/measured/<lease>/ and commit it.
 # Host sources are flushed from the CPU's caches after the CPU writes them (--flush-host-data):
 # a GPU read of lines that sit dirty in a CPU cache is slower by an amount that changes from one
@@ -50,4 +50,6 @@ cp "$dir/smoke/measured.csv" "$dir/smoke.csv" && rm -rf "$dir/smoke"
 # Every repetition's time, kept compressed: the lease folders of results/ must stay small enough to
 # travel with the working tree to a GPU machine (nothing in the project reads them).
 gzip -n -9 "$dir/measured.json"
+# The host-stall probe's lines too (0.3-0.6 MB a lease raw; scripts/noisy_fit.py reads either).
+if [ -f "$dir/host-stalls.csv" ]; then gzip -n -9 "$dir/host-stalls.csv"; fi
 echo "lease $lease: $(grep -c ',ok,' "$dir/measured.csv") rows ok, $(grep -c ',skipped,' "$dir/measured.csv") skipped"

@@ -6,8 +6,9 @@ Usage:
   scripts/noisy_fit.py probe LEASE_DIR [LEASE_DIR ...] [--wake-over-us 50] [--stall-over-us 1500]
   scripts/noisy_fit.py check --quiet QUIET.csv --noisy NOISY.csv --mixed MIXED.csv LEASE_DIR [...]
 
-Each LEASE_DIR holds a lease's metadata.json (its "host_stalls" summary), host-stalls.csv and
-measured.csv (scripts/measure-on-gpu.sh writes all three). Leases without a probe are skipped.
+Each LEASE_DIR holds a lease's metadata.json (its "host_stalls" summary), host-stalls.csv (or
+host-stalls.csv.gz, as scripts/measure-on-gpu.sh keeps it) and measured.csv. Leases without a probe
+are skipped.
 
 A lease is noisy when its copies stall: more than 0.5 % of the 4 MiB memcpys after each release
 took more than --stall-over-us longer than the lease's median copy (a quiet machine has none or
@@ -33,6 +34,7 @@ p10-p90 band of the calibrated mix (MIXED.csv). Standard library only.
 """
 import argparse
 import csv
+import gzip
 import json
 import math
 import os
@@ -70,6 +72,8 @@ def frame_p99s(path):
 def load(lease_dir):
     md_path = os.path.join(lease_dir, "metadata.json")
     csv_path = os.path.join(lease_dir, "host-stalls.csv")
+    if not os.path.exists(csv_path):
+        csv_path += ".gz"
     if not (os.path.exists(md_path) and os.path.exists(csv_path)):
         return None
     with open(md_path) as f:
@@ -77,7 +81,8 @@ def load(lease_dir):
     if not summary:
         return None
     wakes, copies = [], []
-    with open(csv_path, newline="") as f:
+    opener = gzip.open if csv_path.endswith(".gz") else open
+    with opener(csv_path, "rt", newline="") as f:
         for r in csv.DictReader(f):
             if r.get("kind") == "wake":
                 wakes.append(float(r["us"]))

@@ -2,6 +2,7 @@
 periodic tails by kind, on small synthetic leases. Standard library only; run from the
 repository root."""
 import csv
+import gzip
 import json
 import os
 import random
@@ -89,6 +90,16 @@ class NoisyFit(unittest.TestCase):
         self.assertAlmostEqual(float(values["noisy_host.busy_interval"].split("ms")[0]), 21.6, delta=0.6)
         self.assertAlmostEqual(float(values["noisy_host.busy_time"].split("us")[0]), 3000.0, delta=30.0)
         self.assertAlmostEqual(float(values["noisy_host.wake_probability"].split()[0]), 0.02, delta=0.001)
+
+    def test_a_gzipped_probe_reads_as_the_plain_one(self):
+        # scripts/measure-on-gpu.sh keeps host-stalls.csv gzipped in the committed leases.
+        plain = self.run_script("probe", *self.leases)
+        for folder in self.leases[:3]:
+            path = os.path.join(folder, "host-stalls.csv")
+            with open(path, "rb") as src, gzip.open(path + ".gz", "wb") as dst:
+                dst.write(src.read())
+            os.remove(path)
+        self.assertEqual(self.run_script("probe", *self.leases), plain)
 
     def test_check_sets_each_kind_beside_the_model_for_that_kind(self):
         quiet, noisy, mixed = (os.path.join(self.tmp, n) for n in ("q.csv", "n.csv", "m.csv"))
