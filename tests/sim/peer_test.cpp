@@ -1,6 +1,17 @@
 // Two GPUs joined by NVLink, each on its own root port (the lent 2xH200 machine).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "dmasim/config/scenario.h"
 #include "dmasim/pcie/wire.h"
 #include "dmasim/sim/host_runtime.h"
 #include "dmasim/sim/simulator.h"
@@ -326,6 +337,7 @@ TEST(Peer, TheRuntimesOwnWaitOnTheOtherGpusFinishedWorkCostsAnAcquire) {
     EXPECT_NEAR(gap(0.0).second, static_cast<double>(p.runtime.cross_device_wait.ps), 1e3);
 }
 
+
 }  // namespace
 }  // namespace dmasim::sim
 
@@ -353,6 +365,163 @@ TEST(Peer, AccessEnabledOneWayStagesTheOtherWaysCopy) {
     EXPECT_GT(half.time_ps, 0.95 * staged_alone);    // the staged copy sets the row...
     EXPECT_LT(half.time_ps, staged_both);            // ...without the other staged copy beside it
     EXPECT_NE(half.rows.front().note.find("peer access enabled one way"), std::string::npos) << half.rows.front().note;
+}
+
+
+// The host's two call states (results/h200x2-nvlink/isolating/copy-levels, lease_states.py): the
+// staged both-ways row at 256 MiB holds one staged call of 512 pieces, so its main-plan leases fall
+// in two groups, and the leases of the quicker group are exactly those whose blocking 64 KiB copies
+// are quickest. The model with the calibration's values (runtime.peer_staged_piece_call the slow
+// level of the staged calls' CPU times) has to land in the slow group, the larger one; given the
+// fast level of those same calls, in the fast group.
+namespace lease_states {
+
+using Row = std::map<std::string, double>;  // scenario,direction,size_bytes,variant -> time_us
+
+std::vector<std::string> split_csv(const std::string& line) {
+    std::vector<std::string> f;
+    std::string cur;
+    bool quoted = false;
+    for (const char ch : line) {
+        if (ch == '"') {
+            quoted = !quoted;
+        } else if (ch == ',' && !quoted) {
+            f.push_back(cur);
+            cur.clear();
+        } else {
+            cur += ch;
+        }
+    }
+    f.push_back(cur);
+    return f;
+}
+
+// Each CSV's rows as maps from its header's names.
+std::vector<std::map<std::string, std::string>> read_csv(const std::filesystem::path& path) {
+    std::vector<std::map<std::string, std::string>> out;
+    std::ifstream in(path);
+    EXPECT_TRUE(in) << path;
+    std::string line;
+    if (!std::getline(in, line)) return out;
+    const std::vector<std::string> head = split_csv(line);
+    while (std::getline(in, line)) {
+        const std::vector<std::string> f = split_csv(line);
+        EXPECT_EQ(f.size(), head.size()) << path << ": " << line;
+        if (f.size() != head.size()) continue;
+        std::map<std::string, std::string> r;
+        for (std::size_t i = 0; i < f.size(); ++i) r[head[i]] = f[i];
+        out.push_back(std::move(r));
+    }
+    return out;
+}
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    const std::size_t n = v.size();
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// The threshold between two groups of values with the least sum of squares about their means.
+double split_in_two(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    const auto ss = [&v](std::size_t from, std::size_t to) {
+        double m = 0.0;
+        for (std::size_t i = from; i < to; ++i) m += v[i];
+        m /= static_cast<double>(to - from);
+        double s = 0.0;
+        for (std::size_t i = from; i < to; ++i) s += (v[i] - m) * (v[i] - m);
+        return s;
+    };
+    std::size_t best = 1;
+    double best_ss = -1.0;
+    for (std::size_t k = 1; k + 2 < v.size(); ++k) {
+        const double s = ss(0, k + 1) + ss(k + 1, v.size());
+        if (best_ss < 0.0 || s < best_ss) best = k, best_ss = s;
+    }
+    return 0.5 * (v[best] + v[best + 1]);
+}
+
+}  // namespace lease_states
+
+TEST(Peer, TheStagedBothWaysRowOfTheMainPlanFollowsTheHostsCallState) {
+    namespace ls = lease_states;
+    const std::filesystem::path results = std::filesystem::path(DMASIM_SOURCE_DIR) / "results/h200x2-nvlink";
+    const std::string staged_key = "peer,both,268435456,peer=off";
+    std::vector<double> staged, calls;
+    for (const char* dir : {"measured", "measured-held-out"}) {
+        ASSERT_TRUE(std::filesystem::is_directory(results / dir)) << results / dir;
+        for (const auto& lease : std::filesystem::directory_iterator(results / dir)) {
+            ls::Row row;
+            for (const auto& r : ls::read_csv(lease.path() / "measured.csv")) {
+                if (r.at("status") != "ok") continue;
+                row[r.at("scenario") + "," + r.at("direction") + "," + r.at("size_bytes") + "," + r.at("variant")] = std::stod(r.at("time_us"));
+            }
+            ASSERT_TRUE(row.count(staged_key) && row.count("pinned,h2d,65536,") && row.count("pinned,d2h,65536,")) << lease.path();
+            staged.push_back(row[staged_key]);
+            calls.push_back(row["pinned,h2d,65536,"] + row["pinned,d2h,65536,"]);
+        }
+    }
+    ASSERT_GE(staged.size(), 20U);
+    const double cut = ls::split_in_two(staged);
+    std::vector<double> fast, slow, fast_calls, slow_calls;
+    for (std::size_t i = 0; i < staged.size(); ++i) {
+        (staged[i] < cut ? fast : slow).push_back(staged[i]);
+        (staged[i] < cut ? fast_calls : slow_calls).push_back(calls[i]);
+    }
+    // The groups are the host's: every fast lease's blocking copies quicker than every slow one's.
+    EXPECT_LT(*std::max_element(fast_calls.begin(), fast_calls.end()), *std::min_element(slow_calls.begin(), slow_calls.end()));
+    EXPECT_GT(slow.size(), staged.size() / 2) << "the median lease is a slow one";
+
+    // The staged calls' CPU time a piece past the second (../staged-both, two H200): two levels.
+    std::vector<double> per_piece;
+    const std::filesystem::path runs = results / "isolating/staged-both/leases";
+    for (const auto& lease : std::filesystem::directory_iterator(runs)) {
+        if (lease.path().filename().string().rfind("h200x2-", 0) != 0) continue;
+        for (const auto& file : std::filesystem::directory_iterator(lease.path())) {
+            if (file.path().filename().string().rfind("stagedboth", 0) != 0) continue;
+            for (const auto& r : ls::read_csv(file.path())) {
+                const std::uint64_t bytes = std::stoull(r.at("bytes"));
+                if (bytes < 16 * kMiB) continue;
+                const double pieces = static_cast<double>(bytes / (512 * 1024));
+                for (const char* col : {"call0_us", "call1_us"}) {
+                    const double call = std::stod(r.at(col));
+                    if (call > 0.0) per_piece.push_back((call - 5.85) / (pieces - 2.0));
+                }
+            }
+        }
+    }
+    ASSERT_GE(per_piece.size(), 100U);
+    const double level_cut = ls::split_in_two(per_piece);
+    std::vector<double> lo, hi;
+    for (const double v : per_piece) (v < level_cut ? lo : hi).push_back(v);
+    const double fast_level_us = ls::median(lo), slow_level_us = ls::median(hi);
+    // The levels' difference is the main plan's groups' difference, a piece at a time.
+    EXPECT_NEAR((ls::median(slow) - ls::median(fast)) / 510.0, slow_level_us - fast_level_us, 0.15);
+
+    const config::ModelParams q = config::parse_scenarios("strategy: peer\nsizes: 256MiB\ndirection: both\nplatform: h200x2-nvlink\n",
+                                                          "staged.yaml", {}, config::CalibrationChoice::platform())
+                                      .at(0)
+                                      .params.without_spread();
+    EXPECT_NEAR(q.runtime.peer_staged_piece_call.ps * 1e-6, slow_level_us, 0.05);
+    static const topology::Platform platform = topology::load_platform("h200x2-nvlink", q);
+    const auto model_us = [&](const config::ModelParams& m) {
+        config::StrategyOptions o;
+        o.peer.access = "off";
+        return row(simulator().run(m, CaseSpec{"peer", "both", 256 * kMiB, o, {}, &platform}), "peer=off").time_ps * 1e-6;
+    };
+    const double as_shipped = model_us(q);
+    EXPECT_GE(as_shipped, *std::min_element(slow.begin(), slow.end()));
+    EXPECT_LE(as_shipped, *std::max_element(slow.begin(), slow.end()));
+    EXPECT_NEAR(as_shipped / ls::median(slow), 1.0, 0.03);
+    config::ModelParams f = q;
+    f.runtime.peer_staged_piece_call = config::Duration{static_cast<std::int64_t>(fast_level_us * 1e6)};
+    const double fast_host = model_us(f);
+    EXPECT_GE(fast_host, *std::min_element(fast.begin(), fast.end()) * 0.99);
+    EXPECT_LE(fast_host, *std::max_element(fast.begin(), fast.end()));
+    if (std::getenv("DMASIM_VERBOSE")) {
+        std::printf("leases: %zu fast (median %.0f us), %zu slow (median %.0f us); piece levels %.3f / %.3f us; model %.0f (slow), %.0f (fast)\n",
+                    fast.size(), ls::median(fast), slow.size(), ls::median(slow), fast_level_us, slow_level_us, as_shipped, fast_host);
+    }
 }
 
 }  // namespace
