@@ -1,0 +1,116 @@
+// Which call state is this host in (README: a fast and a slow one, every driver call about 0.9 us
+// apart; lease_states.py: the main plan's leases split by their blocking 64 KiB copies)? Times, on
+// GPU 0, what the main plan's state indicator does, dmaprobe's way (pinned buffers, non-zero data,
+// warm-ups, medians), plus the calls other isolating cases need the host's level of:
+//   h2d_64k_us, d2h_64k_us   blocking cudaMemcpy of 64 KiB, pinned (the main plan's `pinned` rows)
+//   mallochost_64k_us        cudaMallocHost of 64 KiB (then freed, outside the time)
+//   record_call_us           the CPU's time in cudaEventRecord on an idle stream
+//   wait_call_us             the CPU's time in cudaStreamWaitEvent on a recorded event
+// Each: 10 warm-ups, 200 repetitions, the median, p10 and p90. One line of CSV per quantity.
+//
+// Build: nvcc -O3 -arch=sm_90 hoststate.cu -o hoststate   (CUDA toolkit only)
+// Run:   ./hoststate > hoststate.csv
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace {
+
+#define CHECK(call)                                                                                      \
+    do {                                                                                                 \
+        const cudaError_t e_ = (call);                                                                   \
+        if (e_ != cudaSuccess) {                                                                         \
+            std::fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); \
+            std::exit(1);                                                                                \
+        }                                                                                                \
+    } while (0)
+
+using Clock = std::chrono::steady_clock;
+constexpr int kWarmup = 10;
+constexpr int kReps = 200;
+constexpr std::size_t kBytes = 64 * 1024;
+
+double quantile(std::vector<double> v, double q) {
+    std::sort(v.begin(), v.end());
+    return v[static_cast<std::size_t>(q * static_cast<double>(v.size() - 1) + 0.5)];
+}
+
+// body() returns the microseconds of one repetition.
+void measure(const char* what, const std::function<double()>& body) {
+    std::vector<double> us;
+    for (int r = 0; r < kWarmup + kReps; ++r) {
+        const double t = body();
+        if (r >= kWarmup) us.push_back(t);
+    }
+    std::printf("%s,%.3f,%.3f,%.3f,%d\n", what, quantile(us, 0.5), quantile(us, 0.1), quantile(us, 0.9), kReps);
+}
+
+double since_us(Clock::time_point t) { return std::chrono::duration<double, std::micro>(Clock::now() - t).count(); }
+
+}  // namespace
+
+int main() {
+    int count = 0;
+    CHECK(cudaGetDeviceCount(&count));
+    if (count < 1) {
+        std::fprintf(stderr, "needs a GPU\n");
+        return 1;
+    }
+    CHECK(cudaSetDevice(0));
+    unsigned char* host = nullptr;
+    unsigned char* back = nullptr;
+    unsigned char* dev = nullptr;
+    CHECK(cudaMallocHost(&host, kBytes));
+    CHECK(cudaMallocHost(&back, kBytes));
+    CHECK(cudaMalloc(&dev, kBytes));
+    for (std::size_t i = 0; i < kBytes; ++i) host[i] = static_cast<unsigned char>(i * 131 + 7);
+    cudaStream_t s = nullptr;
+    CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+    cudaEvent_t e = nullptr;
+    CHECK(cudaEventCreate(&e));
+    std::printf("quantity,median,p10,p90,reps\n");
+    measure("h2d_64k_us", [&] {
+        const Clock::time_point t = Clock::now();
+        CHECK(cudaMemcpy(dev, host, kBytes, cudaMemcpyHostToDevice));
+        return since_us(t);
+    });
+    measure("d2h_64k_us", [&] {
+        const Clock::time_point t = Clock::now();
+        CHECK(cudaMemcpy(back, dev, kBytes, cudaMemcpyDeviceToHost));
+        return since_us(t);
+    });
+    if (std::memcmp(host, back, kBytes) != 0) {
+        std::fprintf(stderr, "the 64 KiB copy came back wrong\n");
+        return 1;
+    }
+    measure("mallochost_64k_us", [&] {
+        void* p = nullptr;
+        const Clock::time_point t = Clock::now();
+        CHECK(cudaMallocHost(&p, kBytes));
+        const double us = since_us(t);
+        CHECK(cudaFreeHost(p));
+        return us;
+    });
+    measure("record_call_us", [&] {
+        CHECK(cudaStreamSynchronize(s));
+        const Clock::time_point t = Clock::now();
+        CHECK(cudaEventRecord(e, s));
+        return since_us(t);
+    });
+    measure("wait_call_us", [&] {
+        CHECK(cudaEventRecord(e, s));
+        CHECK(cudaStreamSynchronize(s));
+        const Clock::time_point t = Clock::now();
+        CHECK(cudaStreamWaitEvent(s, e, 0));
+        return since_us(t);
+    });
+    CHECK(cudaStreamSynchronize(s));
+    return 0;
+}
