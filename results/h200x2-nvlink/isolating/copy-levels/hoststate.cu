@@ -6,7 +6,14 @@
 //   mallochost_64k_us        cudaMallocHost of 64 KiB (then freed, outside the time)
 //   record_call_us           the CPU's time in cudaEventRecord on an idle stream
 //   wait_call_us             the CPU's time in cudaStreamWaitEvent on a recorded event
-// Each: 10 warm-ups, 200 repetitions, the median, p10 and p90. One line of CSV per quantity.
+// and, with two GPUs (the calls dmaprobe's both-ways peer rows make, the model's runtime.*_call):
+//   cross_wait_call_us       cudaStreamWaitEvent on GPU 1's stream for an event of GPU 0
+//   set_device_call_us       cudaSetDevice to the other GPU
+//   peer_on_call_1m_us       cudaMemcpyPeerAsync of 1 MiB, peer access enabled (over NVLink)
+//   staged_call_1m_us        the same without peer access (staged through host memory, two pieces)
+//   staged_call_16m_us       ... of 16 MiB (32 pieces): (this - the 1 MiB call) / 30 is a piece's time
+// Each: 10 warm-ups, 200 repetitions (the staged calls 40), the median, p10 and p90. One line of
+// CSV per quantity.
 //
 // Build: nvcc -O3 -arch=sm_90 hoststate.cu -o hoststate   (CUDA toolkit only)
 // Run:   ./hoststate > hoststate.csv
@@ -43,16 +50,92 @@ double quantile(std::vector<double> v, double q) {
 }
 
 // body() returns the microseconds of one repetition.
-void measure(const char* what, const std::function<double()>& body) {
+void measure(const char* what, const std::function<double()>& body, int reps = kReps) {
     std::vector<double> us;
-    for (int r = 0; r < kWarmup + kReps; ++r) {
+    for (int r = 0; r < kWarmup + reps; ++r) {
         const double t = body();
         if (r >= kWarmup) us.push_back(t);
     }
-    std::printf("%s,%.3f,%.3f,%.3f,%d\n", what, quantile(us, 0.5), quantile(us, 0.1), quantile(us, 0.9), kReps);
+    std::printf("%s,%.3f,%.3f,%.3f,%d\n", what, quantile(us, 0.5), quantile(us, 0.1), quantile(us, 0.9), reps);
 }
 
 double since_us(Clock::time_point t) { return std::chrono::duration<double, std::micro>(Clock::now() - t).count(); }
+
+
+// The calls of dmaprobe's both-ways peer rows. Peer access is enabled for the copies over NVLink
+// and disabled again for the staged ones; every copy's data checked once.
+void two_gpus(cudaStream_t s0, cudaEvent_t e0) {
+    constexpr std::size_t kBig = 16u << 20;
+    constexpr std::size_t kMiB = 1u << 20;
+    unsigned char* src = nullptr;
+    unsigned char* dst = nullptr;
+    cudaStream_t s1 = nullptr;
+    CHECK(cudaSetDevice(0));
+    CHECK(cudaMalloc(&src, kBig));
+    CHECK(cudaMemset(src, 0x5a, kBig));
+    CHECK(cudaSetDevice(1));
+    CHECK(cudaMalloc(&dst, kBig));
+    CHECK(cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking));
+    CHECK(cudaSetDevice(0));
+    CHECK(cudaEventRecord(e0, s0));
+    CHECK(cudaStreamSynchronize(s0));
+    measure("cross_wait_call_us", [&] {
+        CHECK(cudaSetDevice(1));
+        const Clock::time_point t = Clock::now();
+        CHECK(cudaStreamWaitEvent(s1, e0, 0));
+        const double us = since_us(t);
+        CHECK(cudaStreamSynchronize(s1));
+        CHECK(cudaSetDevice(0));
+        return us;
+    });
+    measure("set_device_call_us", [&] {
+        const Clock::time_point t = Clock::now();
+        CHECK(cudaSetDevice(1));
+        const double us = since_us(t);
+        CHECK(cudaSetDevice(0));
+        return us;
+    });
+    const auto peer_copy = [&](std::size_t bytes) {
+        CHECK(cudaSetDevice(0));
+        const Clock::time_point t = Clock::now();
+        CHECK(cudaMemcpyPeerAsync(dst, 1, src, 0, bytes, s0));
+        const double us = since_us(t);
+        CHECK(cudaStreamSynchronize(s0));
+        return us;
+    };
+    const auto check_copy = [&](std::size_t bytes) {
+        std::vector<unsigned char> host(bytes);
+        CHECK(cudaSetDevice(1));
+        CHECK(cudaMemcpy(host.data(), dst, bytes, cudaMemcpyDeviceToHost));
+        for (std::size_t i = 0; i < bytes; ++i) {
+            if (host[i] != 0x5a) {
+                std::fprintf(stderr, "the peer copy's byte %zu is wrong\n", i);
+                std::exit(1);
+            }
+        }
+        CHECK(cudaMemset(dst, 0, kBig));
+        CHECK(cudaDeviceSynchronize());
+        CHECK(cudaSetDevice(0));
+    };
+    int can = 0;
+    CHECK(cudaDeviceCanAccessPeer(&can, 0, 1));
+    if (can) {
+        CHECK(cudaSetDevice(0));
+        CHECK(cudaDeviceEnablePeerAccess(1, 0));
+        measure("peer_on_call_1m_us", [&] { return peer_copy(kMiB); });
+        check_copy(kMiB);
+        CHECK(cudaDeviceDisablePeerAccess(1));
+    }
+    measure("staged_call_1m_us", [&] { return peer_copy(kMiB); }, 40);
+    check_copy(kMiB);
+    measure("staged_call_16m_us", [&] { return peer_copy(kBig); }, 40);
+    check_copy(kBig);
+    CHECK(cudaSetDevice(1));
+    CHECK(cudaStreamDestroy(s1));
+    CHECK(cudaFree(dst));
+    CHECK(cudaSetDevice(0));
+    CHECK(cudaFree(src));
+}
 
 }  // namespace
 
@@ -112,5 +195,6 @@ int main() {
         return since_us(t);
     });
     CHECK(cudaStreamSynchronize(s));
+    if (count >= 2) two_gpus(s, e);
     return 0;
 }
