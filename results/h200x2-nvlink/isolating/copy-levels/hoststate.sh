@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The host's call state on one lease (hoststate.cu, CUDA toolkit only), twice a minute apart:
+# The host's call state on one lease (hoststate.cu, CUDA toolkit only), twice 20 s apart:
 #   results/h200x2-nvlink/isolating/copy-levels/hoststate.sh OUTDIR
 # Writes OUTDIR/<kind>-<date>-<boot id>/: hoststate-1.csv, hoststate-2.csv, machine.txt.
 set -euo pipefail
@@ -18,7 +18,7 @@ nvcc -O3 -arch=sm_90 "$here/hoststate.cu" -o /tmp/hoststate
   echo "## kernel"; uname -a; cat /proc/cmdline 2>/dev/null || true
 } >"$dir/machine.txt" 2>&1
 /tmp/hoststate >"$dir/hoststate-1.csv"
-sleep 60
+sleep 20
 /tmp/hoststate >"$dir/hoststate-2.csv"
 echo "lease $(basename "$dir")"
 paste -d, "$dir/hoststate-1.csv" "$dir/hoststate-2.csv" | cut -d, -f1,2,7
