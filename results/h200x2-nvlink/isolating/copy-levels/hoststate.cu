@@ -15,8 +15,13 @@
 // Each: 10 warm-ups, 200 repetitions (the staged calls 40), the median, p10 and p90. One line of
 // CSV per quantity.
 //
+// Mode `interleaved N` (two GPUs, peer access enabled): N iterations, each one of every call above
+// in turn but the staged ones, one CSV row an iteration, so that each call can be set beside the
+// state its iteration's blocking copy shows (the state moves within a lease, in runs of ms to
+// 0.3 s; hoststate_summary.py splits the iterations by it).
+//
 // Build: nvcc -O3 -arch=sm_90 hoststate.cu -o hoststate   (CUDA toolkit only)
-// Run:   ./hoststate > hoststate.csv
+// Run:   ./hoststate > hoststate.csv;  ./hoststate interleaved 20000 > interleaved.csv
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -137,9 +142,96 @@ void two_gpus(cudaStream_t s0, cudaEvent_t e0) {
     CHECK(cudaFree(src));
 }
 
+
+// One row an iteration: every call of the two-GPU rows beside a blocking 64 KiB copy each way.
+void interleaved(int iterations) {
+    constexpr std::size_t kMiB = 1u << 20;
+    unsigned char *host = nullptr, *back = nullptr, *dev = nullptr, *src = nullptr, *dst = nullptr;
+    cudaStream_t s0 = nullptr, s1 = nullptr;
+    cudaEvent_t e0 = nullptr, e1 = nullptr;
+    CHECK(cudaSetDevice(0));
+    CHECK(cudaMallocHost(&host, kBytes));
+    CHECK(cudaMallocHost(&back, kBytes));
+    CHECK(cudaMalloc(&dev, kBytes));
+    CHECK(cudaMalloc(&src, kMiB));
+    CHECK(cudaMemset(src, 0x3c, kMiB));
+    for (std::size_t i = 0; i < kBytes; ++i) host[i] = static_cast<unsigned char>(i * 131 + 7);
+    CHECK(cudaStreamCreateWithFlags(&s0, cudaStreamNonBlocking));
+    CHECK(cudaEventCreate(&e0));
+    CHECK(cudaSetDevice(1));
+    CHECK(cudaMalloc(&dst, kMiB));
+    CHECK(cudaStreamCreateWithFlags(&s1, cudaStreamNonBlocking));
+    CHECK(cudaEventCreate(&e1));
+    CHECK(cudaSetDevice(0));
+    int can = 0;
+    CHECK(cudaDeviceCanAccessPeer(&can, 0, 1));
+    if (!can) {
+        std::fprintf(stderr, "GPU 0 cannot access GPU 1\n");
+        std::exit(1);
+    }
+    CHECK(cudaDeviceEnablePeerAccess(1, 0));
+    std::printf("iteration,h2d_64k_us,d2h_64k_us,record_call_us,wait_call_us,cross_wait_call_us,set_device_call_us,peer_on_call_1m_us\n");
+    for (int it = -kWarmup; it < iterations; ++it) {
+        Clock::time_point t = Clock::now();
+        CHECK(cudaMemcpy(dev, host, kBytes, cudaMemcpyHostToDevice));
+        const double h2d = since_us(t);
+        t = Clock::now();
+        CHECK(cudaMemcpy(back, dev, kBytes, cudaMemcpyDeviceToHost));
+        const double d2h = since_us(t);
+        t = Clock::now();
+        CHECK(cudaEventRecord(e0, s0));
+        const double record = since_us(t);
+        CHECK(cudaStreamSynchronize(s0));
+        t = Clock::now();
+        CHECK(cudaStreamWaitEvent(s0, e0, 0));
+        const double wait = since_us(t);
+        t = Clock::now();
+        CHECK(cudaSetDevice(1));
+        const double set = since_us(t);
+        t = Clock::now();
+        CHECK(cudaStreamWaitEvent(s1, e0, 0));
+        const double cross = since_us(t);
+        CHECK(cudaStreamSynchronize(s1));
+        CHECK(cudaSetDevice(0));
+        t = Clock::now();
+        CHECK(cudaMemcpyPeerAsync(dst, 1, src, 0, kMiB, s0));
+        const double peer_on = since_us(t);
+        CHECK(cudaStreamSynchronize(s0));
+        if (it >= 0) std::printf("%d,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f,%.3f\n", it, h2d, d2h, record, wait, cross, set, peer_on);
+    }
+    if (std::memcmp(host, back, kBytes) != 0) {
+        std::fprintf(stderr, "the 64 KiB copy came back wrong\n");
+        std::exit(1);
+    }
+    std::vector<unsigned char> got(kMiB);
+    CHECK(cudaSetDevice(1));
+    CHECK(cudaMemcpy(got.data(), dst, kMiB, cudaMemcpyDeviceToHost));
+    for (std::size_t i = 0; i < kMiB; ++i) {
+        if (got[i] != 0x3c) {
+            std::fprintf(stderr, "the peer copy's byte %zu is wrong\n", i);
+            std::exit(1);
+        }
+    }
+}
+
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+    if (argc > 1) {
+        const int n = argc > 2 ? std::atoi(argv[2]) : 0;
+        if (std::strcmp(argv[1], "interleaved") != 0 || n < 1 || n > 1000000) {
+            std::fprintf(stderr, "usage: %s [interleaved N]   (N in 1..1000000)\n", argv[0]);
+            return 2;
+        }
+        int count = 0;
+        CHECK(cudaGetDeviceCount(&count));
+        if (count < 2) {
+            std::fprintf(stderr, "interleaved needs two GPUs, found %d\n", count);
+            return 1;
+        }
+        interleaved(n);
+        return 0;
+    }
     int count = 0;
     CHECK(cudaGetDeviceCount(&count));
     if (count < 1) {

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The host's call state on one lease (hoststate.cu, CUDA toolkit only), twice 20 s apart:
 #   results/h200x2-nvlink/isolating/copy-levels/hoststate.sh OUTDIR
-# Writes OUTDIR/<kind>-<date>-<boot id>/: hoststate-1.csv, hoststate-2.csv, machine.txt.
+# Writes OUTDIR/<kind>-<date>-<boot id>/: hoststate-1.csv, hoststate-2.csv, interleaved.csv.gz
+# (ITERATIONS, default 20000, of the interleaved mode), machine.txt.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 out=${1:?usage: hoststate.sh OUTDIR}
@@ -20,5 +21,6 @@ nvcc -O3 -arch=sm_90 "$here/hoststate.cu" -o /tmp/hoststate
 /tmp/hoststate >"$dir/hoststate-1.csv"
 sleep 20
 /tmp/hoststate >"$dir/hoststate-2.csv"
+/tmp/hoststate interleaved "${ITERATIONS:-20000}" | gzip -9 >"$dir/interleaved.csv.gz"
 echo "lease $(basename "$dir")"
 paste -d, "$dir/hoststate-1.csv" "$dir/hoststate-2.csv" | cut -d, -f1,2,7
