@@ -472,6 +472,13 @@ TEST(Peer, TheStagedBothWaysRowOfTheMainPlanFollowsTheHostsCallState) {
     EXPECT_LT(*std::max_element(fast_calls.begin(), fast_calls.end()), *std::min_element(slow_calls.begin(), slow_calls.end()));
     EXPECT_GT(slow.size(), staged.size() / 2) << "the median lease is a slow one";
 
+    const config::ModelParams q = config::parse_scenarios("strategy: peer\nsizes: 256MiB\ndirection: both\nplatform: h200x2-nvlink\n",
+                                                          "staged.yaml", {}, config::CalibrationChoice::platform())
+                                      .at(0)
+                                      .params.without_spread();
+    // The pieces the runtime stages a copy in, and the call's time for its first two, as the model has them.
+    const std::uint64_t piece_bytes = q.runtime.peer_staging_piece.value;
+    const double first_two_us = static_cast<double>(q.runtime.peer_staged_call.ps) * 1e-6;
     // The staged calls' CPU time a piece past the second (../staged-both, two H200): two levels.
     std::vector<double> per_piece;
     const std::filesystem::path runs = results / "isolating/staged-both/leases";
@@ -482,10 +489,10 @@ TEST(Peer, TheStagedBothWaysRowOfTheMainPlanFollowsTheHostsCallState) {
             for (const auto& r : ls::read_csv(file.path())) {
                 const std::uint64_t bytes = std::stoull(r.at("bytes"));
                 if (bytes < 16 * kMiB) continue;
-                const double pieces = static_cast<double>(bytes / (512 * 1024));
+                const double pieces = static_cast<double>(bytes / piece_bytes);
                 for (const char* col : {"call0_us", "call1_us"}) {
                     const double call = std::stod(r.at(col));
-                    if (call > 0.0) per_piece.push_back((call - 5.85) / (pieces - 2.0));
+                    if (call > 0.0) per_piece.push_back((call - first_two_us) / (pieces - 2.0));
                 }
             }
         }
@@ -496,12 +503,9 @@ TEST(Peer, TheStagedBothWaysRowOfTheMainPlanFollowsTheHostsCallState) {
     for (const double v : per_piece) (v < level_cut ? lo : hi).push_back(v);
     const double fast_level_us = ls::median(lo), slow_level_us = ls::median(hi);
     // The levels' difference is the main plan's groups' difference, a piece at a time.
-    EXPECT_NEAR((ls::median(slow) - ls::median(fast)) / 510.0, slow_level_us - fast_level_us, 0.15);
+    const double row_pieces = static_cast<double>(256 * kMiB / piece_bytes);
+    EXPECT_NEAR((ls::median(slow) - ls::median(fast)) / (row_pieces - 2.0), slow_level_us - fast_level_us, 0.15);
 
-    const config::ModelParams q = config::parse_scenarios("strategy: peer\nsizes: 256MiB\ndirection: both\nplatform: h200x2-nvlink\n",
-                                                          "staged.yaml", {}, config::CalibrationChoice::platform())
-                                      .at(0)
-                                      .params.without_spread();
     EXPECT_NEAR(q.runtime.peer_staged_piece_call.ps * 1e-6, slow_level_us, 0.05);
     static const topology::Platform platform = topology::load_platform("h200x2-nvlink", q);
     const auto model_us = [&](const config::ModelParams& m) {
