@@ -528,5 +528,108 @@ TEST(Peer, TheStagedBothWaysRowOfTheMainPlanFollowsTheHostsCallState) {
     }
 }
 
+// A staged copy's first piece entering its destination GPU holds other copies starting there by
+// runtime.staged_entry_hold (results/h200x2-nvlink/isolating/staged-loss: a probe on an idle
+// stream of that GPU, issued 18-30 us after the staged copy, starts 5.3-5.4 us late; before the
+// piece has left the source, or once it is in, not). Here: a staged copy of two pieces, GPU 1 to
+// GPU 0, then the CPU's delay D, then a 4 KiB copy out of GPU 0 (or GPU 1) on a stream of its own.
+TEST(Peer, ACopyStartsLateWhileAnotherStagedCopysFirstPieceEntersItsGpu) {
+    config::ModelParams p;
+    const std::uint64_t piece = p.runtime.peer_staging_piece.value;
+    struct Run {
+        double probe_start, probe_held, probe_end, down_end, up_end, staged_end;
+    };
+    // probe_gpu < 0: no probe.
+    const auto run = [&](const config::ModelParams& q, double delay_us, int probe_gpu) {
+        Program prog;
+        for (std::uint64_t k = 0; k < 2; ++k) {
+            Op down = strategies::copy_op(CopyDirection::kDeviceToHost, piece, 2 + static_cast<int>(k), false);
+            down.gpu = 1;
+            down.queued_by_runtime = k > 0;
+            down.peer_call = k == 0;
+            down.staged_peer = k == 0;
+            down.staged_way = 0;
+            Op up = strategies::copy_op(CopyDirection::kHostToDevice, piece, 2 + static_cast<int>(k), false);
+            up.gpu = 0;
+            up.queued_by_runtime = true;
+            up.staged_way = 0;
+            prog.ops.push_back(down);
+            prog.ops.push_back(up);
+        }
+        prog.ops.push_back(strategies::simple_op(Op::Kind::kCpuWork, core::Duration{static_cast<std::int64_t>(delay_us * 1e6)}));
+        const std::size_t pi = prog.ops.size();
+        if (probe_gpu >= 0) {
+            Op probe = strategies::copy_op(CopyDirection::kDeviceToHost, 4096, 6, false);
+            probe.gpu = probe_gpu;
+            prog.ops.push_back(probe);
+        }
+        prog.ops.push_back(strategies::simple_op(Op::Kind::kSynchronize));
+        const ProgramOutcome o = simulator().execute(q, prog);
+        const OpTiming none{};
+        const OpTiming& t = probe_gpu >= 0 ? o.timings[pi] : none;
+        return Run{t.start_ps, t.entry_held_ps, t.end_ps, o.timings[0].end_ps, o.timings[1].end_ps, o.timings[3].end_ps};
+    };
+    config::ModelParams none = p;
+    none.runtime.staged_entry_hold = config::Duration{0};
+    const double hold = static_cast<double>(p.runtime.staged_entry_hold.ps);
+    ASSERT_GT(hold, 0.0);
+    // The staged copy's own pieces are not held.
+    EXPECT_DOUBLE_EQ(run(p, 0.0, -1).staged_end, run(none, 0.0, -1).staged_end);
+    int inside = 0, outside = 0;
+    for (double d = 0.0; d <= 60.0; d += 2.0) {
+        const Run a = run(none, d, 0), b = run(p, d, 0);
+        EXPECT_DOUBLE_EQ(a.probe_held, 0.0);
+        EXPECT_DOUBLE_EQ(a.probe_start, b.probe_start) << "D " << d << " us";
+        // Held while the first piece is between leaving GPU 1 and being in GPU 0, not before or after.
+        const bool entering = a.probe_start > a.down_end && a.probe_start < a.up_end;
+        (entering ? inside : outside) += 1;
+        EXPECT_DOUBLE_EQ(b.probe_held, entering ? hold : 0.0) << "D " << d << " us";
+        if (entering) {
+            EXPECT_GE(b.probe_end, a.probe_end) << "D " << d << " us";
+        } else {
+            EXPECT_DOUBLE_EQ(b.probe_end, a.probe_end) << "D " << d << " us";
+        }
+        // On the GPU the piece leaves, nothing.
+        EXPECT_DOUBLE_EQ(run(p, d, 1).probe_held, 0.0) << "D " << d << " us";
+    }
+    EXPECT_GE(inside, 5);
+    EXPECT_GE(outside, 10);
+}
+
+// dmaprobe's staged row both ways at 1 MiB (peer access off; the other way's call first, its
+// first piece entering the source's GPU as the source's own pieces start there) against the
+// main plan's 26 flushed 2xH200 leases: within 3 % of their median with the hold, and not
+// without it.
+TEST(Peer, TheStagedRowBothWaysAtOneMiBFallsOnTheMainPlansLeases) {
+    const config::ModelParams q = config::parse_scenarios("strategy: peer\nsizes: 1MiB\ndirection: both\nplatform: h200x2-nvlink\n",
+                                                          "staged.yaml", {}, config::CalibrationChoice::platform())
+                                      .at(0)
+                                      .params.without_spread();
+    const std::filesystem::path results = std::filesystem::path(DMASIM_SOURCE_DIR) / "results/h200x2-nvlink";
+    std::vector<double> leases;
+    for (const char* dir : {"measured", "measured-held-out"}) {
+        for (const auto& lease : std::filesystem::directory_iterator(results / dir)) {
+            for (const auto& r : lease_states::read_csv(lease.path() / "measured.csv")) {
+                if (r.at("scenario") == "peer" && r.at("direction") == "both" && r.at("size_bytes") == "1048576" &&
+                    r.at("variant") == "peer=off" && r.at("status") == "ok") {
+                    leases.push_back(std::stod(r.at("time_us")));
+                }
+            }
+        }
+    }
+    ASSERT_GE(leases.size(), 20U);
+    const double measured = lease_states::median(leases);
+    static const topology::Platform platform = topology::load_platform("h200x2-nvlink", q);
+    const auto model_us = [&](const config::ModelParams& m) {
+        config::StrategyOptions o;
+        o.peer.access = "off";
+        return row(simulator().run(m, CaseSpec{"peer", "both", kMiB, o, {}, &platform}), "peer=off").time_ps * 1e-6;
+    };
+    EXPECT_NEAR(model_us(q) / measured, 1.0, 0.03) << "median of " << leases.size() << " leases " << measured << " us";
+    config::ModelParams none = q;
+    none.runtime.staged_entry_hold = config::Duration{0};
+    EXPECT_LT(model_us(none) / measured, 0.97);
+}
+
 }  // namespace
 }  // namespace dmasim::sim

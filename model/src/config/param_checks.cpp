@@ -219,6 +219,7 @@ void check_runtime(const RuntimeParams& r, const std::string& prefix, const Fail
     c.duration("poll_period", r.poll_period, kMaxHardwareLatency);
     c.bytes("peer_staging_piece", r.peer_staging_piece, 4 * kKiB, kGiB);
     c.count("peer_staging_buffers", r.peer_staging_buffers, 1, 64);
+    c.duration("staged_entry_hold", r.staged_entry_hold, kMaxSoftwareLatency);
     c.bytes("inline_h2d_max", r.inline_h2d_max, 0, kMiB);
     c.bytes("front_end_h2d_max", r.front_end_h2d_max, 0, kMiB);
     // 0B/s: the engine reads the data. Written so that NaN fails too.

@@ -139,6 +139,18 @@ void HostRuntime::driver() {
         cpu_sees_after_ps_ = 0.0;
         first_job_id_ = next_job_id_;
         behind_gate_.clear();
+        staged_ways_.clear();
+        for (std::size_t i = 0; i < n_ops; ++i) {
+            const Op& op = program_.ops[i];
+            if (op.staged_way < 0 || op.kind != Op::Kind::kCopy) continue;
+            // A program has fewer staged copies than operations.
+            const auto w = std::min(static_cast<std::size_t>(op.staged_way), n_ops);
+            if (staged_ways_.size() <= w) staged_ways_.resize(w + 1);
+            StagedWay& way = staged_ways_[w];
+            std::size_t& first = op.direction == CopyDirection::kDeviceToHost ? way.first_down : way.first_up;
+            if (first == kNoOp) first = i;
+            if (op.direction == CopyDirection::kHostToDevice) way.to = op.gpu;
+        }
         gpu_active_ = 0;
         idle_since_ps_ = -1.0;
         cpu_copy_end_ps_ = -1.0;
@@ -883,8 +895,22 @@ void HostRuntime::start_next_on(std::size_t engine) {
         return;
     }
     e.busy = true;
-    const CopyJob job = e.queue.front();
+    CopyJob job = e.queue.front();
     e.queue.pop_front();
+    // While another staged peer copy's first piece enters this GPU, a copy starts late here, its
+    // own pieces but (isolating/staged-loss: a probe on that GPU's idle stream 5.3-5.4 us late).
+    if (const std::size_t o = job_op_[job.id - first_job_id_]; o != kNoOp && !staged_ways_.empty()) {
+        const int gpu = static_cast<int>(engine / Gpu::kUnits);
+        const int own = program_.ops[o].staged_way;
+        for (std::size_t w = 0; w < staged_ways_.size(); ++w) {
+            const StagedWay& way = staged_ways_[w];
+            if (static_cast<int>(w) != own && way.to == gpu && way.entering_since_ps >= 0.0 && !way.entered) {
+                job.acquire_ps += static_cast<std::uint64_t>(params_.runtime.staged_entry_hold.ps);
+                timings_[o].entry_held_ps += static_cast<double>(params_.runtime.staged_entry_hold.ps);
+                break;
+            }
+        }
+    }
     e.fencing = job.peer || (job.direction == CopyDirection::kHostToDevice && job.host_node == host_node_);
     e.job = job.id;
     const std::size_t op = job_op_[job.id - first_job_id_];
@@ -924,6 +950,10 @@ void HostRuntime::semaphore_written(std::uint32_t job) {
 void HostRuntime::op_finished(std::size_t i) {
     timings_[i].end_ps = now_ps() - t0_ps_;
     finished_[i] = true;
+    for (StagedWay& way : staged_ways_) {
+        if (i == way.first_down) way.entering_since_ps = now_ps();
+        if (i == way.first_up) way.entered = true;
+    }
     if (resident_blocks_[i] > 0) {
         take_sms(program_.ops[i].grid, resident_blocks_[i], -1);
         resident_blocks_[i] = 0;

@@ -164,9 +164,11 @@ void run_peer(Engine& engine, Case& c) {
             down.queued_by_runtime = k > 0;
             down.peer_call = k == 0;
             down.staged_peer = k == 0 || k >= 2;
+            down.staged_way = static_cast<int>(w);
             Op up = copy_op(CopyDirection::kHostToDevice, n, stream, false);
             up.gpu = way.to;
             up.queued_by_runtime = true;
+            up.staged_way = static_cast<int>(w);
             prog.ops.push_back(down);
             prog.ops.push_back(up);
             last_up = prog.ops.size() - 1;

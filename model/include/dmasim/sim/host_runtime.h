@@ -101,6 +101,10 @@ struct Op {
     // runtime.peer_staged_call; a later one marked so (queued_by_runtime) keeps the calling
     // thread runtime.peer_staged_piece_call before it is queued.
     bool staged_peer = false;
+    // The pieces of one staged peer copy (>= 0: which of the program's): while another staged
+    // copy's first piece enters its GPU, copies start late there (runtime.staged_entry_hold),
+    // but its own.
+    int staged_way = -1;
     std::size_t after = 0;  // kWaitFor: the operation waited for (an earlier one)
 };
 
@@ -128,6 +132,9 @@ struct OpTiming {
     double issued_ps = 0.0;
     double start_ps = 0.0;
     double end_ps = 0.0;
+    // A copy: how long its engine held it before its first request because another staged peer
+    // copy's first piece was entering its GPU (runtime.staged_entry_hold); 0 for the rest.
+    double entry_held_ps = 0.0;
 };
 
 class HostRuntime : public sc_core::sc_module, public CompletionListener {
@@ -369,6 +376,20 @@ private:
     void gpu_work_started() { ++gpu_active_; }
     void gpu_work_ended();
     double stream_start_ps();  // when an operation whose stream lets it go now may start
+
+    // Per staged peer copy of the program (Op::staged_way): its destination GPU, its first piece
+    // out of the source and its first piece into the destination (op indices), and the window in
+    // which that first piece is entering the destination, where the copies of other streams
+    // start runtime.staged_entry_hold late: from the first piece out ending (-1: not yet) to the
+    // first piece in ending.
+    struct StagedWay {
+        int to = -1;
+        std::size_t first_down = static_cast<std::size_t>(-1);
+        std::size_t first_up = static_cast<std::size_t>(-1);
+        double entering_since_ps = -1.0;
+        bool entered = false;
+    };
+    std::vector<StagedWay> staged_ways_;
 
     TimedHeap<std::size_t> ready_;          // stream operations whose stream let them go
     TimedFifo<std::size_t> kernel_end_;     // kernels finishing
