@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <regex>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "dmasim/pcie/wire.h"
 #include "dmasim/sim/host_runtime.h"
 #include "dmasim/sim/simulator.h"
+#include "dmasim/sim/trace.h"
 #include "dmasim/strategies/programs.h"
 #include "dmasim/topology/platform_file.h"
 
@@ -629,6 +631,24 @@ TEST(Peer, TheStagedRowBothWaysAtOneMiBFallsOnTheMainPlansLeases) {
     config::ModelParams none = q;
     none.runtime.staged_entry_hold = config::Duration{0};
     EXPECT_LT(model_us(none) / measured, 0.97);
+}
+
+// A copy that another staged peer copy's first piece held back (runtime.staged_entry_hold) shows
+// the hold inside its span on its stream in a timeline: dmaprobe's staged row both ways at 1 MiB
+// has one.
+TEST(Peer, ATimelineShowsTheCopyAStagedCopysFirstPieceHeld) {
+    const config::ModelParams p;
+    Tracer tracer(10e6);
+    Tracer::set_active(&tracer);
+    config::StrategyOptions o;
+    o.peer.access = "off";
+    static_cast<void>(simulator().run(p, CaseSpec{"peer", "both", kMiB, o, "staged"}));
+    Tracer::set_active(nullptr);
+    const std::string json = tracer.json();
+    const std::regex held("\"name\": \"held: a staged copy's first piece entering\", \"pid\": \\d+, \"tid\": \\d+, \"ts\": [0-9.]+, \"dur\": ([0-9.]+)");
+    std::smatch m;
+    ASSERT_TRUE(std::regex_search(json, m, held));
+    EXPECT_NEAR(std::stod(m[1]), static_cast<double>(p.runtime.staged_entry_hold.ps) * 1e-6, 1e-3);
 }
 
 }  // namespace

@@ -1081,8 +1081,13 @@ void HostRuntime::trace_program() {
                 const core::Duration call = call_time(op);
                 tr->span(cpu, std::string(op_name(op)) + size, t0_ps_ + t.issued_ps, t0_ps_ + t.issued_ps + static_cast<double>(call.ps));
             }
-            tr->span(tr->track("streams", "stream " + std::to_string(op.stream)), std::string(op_name(op)) + size,
-                     t0_ps_ + t.start_ps, t0_ps_ + t.end_ps);
+            const int stream_track = tr->track("streams", "stream " + std::to_string(op.stream));
+            tr->span(stream_track, std::string(op_name(op)) + size, t0_ps_ + t.start_ps, t0_ps_ + t.end_ps);
+            // Inside it, what its engine held it back for (runtime.staged_entry_hold).
+            if (t.entry_held_ps > 0.0) {
+                tr->span(stream_track, "held: a staged copy's first piece entering", t0_ps_ + t.start_ps,
+                         t0_ps_ + t.start_ps + t.entry_held_ps);
+            }
             if (op.kind != Op::Kind::kCopy && op.kind != Op::Kind::kWaitFor && op.kind != Op::Kind::kRecord) {
                 tr->span(tr->track(gpus_[static_cast<std::size_t>(op.gpu)]->basename(), "compute"), op_name(op),
                          t0_ps_ + t.start_ps, t0_ps_ + t.end_ps);
