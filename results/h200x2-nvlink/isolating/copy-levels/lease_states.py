@@ -3,7 +3,7 @@
 
 The staged peer copy both ways at 256 MiB (`peer`, both, peer access off) holds one staged call of 512
 pieces, queued piece by piece by the CPU before the other way's call (../staged-both). Its lease medians
-fall in two groups; this script splits the leases in two by that row (two-means) and checks the split
+fall in two groups; this script splits the leases at that row's widest gap (its outer tenths left out) and checks the split
 against the leases' blocking 64 KiB copies (the `pinned` rows into and out of the GPU, one driver call
 each): the host's fast and slow call states of this folder's README (`callstate.cu`: every call that
 enters the driver about 0.9 us dearer in the slow state). It reports
@@ -11,7 +11,7 @@ enters the driver about 0.9 us dearer in the slow state). It reports
   counted apart: the leases the calibration was fitted on);
 - the staged call's own time per piece past the second, case by case, from the CPU times that
   `../staged-both/stagedboth.cu` wrote on the 2xH200 leases of two H200 (copies of 16 MiB and more),
-  split in two the same way: the two levels;
+  split in two by two-means: the two levels;
 - every row whose medians over the two groups of leases differ by more than --min-split percent.
 
 Usage: lease_states.py [--min-split PCT] TRAINING_DIR [MORE_DIR...] > lease-states.txt
@@ -57,6 +57,18 @@ def split_in_two(values):
     return (v[i] + v[i + 1]) / 2.0, v[i + 1] - v[i]
 
 
+def split_at_gap(values, trim=0.1):
+    """The threshold halfway across the widest gap between consecutive sorted values, the outer
+    `trim` share at each end left out (a few leases far out on one side do not move it)."""
+    v = sorted(values)
+    k = int(trim * len(v))
+    inner = v[k : len(v) - k]
+    if len(inner) < 2:
+        raise ValueError("need more values to split")
+    i = max(range(len(inner) - 1), key=lambda j: inner[j + 1] - inner[j])
+    return (inner[i] + inner[i + 1]) / 2.0, inner[i + 1] - inner[i]
+
+
 def piece_levels():
     """Per-piece CPU time of each staged call of 16 MiB or more on the two-H200 leases."""
     out = []
@@ -72,6 +84,34 @@ def piece_levels():
                     if call > 0.0:
                         out.append((call - STAGED_CALL_US) / (pieces - 2))
     return out
+
+
+def kind_of(key):
+    """A row's kind for the summary: pinned allocation, registration, pageable copies, small blocking
+    copies (< 128 KiB), duplex pairs, peer copies; None for the rest."""
+    scenario, _direction, size, variant = key
+    if variant in ("setup=mallochost", "setup=freehost"):
+        return "pinned allocation and freeing"
+    if variant in ("setup=register", "setup=unregister"):
+        return "registration and unregistration"
+    if scenario.startswith("pageable"):
+        return "pageable copies"
+    if scenario in ("pinned", "latency", "odd-sizes", "offset-1B", "offset-4KiB", "offset-64B") and int(size) < 128 * 1024:
+        return "small blocking copies"
+    if scenario == "duplex":
+        return "duplex pairs"
+    if scenario == "peer":
+        return "peer copies"
+    return None
+
+
+def by_kind(split):
+    groups = {}
+    for row in split:
+        kind = kind_of(row[1])
+        if kind is not None:
+            groups.setdefault(kind, []).append(row)
+    return sorted(groups.items())
 
 
 def main():
@@ -94,13 +134,13 @@ def main():
         if missing:
             sys.exit(f"lease_states.py: lease {name}: no row {missing[0]}")
     staged = {n: r[STAGED_ROW] for n, r in leases.items()}
-    cut, gap = split_in_two(staged.values())
+    cut, gap = split_at_gap(staged.values())
     fast = sorted(n for n in leases if staged[n] < cut)
     slow = sorted(n for n in leases if staged[n] >= cut)
     calls = {n: sum(r[k] for k in STATE_ROWS) for n, r in leases.items()}
     by_calls = sorted(leases, key=lambda n: calls[n])
     agree = set(by_calls[: len(fast)]) == set(fast)
-    print(f"# {len(leases)} leases split in two (two-means) by their staged both-ways row at 256 MiB (at {cut:.0f} us, a gap of "
+    print(f"# {len(leases)} leases split at the widest gap of their staged both-ways row at 256 MiB, the outer tenth at each end left out (at {cut:.0f} us, a gap of "
           f"{gap:.0f} us): {len(fast)} fast, {len(slow)} slow. The {len(fast)} leases whose blocking 64 KiB copies (into + out of "
           f"the GPU, one driver call each) are quickest are {'exactly the fast ones' if agree else 'not the fast ones'}: "
           f"fast {min(calls[n] for n in fast):.2f}-{max(calls[n] for n in fast):.2f} us, slow "
@@ -142,6 +182,10 @@ def main():
         if al > 0:
             split.append(((s - f) / al * 100.0, k, f, s, al))
     split.sort(key=lambda t: (-abs(t[0]), t[1]))
+    print("\n# by kind of row, slow - fast over all rows (% of the median over all leases): median, p10, p90")
+    for kind, rows in by_kind(split):
+        v = sorted(d for d, _k, _f, _s, _a in rows)
+        print(f"#   {kind}: {len(v)} rows, median {statistics.median(v):+.1f} %, p10 {v[len(v) // 10]:+.1f}, p90 {v[(9 * len(v)) // 10]:+.1f}")
     print(f"\n# rows whose medians over the two groups differ by more than {a.min_split:g} % of the median over all leases")
     print("scenario,direction,size_bytes,variant,fast_median_us,slow_median_us,all_median_us,slow_minus_fast_pct")
     for d, k, f, s, al in split:
