@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "dmasim/config/scenario.h"
+#include "dmasim/core/results.h"
 #include "dmasim/pcie/wire.h"
 #include "dmasim/sim/host_runtime.h"
 #include "dmasim/sim/simulator.h"
@@ -378,36 +379,48 @@ TEST(Peer, AccessEnabledOneWayStagesTheOtherWaysCopy) {
 // fast level of those same calls, in the fast group.
 namespace lease_states {
 
-using Row = std::map<std::string, double>;  // scenario,direction,size_bytes,variant -> time_us
-
-std::vector<std::string> split_csv(const std::string& line) {
-    std::vector<std::string> f;
-    std::string cur;
-    bool quoted = false;
-    for (const char ch : line) {
-        if (ch == '"') {
-            quoted = !quoted;
-        } else if (ch == ',' && !quoted) {
-            f.push_back(cur);
-            cur.clear();
-        } else {
-            cur += ch;
-        }
-    }
-    f.push_back(cur);
-    return f;
+// A main-plan row's key, as lease_states.py has it.
+std::string key_of(const core::ResultRow& r) {
+    return r.scenario + "," + r.direction + "," + std::to_string(r.size_bytes) + "," + r.variant;
 }
 
-// Each CSV's rows as maps from its header's names.
+// Each committed flushed 2xH200 lease's rows that measured fine (training and held-out leases),
+// by key, read as dmasim compare reads them.
+std::vector<std::map<std::string, double>> main_plan_leases() {
+    const std::filesystem::path results = std::filesystem::path(DMASIM_SOURCE_DIR) / "results/h200x2-nvlink";
+    std::vector<std::map<std::string, double>> out;
+    for (const char* dir : {"measured", "measured-held-out"}) {
+        EXPECT_TRUE(std::filesystem::is_directory(results / dir)) << results / dir;
+        if (!std::filesystem::is_directory(results / dir)) continue;
+        for (const auto& lease : std::filesystem::directory_iterator(results / dir)) {
+            std::ifstream in(lease.path() / "measured.csv");
+            EXPECT_TRUE(in) << lease.path();
+            std::map<std::string, double> rows;
+            for (const core::ResultRow& r : core::read_results_csv(in, (lease.path() / "measured.csv").string())) {
+                if (r.status == "ok") rows[key_of(r)] = r.time_us;
+            }
+            out.push_back(std::move(rows));
+        }
+    }
+    return out;
+}
+
+// An isolating case's CSV (plain fields, no quoting) as maps from its header's names.
 std::vector<std::map<std::string, std::string>> read_csv(const std::filesystem::path& path) {
+    const auto split = [](const std::string& line) {
+        std::vector<std::string> f;
+        std::stringstream ss(line);
+        for (std::string x; std::getline(ss, x, ',');) f.push_back(x);
+        return f;
+    };
     std::vector<std::map<std::string, std::string>> out;
     std::ifstream in(path);
     EXPECT_TRUE(in) << path;
     std::string line;
     if (!std::getline(in, line)) return out;
-    const std::vector<std::string> head = split_csv(line);
+    const std::vector<std::string> head = split(line);
     while (std::getline(in, line)) {
-        const std::vector<std::string> f = split_csv(line);
+        const std::vector<std::string> f = split(line);
         EXPECT_EQ(f.size(), head.size()) << path << ": " << line;
         if (f.size() != head.size()) continue;
         std::map<std::string, std::string> r;
@@ -462,18 +475,10 @@ TEST(Peer, TheStagedBothWaysRowOfTheMainPlanFollowsTheHostsCallState) {
     const std::filesystem::path results = std::filesystem::path(DMASIM_SOURCE_DIR) / "results/h200x2-nvlink";
     const std::string staged_key = "peer,both,268435456,peer=off";
     std::vector<double> staged, calls;
-    for (const char* dir : {"measured", "measured-held-out"}) {
-        ASSERT_TRUE(std::filesystem::is_directory(results / dir)) << results / dir;
-        for (const auto& lease : std::filesystem::directory_iterator(results / dir)) {
-            ls::Row row;
-            for (const auto& r : ls::read_csv(lease.path() / "measured.csv")) {
-                if (r.at("status") != "ok") continue;
-                row[r.at("scenario") + "," + r.at("direction") + "," + r.at("size_bytes") + "," + r.at("variant")] = std::stod(r.at("time_us"));
-            }
-            ASSERT_TRUE(row.count(staged_key) && row.count("pinned,h2d,65536,") && row.count("pinned,d2h,65536,")) << lease.path();
-            staged.push_back(row[staged_key]);
-            calls.push_back(row["pinned,h2d,65536,"] + row["pinned,d2h,65536,"]);
-        }
+    for (auto& row : ls::main_plan_leases()) {
+        ASSERT_TRUE(row.count(staged_key) && row.count("pinned,h2d,65536,") && row.count("pinned,d2h,65536,"));
+        staged.push_back(row[staged_key]);
+        calls.push_back(row["pinned,h2d,65536,"] + row["pinned,d2h,65536,"]);
     }
     ASSERT_GE(staged.size(), 20U);
     const double cut = ls::split_at_gap(staged);
@@ -619,17 +624,9 @@ TEST(Peer, TheStagedRowBothWaysAtOneMiBFallsOnTheMainPlansLeases) {
                                                           "staged.yaml", {}, config::CalibrationChoice::platform())
                                       .at(0)
                                       .params.without_spread();
-    const std::filesystem::path results = std::filesystem::path(DMASIM_SOURCE_DIR) / "results/h200x2-nvlink";
     std::vector<double> leases;
-    for (const char* dir : {"measured", "measured-held-out"}) {
-        for (const auto& lease : std::filesystem::directory_iterator(results / dir)) {
-            for (const auto& r : lease_states::read_csv(lease.path() / "measured.csv")) {
-                if (r.at("scenario") == "peer" && r.at("direction") == "both" && r.at("size_bytes") == "1048576" &&
-                    r.at("variant") == "peer=off" && r.at("status") == "ok") {
-                    leases.push_back(std::stod(r.at("time_us")));
-                }
-            }
-        }
+    for (const auto& row : lease_states::main_plan_leases()) {
+        if (const auto it = row.find("peer,both,1048576,peer=off"); it != row.end()) leases.push_back(it->second);
     }
     ASSERT_GE(leases.size(), 20U);
     const double measured = lease_states::median(leases);
