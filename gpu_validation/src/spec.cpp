@@ -171,6 +171,13 @@ void parse_strategy_keys(const CaseReader& r, MeasurementSpec& s, const Options&
             if (s.compute_ns > 0 && s.host_memory != HostMemory::pinned) {
                 r.fail("compute_ns", "a compute kernel beside duplex needs pinned host memory (the copies are event-timed)");
             }
+            s.one_way_beside = r.integer_or("one_way_beside", 0, 0, 1) == 1;
+            if (s.one_way_beside && s.host_memory != HostMemory::pinned) {
+                r.fail("one_way_beside", "blocking copies beside the pair need pinned host memory");
+            }
+            if (s.one_way_beside && s.compute_ns > 0) {
+                r.fail("one_way_beside", "not with a compute kernel beside the pair: the blocking copies would run without it");
+            }
             break;
         case Strategy::async_overlap: {
             s.streams = static_cast<int>(r.integer("streams", 1, lim::kMaxStreams, "async_overlap: number of streams N"));

@@ -59,6 +59,7 @@ struct MeasurementSpec {
     std::string variant;          // the plan's `variant` label ("" if none)
 
     HostMemory host_memory = HostMemory::pinned;  // duplex; periodic (`via`)
+    bool one_way_beside = false;  // duplex (pinned): a blocking copy each way beside the pair, every repetition
     int reuses = 1;               // registered: K
     int streams = 1;              // async_overlap: N
     std::int64_t kernel_ns = 0;   // async_overlap, periodic: synthetic kernel for the whole size

@@ -159,6 +159,7 @@ TEST(PlanAgreement, CasesDmaprobeCannotRunAreNotPlanned) {
     const std::string refused[] = {
         sized("zero_copy", "4KiB", "zero_copy: {pattern: chase}\ncompute: {duration: 1ms}\n"),
         sized("duplex", "4KiB", "duplex: {host_memory: pageable}\ncompute: {duration: 1ms}\n"),
+        sized("duplex", "4KiB", "duplex: {host_memory: pageable, one_way_beside: true}\n"),
         sized("[pinned, pageable]", "4KiB", "host_buffer: {fresh: true}\n"),
         sized("peer", "4KiB", "direction: both\npeer: {access: on, src_device: 0, dst_device: 0}\n"),
         sized("peer", "4KiB", "direction: d2h\n"),
@@ -194,6 +195,8 @@ TEST(PlanAgreement, CasesDmaprobeCannotRunAreNotPlanned) {
     bad.cases[3].set("direction", "both");
     bad.cases.push_back(ok.cases[0]);
     bad.cases.back().set("direction", "d2h");
+    bad.cases.push_back(ok.cases[1]);
+    bad.cases.back().set("one_way_beside", 1);
     for (std::size_t i = 0; i < bad.cases.size(); ++i) {
         core::Plan one;
         one.cases.push_back(bad.cases[i]);

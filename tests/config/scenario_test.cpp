@@ -412,6 +412,13 @@ TEST(ScenarioLimits, CasesDmaprobeRefusesAreRefusedHere) {
     EXPECT_NE(error_of("strategy: duplex\nsizes: 4KiB\nduplex: {host_memory: pageable}\ncompute: {duration: 1ms}\n")
                   .find("key 'compute.duration'"),
               std::string::npos);
+    EXPECT_NE(error_of("strategy: duplex\nsizes: 4KiB\nduplex: {host_memory: pageable, one_way_beside: true}\n")
+                  .find("key 'duplex.one_way_beside'"),
+              std::string::npos);
+    EXPECT_NE(error_of("strategy: duplex\nsizes: 4KiB\nduplex: {one_way_beside: true}\ncompute: {duration: 1ms}\n")
+                  .find("key 'duplex.one_way_beside'"),
+              std::string::npos);
+    EXPECT_EQ(error_of("strategy: duplex\nsizes: 4KiB\nduplex: {one_way_beside: true}\n"), "");
     EXPECT_NE(error_of("strategy: [pinned, pageable]\nsizes: 4KiB\nhost_buffer: {fresh: true}\n").find("key 'host_buffer.fresh'"),
               std::string::npos);
     EXPECT_EQ(error_of("strategy: pageable\nsizes: 4KiB\nhost_buffer: {fresh: true}\n"), "");

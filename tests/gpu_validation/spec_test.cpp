@@ -419,6 +419,18 @@ TEST(DmaprobeCases, ComputeBesideATransferCarriesItsKernel) {
               std::string::npos);
 }
 
+TEST(DmaprobeCases, BlockingCopiesBesideADuplexPairNeedPinnedMemoryAndNoComputeKernel) {
+    const std::string pair = "case scenario=d strategy=duplex direction=both size_bytes=4096";
+    EXPECT_FALSE(decide(pair + " host_memory=pinned" + kCommon).spec.one_way_beside);
+    EXPECT_TRUE(decide(pair + " host_memory=pinned one_way_beside=1" + kCommon).spec.one_way_beside);
+    EXPECT_NE(error_of(pair + " host_memory=pageable one_way_beside=1" + kCommon).find("one_way_beside"), std::string::npos);
+    EXPECT_NE(error_of(pair + " host_memory=pinned one_way_beside=2" + kCommon).find("one_way_beside"), std::string::npos);
+    EXPECT_NE(error_of(pair + " host_memory=pinned one_way_beside=1 compute_ns=1000 compute_blocks=1 compute_threads=32 "
+                              "compute_bytes=1048576" + kCommon)
+                  .find("one_way_beside"),
+              std::string::npos);
+}
+
 TEST(DmaprobeCases, IssueOrderIsDepthFirstUnlessTheCaseSaysBreadthFirst) {
     const std::string base = "case scenario=a strategy=async_overlap direction=both size_bytes=4096 streams=4";
     EXPECT_FALSE(decide(base + kCommon).spec.breadth_first);

@@ -168,6 +168,28 @@ TEST(Duplex, ThePairsBandIsItsSpreadOverTheGatesPhases) {
     }
 }
 
+TEST(Duplex, BlockingCopiesBesideThePairAreThePinnedStrategysCopies) {
+    // duplex.one_way_beside: dmaprobe times a blocking copy each way right after the pair, every
+    // repetition. The model's host does not drift between them, so each is the pinned strategy's
+    // blocking copy of that size and direction, while the pair's own rows stay as they were.
+    config::ModelParams p;
+    config::StrategyOptions o;
+    o.duplex.host_memory = "pinned";
+    const std::uint64_t size = 16 * 1024;
+    const CaseResult plain = run(p, "duplex", "both", size, o);
+    o.duplex.one_way_beside = true;
+    const CaseResult beside = run(p, "duplex", "both", size, o);
+    ASSERT_EQ(beside.rows.size(), plain.rows.size() + 2);
+    for (const char* v : {"", "h2d", "d2h"}) EXPECT_DOUBLE_EQ(row(beside, v).time_ps, row(plain, v).time_ps) << v;
+    const CaseResult up = run(p, "pinned", "h2d", size);
+    const CaseResult down = run(p, "pinned", "d2h", size);
+    EXPECT_DOUBLE_EQ(row(beside, "blocking_h2d").time_ps, row(up, "").time_ps);
+    EXPECT_DOUBLE_EQ(row(beside, "blocking_d2h").time_ps, row(down, "").time_ps);
+    // The small copy into the GPU goes in the command stream, out of it through an engine: the
+    // two are not one number.
+    EXPECT_NE(row(beside, "blocking_h2d").time_ps, row(beside, "blocking_d2h").time_ps);
+}
+
 TEST(Registered, AmortisedCostApproachesPinnedWithReuse) {
     config::ModelParams p;
     config::StrategyOptions o;

@@ -831,6 +831,8 @@ std::vector<ResultRow> CudaBackend::measure_duplex(const MeasurementSpec& s) {
     int compute_short = 0;
     int timed_reps = 0;
     std::vector<double> t, t_up, t_down;  // the later end; each direction's own end
+    std::vector<double> t_one_up, t_one_down;  // one_way_beside: the blocking copies beside the pair
+    std::uint64_t last_one_down = 0;
     std::string note;
     std::uint64_t last_a = 0, last_b = 0;
     if (!opt_.fresh_host_data) fill_host(ha, n, host_seed(s, 0, 1));
@@ -865,6 +867,30 @@ std::vector<ResultRow> CudaBackend::measure_duplex(const MeasurementSpec& s) {
                 if (!compute_outlasted(start_, compute_end_, stop_)) ++compute_short;
             }
             if (compute) CUDA_CHECK(cudaDeviceSynchronize());
+            if (s.one_way_beside) {
+                // The pair's own data, once, before the blocking copies below overwrite both
+                // destinations (they are verified after the last repetition).
+                if (rep == 0) {
+                    verify_device(da, n, seed_a, 0, device_, s.label() + " H2D half (before the blocking copies)");
+                    verify_host(hb, n, seed_b, 0, s.label() + " D2H half (before the blocking copies)");
+                }
+                // As the pinned strategy's rows: a blocking cudaMemcpy on a synchronised GPU, its
+                // destination overwritten first, host clock from the call to its return.
+                poison_device(da, n);
+                const auto up0 = Clock::now();
+                CUDA_CHECK(cudaMemcpy(da, ha, n, cudaMemcpyHostToDevice));
+                const double one_up = us_since(up0);
+                const std::uint64_t seed_c = make_seed(s.index, static_cast<std::uint64_t>(rep), 3);
+                device_fill(db, n, seed_c, device_);
+                const auto down0 = Clock::now();
+                CUDA_CHECK(cudaMemcpy(hb, db, n, cudaMemcpyDeviceToHost));
+                const double one_down = us_since(down0);
+                if (timed) {
+                    t_one_up.push_back(one_up);
+                    t_one_down.push_back(one_down);
+                }
+                last_one_down = seed_c;
+            }
         } else {
             std::atomic<int> ready{0};
             std::atomic<bool> go{false};
@@ -900,8 +926,8 @@ std::vector<ResultRow> CudaBackend::measure_duplex(const MeasurementSpec& s) {
         last_a = seed_a;
         last_b = seed_b;
     });
-    verify_device(da, n, last_a, 0, device_, s.label() + " H2D half");
-    verify_host(hb, n, last_b, 0, s.label() + " D2H half");
+    verify_device(da, n, last_a, 0, device_, s.label() + (s.one_way_beside ? " blocking H2D" : " H2D half"));
+    verify_host(hb, n, s.one_way_beside ? last_one_down : last_b, 0, s.label() + (s.one_way_beside ? " blocking D2H" : " D2H half"));
     std::string how = pinned ? "pinned, two streams, CUDA events" : "pageable, two host threads, host clock";
     if (compute) how += "; " + compute_note(s, compute_short, timed_reps);
     std::vector<ResultRow> rows{make_row(s, "", summarize(t), note.empty() ? how : how + "; " + note)};
@@ -909,6 +935,12 @@ std::vector<ResultRow> CudaBackend::measure_duplex(const MeasurementSpec& s) {
         // Each direction's own end tells how the two shared what they share.
         rows.push_back(make_row(s, "h2d", summarize(t_up), "the H2D copy of the pair: from the start to its end"));
         rows.push_back(make_row(s, "d2h", summarize(t_down), "the D2H copy of the pair: from the start to its end"));
+    }
+    if (s.one_way_beside) {
+        rows.push_back(make_row(s, "blocking_h2d", summarize(t_one_up),
+                                "a blocking cudaMemcpy H2D right after the pair, every repetition: call to return, host clock"));
+        rows.push_back(make_row(s, "blocking_d2h", summarize(t_one_down),
+                                "a blocking cudaMemcpy D2H right after that, every repetition: call to return, host clock"));
     }
     return rows;
 }

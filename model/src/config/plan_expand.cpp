@@ -10,7 +10,10 @@ std::int64_t ns(Duration d) { return d.ps / 1000; }
 
 void add_strategy_keys(core::PlanCase& c, const Scenario& s, const std::string& strategy) {
     const StrategyOptions& o = s.options;
-    if (strategy == "duplex") c.set("host_memory", o.duplex.host_memory);
+    if (strategy == "duplex") {
+        c.set("host_memory", o.duplex.host_memory);
+        if (o.duplex.one_way_beside) c.set("one_way_beside", 1);
+    }
     if (strategy == "registered") {
         c.set("reuses", o.registered.reuses);
         if (o.registered.setup_only) c.set("setup_only", 1);

@@ -294,6 +294,9 @@ void check_cases(const Scenario& s, const Fail& fail) {
             }
         }
     }
+    if (has("duplex") && o.compute.duration.ps > 0 && o.duplex.one_way_beside) {
+        fail("duplex.one_way_beside", "not with a compute kernel beside the pair: the blocking copies would run without it");
+    }
     if (has("duplex") && o.compute.duration.ps > 0 && o.duplex.host_memory == "pageable") {
         fail("compute.duration", "a compute kernel beside duplex needs duplex.host_memory: pinned (the harness times "
                                  "the copies with CUDA events)");
@@ -443,6 +446,9 @@ void validate(Scenario& s) {
     in_range("registered.reuses", s.options.registered.reuses, 1, lim::kMaxReuses);
     const auto& du = s.options.duplex.host_memory;
     if (du != "pinned" && du != "pageable") fail("duplex.host_memory", "must be pinned or pageable");
+    if (s.options.duplex.one_way_beside && du != "pinned") {
+        fail("duplex.one_way_beside", "needs duplex.host_memory: pinned (the pair is timed with events, the blocking copies beside it on the host clock)");
+    }
 
     in_range("repetitions", s.repetitions, 1, lim::kMaxRepetitions);
     in_range("warmup", s.warmup, 0, lim::kMaxWarmup);

@@ -159,10 +159,17 @@ struct RegisteredOptions {
 
 struct DuplexOptions {
     std::string host_memory = "pinned";
+    bool one_way_beside = false;
 
     template <class V>
     void visit(V&& v) {
         v(FieldInfo{"host_memory", "name", "host buffers: pinned or pageable"}, host_memory);
+        v(FieldInfo{"one_way_beside", "bool",
+                    "pinned only: every repetition also times a blocking cudaMemcpy each way of the same size (rows "
+                    "blocking_h2d, blocking_d2h) right after the pair, so that the pair's aggregate over one way "
+                    "compares copies of the same moments: a host's driver calls drift by 40-70 % within seconds "
+                    "(results/h200x2-nvlink/isolating/copy-levels), more than the 3 % the aggregate is judged by"},
+          one_way_beside);
     }
 };
 
