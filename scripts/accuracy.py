@@ -16,6 +16,9 @@ For each file:
     leases (a bootstrap of the leases, 2000 draws, fixed seed) where the compare.csv's meta.json
     names the leases' folder: at sizes where the rows move 15-75 % between machines, the ratio
     of the medians is known no better than that interval;
+  - duplex with blocking copies beside the pair (duplex.one_way_beside: variants blocking_h2d,
+    blocking_d2h, every repetition right after its pair): the same aggregate from the copies of
+    the same moments, 2 x blocking copy / pair of that case, with its interval likewise;
   - peer copies: each row's error (peer access on: the NVLink path; off: staged by the runtime),
     with the measured median's 95 % interval over its leases (the same bootstrap) where the
     leases' folder is named: a row whose leases fall in two groups is known no better than that.
@@ -123,6 +126,27 @@ def ratio_interval(leases, size, direction):
         pairs, lambda pick: 2 * statistics.median(o for o, _ in pick) / statistics.median(p for _, p in pick))
 
 
+def beside_interval(leases, scenario, size, direction):
+    """ratio_interval for the blocking copies dmaprobe takes beside each pair of `scenario`."""
+    pairs = []
+    for times in leases.values():
+        pair = times.get((scenario, "both", str(size), ""))
+        one = times.get((scenario, "both", str(size), "blocking_" + direction))
+        if pair and one:
+            pairs.append((one, pair))
+    return bootstrap_interval(
+        pairs, lambda pick: 2 * statistics.median(o for o, _ in pick) / statistics.median(p for _, p in pick))
+
+
+def ratio_text(m, p, ci):
+    within = ""
+    if ci:
+        lo, hi, n = ci
+        inside = "inside" if lo <= p <= hi else "outside"
+        within = f", 95 % {lo:.3f}-{hi:.3f} over {n} leases ({100 * (lo / m - 1):+.1f}/{100 * (hi / m - 1):+.1f} %), model {inside}"
+    return f"measured {m:.3f} model {p:.3f} ({100 * (p / m - 1):+.2f} %{within})"
+
+
 def median_interval(leases, row_key):
     """The 95 % interval of the median over a bootstrap of the leases that measured the row."""
     return bootstrap_interval([t[row_key] for t in leases.values() if row_key in t], statistics.median)
@@ -168,6 +192,21 @@ def report(path, spread, spread_from=None):
         if parts:
             print(f"  duplex {size >> 20 if size >= 1 << 20 else size} {'MiB' if size >= 1 << 20 else 'B'}: "
                   + "; ".join(parts) + f" (pair spread {pair['spread_pct']} %)")
+    beside = sorted({(r["scenario"], int(r["size_bytes"])) for r in rows
+                     if r["strategy"] == "duplex" and r["variant"] == "blocking_h2d"})
+    for scenario, size in beside:
+        pair = by.get((scenario, "duplex", "both", str(size), ""))
+        parts = []
+        for d in ("h2d", "d2h"):
+            one = by.get((scenario, "duplex", "both", str(size), "blocking_" + d))
+            if not pair or not one:
+                continue
+            m = 2 * float(one["measured_us"]) / float(pair["measured_us"])
+            p = 2 * float(one["predicted_us"]) / float(pair["predicted_us"])
+            parts.append(f"over {d} " + ratio_text(m, p, beside_interval(leases, scenario, size, d)))
+        if parts:
+            print(f"  duplex beside ({scenario}) {size >> 20 if size >= 1 << 20 else size} "
+                  f"{'MiB' if size >= 1 << 20 else 'B'}: " + "; ".join(parts) + f" (pair spread {pair['spread_pct']} %)")
     for r in rows:
         if r["strategy"] == "peer" and r["scenario"] == "peer":
             within = ""

@@ -168,26 +168,36 @@ TEST(Duplex, ThePairsBandIsItsSpreadOverTheGatesPhases) {
     }
 }
 
-TEST(Duplex, BlockingCopiesBesideThePairAreThePinnedStrategysCopies) {
+TEST(Duplex, BlockingCopiesBesideThePairTakeTheirEnginesTurn) {
     // duplex.one_way_beside: dmaprobe times a blocking copy each way right after the pair, every
-    // repetition. The model's host does not drift between them, so each is the pinned strategy's
-    // blocking copy of that size and direction, while the pair's own rows stay as they were.
+    // repetition. Each is the pinned strategy's blocking copy but for its engine, whose last copy
+    // was the pair's, another stream's: a copy an engine carries starts dma.channel_turn later; a
+    // small copy into the GPU that the command stream carries takes no engine and no turn. The
+    // pair's own rows stay as they were.
     config::ModelParams p;
     config::StrategyOptions o;
     o.duplex.host_memory = "pinned";
-    const std::uint64_t size = 16 * 1024;
-    const CaseResult plain = run(p, "duplex", "both", size, o);
-    o.duplex.one_way_beside = true;
-    const CaseResult beside = run(p, "duplex", "both", size, o);
-    ASSERT_EQ(beside.rows.size(), plain.rows.size() + 2);
-    for (const char* v : {"", "h2d", "d2h"}) EXPECT_DOUBLE_EQ(row(beside, v).time_ps, row(plain, v).time_ps) << v;
-    const CaseResult up = run(p, "pinned", "h2d", size);
-    const CaseResult down = run(p, "pinned", "d2h", size);
-    EXPECT_DOUBLE_EQ(row(beside, "blocking_h2d").time_ps, row(up, "").time_ps);
-    EXPECT_DOUBLE_EQ(row(beside, "blocking_d2h").time_ps, row(down, "").time_ps);
-    // The small copy into the GPU goes in the command stream, out of it through an engine: the
-    // two are not one number.
-    EXPECT_NE(row(beside, "blocking_h2d").time_ps, row(beside, "blocking_d2h").time_ps);
+    const double turn = static_cast<double>(p.dma.channel_turn.ps);
+    ASSERT_GT(turn, 0.0);
+    for (const std::uint64_t size : {std::uint64_t{16 * 1024}, std::uint64_t{256 * 1024}}) {
+        o.duplex.one_way_beside = false;
+        const CaseResult plain = run(p, "duplex", "both", size, o);
+        o.duplex.one_way_beside = true;
+        const CaseResult beside = run(p, "duplex", "both", size, o);
+        ASSERT_EQ(beside.rows.size(), plain.rows.size() + 2);
+        for (const char* v : {"", "h2d", "d2h"}) EXPECT_DOUBLE_EQ(row(beside, v).time_ps, row(plain, v).time_ps) << v;
+        const double up = row(run(p, "pinned", "h2d", size), "").time_ps;
+        const double down = row(run(p, "pinned", "d2h", size), "").time_ps;
+        const bool carried = size <= p.runtime.inline_h2d_max.value;
+        EXPECT_NEAR(row(beside, "blocking_h2d").time_ps - up, carried ? 0.0 : turn, 0.1 * turn) << size;
+        EXPECT_NEAR(row(beside, "blocking_d2h").time_ps - down, turn, 0.1 * turn) << size;
+        // Without the turn they are the pinned strategy's copies.
+        config::ModelParams none = p;
+        none.dma.channel_turn = core::Duration{0};
+        const CaseResult flat = run(none, "duplex", "both", size, o);
+        EXPECT_NEAR(row(flat, "blocking_h2d").time_ps, up, 0.1 * turn) << size;
+        EXPECT_NEAR(row(flat, "blocking_d2h").time_ps, down, 0.1 * turn) << size;
+    }
 }
 
 TEST(Registered, AmortisedCostApproachesPinnedWithReuse) {

@@ -622,5 +622,44 @@ TEST(StreamHandoff, ACopyIsCarriedInTheCommandStreamOnlyOnAStreamTheCpuHasWaited
     EXPECT_EQ(run(true, tiny).host_bytes, 3 * tiny + semaphore);
 }
 
+// isolating/engine-turn's modes in the model: before a timed blocking copy, a copy on the same
+// stream, one the same way on another stream, that and then one on the same stream, or one the
+// other way on another stream. Returns the blocking copy's time (its call to its return) less
+// that of the copy after a copy on its own stream.
+TEST(Engine, AnIdleEngineTurningToAnotherStreamsCopyStartsLater) {
+    config::ModelParams p;
+    const double turn = static_cast<double>(p.dma.channel_turn.ps);
+    ASSERT_GT(turn, 0.0);
+    const auto timed = [&](CopyDirection dir, std::uint64_t bytes, const std::vector<Op>& before) {
+        Program prog;
+        prog.ops = before;
+        prog.ops.push_back(sync());
+        const std::size_t synced = prog.ops.size() - 1;
+        prog.ops.push_back(strategies::copy_op(dir, bytes, 0, true));
+        const ProgramOutcome o = simulator().execute(p, prog);
+        return o.elapsed_ps - o.timings[synced].end_ps;
+    };
+    const auto copy = [](CopyDirection dir, std::uint64_t bytes, int stream) { return strategies::copy_op(dir, bytes, stream, false); };
+    const auto other = [](CopyDirection d) {
+        return d == CopyDirection::kHostToDevice ? CopyDirection::kDeviceToHost : CopyDirection::kHostToDevice;
+    };
+    constexpr std::uint64_t kSide = 64 * 1024;  // a side copy an engine carries either way
+    for (const CopyDirection dir : {CopyDirection::kDeviceToHost, CopyDirection::kHostToDevice}) {
+        for (const std::uint64_t bytes : {std::uint64_t{64 * 1024}, std::uint64_t{1} << 20}) {
+            const double same = timed(dir, bytes, {copy(dir, kSide, 0)});
+            EXPECT_NEAR(timed(dir, bytes, {copy(dir, kSide, 1)}) - same, turn, 0.02 * kUs) << bytes;
+            EXPECT_NEAR(timed(dir, bytes, {copy(dir, kSide, 1), copy(dir, kSide, 0)}) - same, 0.0, 0.02 * kUs) << bytes;
+            EXPECT_NEAR(timed(dir, bytes, {copy(other(dir), kSide, 1)}) - same, 0.0, 0.05 * kUs) << bytes;
+        }
+    }
+    // A small copy into the GPU goes with the commands and takes no engine: neither pays a turn
+    // nor gives one.
+    const std::uint64_t small = 4 * 1024;
+    ASSERT_LE(small, p.runtime.inline_h2d_max.value);
+    const CopyDirection up = CopyDirection::kHostToDevice;
+    EXPECT_NEAR(timed(up, small, {copy(up, kSide, 1)}) - timed(up, small, {copy(up, kSide, 0)}), 0.0, 0.05 * kUs);
+    EXPECT_NEAR(timed(up, kSide, {copy(up, small, 1)}) - timed(up, kSide, {copy(up, small, 0)}), 0.0, 0.05 * kUs);
+}
+
 }  // namespace
 }  // namespace dmasim::sim

@@ -103,7 +103,7 @@ void DmaEngine::start(const CopyJob& job) {
     }
     if (job.writes_fetched) fetch_ps += static_cast<double>(params_.gpu_memory_latency.ps);
     launch_event_.notify(to_sc(job.queued ? params_.queued_launch_latency : params_.launch_latency) +
-                         ps_delay(static_cast<double>(job.acquire_ps) + fetch_ps + hold_ps));
+                         ps_delay(static_cast<double>(job.acquire_ps + job.turn_ps) + fetch_ps + hold_ps));
 }
 
 void DmaEngine::launch() {

@@ -856,6 +856,11 @@ std::uint32_t HostRuntime::submit_copy(int gpu, CopyDirection dir, std::uint64_t
     }
     job.into_host_memory = dir == CopyDirection::kDeviceToHost && !front_end && !with_work;
     job.stream = op == kNoOp ? -1 : program_.ops[op].stream;
+    // The application's stream is the engine's channel; the runtime's own pieces (a pageable
+    // copy's, a staged peer copy's, however the model spreads them over streams) are one.
+    if (!front_end && !with_work) {
+        job.channel = op == kNoOp || program_.ops[op].staged_way >= 0 ? kRuntimeChannel : program_.ops[op].stream;
+    }
     job.host_kib = static_cast<std::uint32_t>(std::min<std::uint64_t>(host_offset >> 10, UINT32_MAX));
     job.host_node = host_node_;
     job.semaphore_node = host_node_;
@@ -910,6 +915,13 @@ void HostRuntime::start_next_on(std::size_t engine) {
                 break;
             }
         }
+    }
+    // An idle engine turning to another channel's copy (dma.channel_turn, isolating/engine-turn).
+    if (job.channel != CopyJob::kNoTurn) {
+        if (!job.queued && e.last_channel != CopyJob::kNoTurn && e.last_channel != job.channel) {
+            job.turn_ps = static_cast<std::uint64_t>(params_.dma_channel_turn.ps);
+        }
+        e.last_channel = job.channel;
     }
     e.fencing = job.peer || (job.direction == CopyDirection::kHostToDevice && job.host_node == host_node_);
     e.job = job.id;

@@ -86,16 +86,24 @@ void run_gated_duplex(Engine& engine, Case& c) {
     c.result.rows.push_back(phase_row("h2d", up, 1, "the H2D copy of the pair: to its end" + over, first, point));
     c.result.rows.push_back(phase_row("d2h", down, 1, "the D2H copy of the pair: to its end" + over, first, point));
     if (!spec.options.duplex.one_way_beside) return;
-    // dmaprobe's blocking copies beside the pair (duplex.one_way_beside): each one way alone on a
-    // synchronised GPU, as the pinned strategy's row. The model's host does not drift between the
-    // pair and them, so they are the pinned rows; what the hardware shows besides is the drift.
+    // dmaprobe's blocking copies beside the pair (duplex.one_way_beside): each on a synchronised
+    // GPU, as the pinned strategy's row, but on an engine whose last copy was the pair's of that
+    // direction, another stream's (dma.channel_turn). The model's host does not drift between the
+    // pair and them; the hardware's does, which is why dmaprobe takes them beside the pair.
     for (const CopyDirection dir : {CopyDirection::kHostToDevice, CopyDirection::kDeviceToHost}) {
-        const auto build = [dir](std::uint64_t bytes) { return pinned_program({dir}, bytes); };
+        constexpr std::size_t kSynced = 1;  // the synchronisation before the blocking copy
+        const auto build = [dir](std::uint64_t bytes) {
+            Program p;
+            p.ops.push_back(copy_op(dir, bytes, 1, false));
+            p.ops.push_back(simple_op(Op::Kind::kSynchronize));
+            p.ops.push_back(copy_op(dir, bytes, 0, true));
+            return p;
+        };
         const ProgramOutcome o = engine.execute_sized(params, spec.bytes, 1, engine.default_warmup(params), build);
         const bool up = dir == CopyDirection::kHostToDevice;
-        c.result.rows.push_back(sim_row(up ? "blocking_h2d" : "blocking_d2h", o.elapsed_ps, 1,
+        c.result.rows.push_back(sim_row(up ? "blocking_h2d" : "blocking_d2h", o.elapsed_ps - o.timings[kSynced].end_ps, 1,
                                         std::string("a blocking cudaMemcpy ") + (up ? "H2D" : "D2H") +
-                                            " beside the pair, alone: call to return",
+                                            " right after the pair: call to return, its engine turning from the pair's stream",
                                         o));
     }
 }

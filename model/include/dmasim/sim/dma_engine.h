@@ -88,6 +88,12 @@ struct CopyJob {
     // runtime's own pieces of one call).
     bool into_host_memory = false;
     int stream = -1;
+    // The channel whose copy this is on its engine (kNoTurn: none, the front end or the command
+    // stream carries it): an idle engine whose last copy was another channel's starts it
+    // dma.channel_turn later (turn_ps, set as it starts).
+    static constexpr int kNoTurn = -1000;
+    int channel = kNoTurn;
+    std::uint64_t turn_ps = 0;
 };
 
 struct EngineStats {

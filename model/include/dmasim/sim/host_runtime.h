@@ -146,6 +146,7 @@ public:
         config::PageableParams pageable;
         core::Duration dma_launch_latency{};
         core::Duration dma_queued_launch_latency{};
+        core::Duration dma_channel_turn{};
         // The SMs' room for resident blocks, which kernels running at once share.
         std::int64_t sms = 132;
         std::int64_t max_warps_per_sm = 64;
@@ -183,6 +184,8 @@ private:
         // The job it runs reads host memory or writes another GPU (a release waits for it).
         bool fencing = false;
         std::uint32_t job = 0;
+        // The channel of the last copy it carried (CopyJob::kNoTurn: none yet).
+        int last_channel = CopyJob::kNoTurn;
     };
     // An event record whose release waits for copies of its GPU (runtime.busy_release_spacing):
     // the jobs it waits for (0: ended).
@@ -399,6 +402,8 @@ private:
     sc_core::sc_event progress_event_;      // any operation or job finished
 
     static constexpr std::size_t kNoOp = static_cast<std::size_t>(-1);
+    // The engines' channel of the runtime's own copies (CopyJob::channel).
+    static constexpr int kRuntimeChannel = -1;
     static constexpr std::uint64_t kCpuCopyGranule = 64 * 1024;  // CPU copies interleave with DMA at this grain
 };
 
