@@ -170,33 +170,42 @@ TEST(Duplex, ThePairsBandIsItsSpreadOverTheGatesPhases) {
 
 TEST(Duplex, BlockingCopiesBesideThePairTakeTheirEnginesTurn) {
     // duplex.one_way_beside: dmaprobe times a blocking copy each way right after the pair, every
-    // repetition. Each is the pinned strategy's blocking copy but for its engine, whose last copy
-    // was the pair's, another stream's: a copy an engine carries starts dma.channel_turn later; a
-    // small copy into the GPU that the command stream carries takes no engine and no turn. The
-    // pair's own rows stay as they were.
+    // repetition, on the legacy stream. Each is the pinned strategy's blocking copy but for its
+    // engine, whose last copy was the pair's, another stream's: a copy an engine carries starts
+    // dma.channel_turn later, while a small copy into the GPU that the command stream carries
+    // takes no engine and no turn. The next pair follows them: its copies turn back.
     config::ModelParams p;
     config::StrategyOptions o;
     o.duplex.host_memory = "pinned";
     const double turn = static_cast<double>(p.dma.channel_turn.ps);
     ASSERT_GT(turn, 0.0);
+    config::ModelParams none = p;
+    none.dma.channel_turn = core::Duration{0};
     for (const std::uint64_t size : {std::uint64_t{16 * 1024}, std::uint64_t{256 * 1024}}) {
+        const bool carried = size <= p.runtime.inline_h2d_max.value;
         o.duplex.one_way_beside = false;
         const CaseResult plain = run(p, "duplex", "both", size, o);
         o.duplex.one_way_beside = true;
         const CaseResult beside = run(p, "duplex", "both", size, o);
         ASSERT_EQ(beside.rows.size(), plain.rows.size() + 2);
-        for (const char* v : {"", "h2d", "d2h"}) EXPECT_DOUBLE_EQ(row(beside, v).time_ps, row(plain, v).time_ps) << v;
         const double up = row(run(p, "pinned", "h2d", size), "").time_ps;
         const double down = row(run(p, "pinned", "d2h", size), "").time_ps;
-        const bool carried = size <= p.runtime.inline_h2d_max.value;
         EXPECT_NEAR(row(beside, "blocking_h2d").time_ps - up, carried ? 0.0 : turn, 0.1 * turn) << size;
         EXPECT_NEAR(row(beside, "blocking_d2h").time_ps - down, turn, 0.1 * turn) << size;
-        // Without the turn they are the pinned strategy's copies.
-        config::ModelParams none = p;
-        none.dma.channel_turn = core::Duration{0};
+        // The pair's copies: the one out of the GPU a turn later at every phase; the one into it
+        // only where the blocking copy before it took the engine.
+        EXPECT_NEAR(row(beside, "d2h").time_ps - row(plain, "d2h").time_ps, turn, 0.1 * turn) << size;
+        if (carried) {
+            EXPECT_NEAR(row(beside, "h2d").time_ps, row(plain, "h2d").time_ps, 0.1 * turn) << size;
+        }
+        // Without the turn the copies beside the pair are the pinned strategy's, and the pair
+        // after them is the pair alone.
         const CaseResult flat = run(none, "duplex", "both", size, o);
-        EXPECT_NEAR(row(flat, "blocking_h2d").time_ps, up, 0.1 * turn) << size;
-        EXPECT_NEAR(row(flat, "blocking_d2h").time_ps, down, 0.1 * turn) << size;
+        o.duplex.one_way_beside = false;
+        const CaseResult flat_plain = run(none, "duplex", "both", size, o);
+        EXPECT_NEAR(row(flat, "blocking_h2d").time_ps, row(run(none, "pinned", "h2d", size), "").time_ps, 0.1 * turn) << size;
+        EXPECT_NEAR(row(flat, "blocking_d2h").time_ps, row(run(none, "pinned", "d2h", size), "").time_ps, 0.1 * turn) << size;
+        for (const char* v : {"", "h2d", "d2h"}) EXPECT_DOUBLE_EQ(row(flat, v).time_ps, row(flat_plain, v).time_ps) << v << " " << size;
     }
 }
 

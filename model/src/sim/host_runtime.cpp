@@ -101,8 +101,8 @@ void HostRuntime::driver() {
         dispatched_.assign(n_ops, 0);
         in_stream_.assign(n_ops, 0);
         with_work_.assign(n_ops, 0);
-        gate_closed_ = std::any_of(program_.ops.begin(), program_.ops.end(),
-                                   [](const Op& op) { return op.kind == Op::Kind::kOpenGate; });
+        gated_ = std::any_of(program_.ops.begin(), program_.ops.end(), [](const Op& op) { return op.kind == Op::Kind::kOpenGate; });
+        gate_closed_ = gated_;
         assign_channels();
         // The harness sets the device of a program's first call before it starts.
         cpu_device_ = n_ops > 0 ? program_.ops.front().gpu : 0;
@@ -304,7 +304,7 @@ void HostRuntime::enqueue(std::size_t op) {
     }
     if (!s.running) {
         s.running = true;
-        if (gate_closed_) {
+        if (gate_closed_ && op >= program_.gate_closes_at) {
             // The gate kernel keeps the GPU busy until it opens: no idle time to wake from.
             behind_gate_.push_back(op);
         } else {

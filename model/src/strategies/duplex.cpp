@@ -22,9 +22,19 @@ struct GatedDuplex {
     std::size_t h2d = 0, d2h = 0, stop = 0, gate = 0;
 };
 
-GatedDuplex gated_duplex_program(std::uint64_t bytes, const config::ComputeOptions& compute, core::Duration host_delay) {
+// With blocking copies beside the pair (duplex.one_way_beside), the pair follows the last
+// repetition's blocking copy each way on the legacy stream (here stream 2): its engines turn to
+// the pair's streams (dma.channel_turn), where a copy engine carried that copy.
+GatedDuplex gated_duplex_program(std::uint64_t bytes, const config::ComputeOptions& compute, core::Duration host_delay,
+                                 bool after_blocking) {
     GatedDuplex g;
     Program& p = g.prog;
+    if (after_blocking) {
+        constexpr int kLegacy = 2;
+        p.ops.push_back(copy_op(CopyDirection::kHostToDevice, bytes, kLegacy, true));
+        p.ops.push_back(copy_op(CopyDirection::kDeviceToHost, bytes, kLegacy, true));
+        p.gate_closes_at = p.ops.size();
+    }
     const auto on = [&p](Op op, int stream) {
         op.stream = stream;
         p.ops.push_back(op);
@@ -65,8 +75,9 @@ void run_gated_duplex(Engine& engine, Case& c) {
     ProgramOutcome first;
     for (int k = 0; k < phases; ++k) {
         const core::Duration delay{static_cast<std::int64_t>(std::llround(period * k / phases))};
-        const auto build = [&](std::uint64_t bytes) { return gated_duplex_program(bytes, compute, delay).prog; };
-        const GatedDuplex g = gated_duplex_program(spec.bytes, compute, delay);
+        const bool beside = spec.options.duplex.one_way_beside;
+        const auto build = [&](std::uint64_t bytes) { return gated_duplex_program(bytes, compute, delay, beside).prog; };
+        const GatedDuplex g = gated_duplex_program(spec.bytes, compute, delay, beside);
         const ProgramOutcome o = engine.execute_sized(params, spec.bytes, 1, engine.default_warmup(params), build);
         const double gate = o.timings[g.gate].end_ps;
         const double e_up = o.timings[g.h2d].end_ps - gate;

@@ -124,6 +124,9 @@ struct Program {
     // in the I/O cache what of its own lines survived a pass (root_complex.io_cache); a level
     // simulated smaller for fast-forward carries the real program's extent.
     std::uint64_t host_write_extent = 0;
+    // With a gate (kOpenGate): the first op it holds. The harness closes the gate just before
+    // issuing that op; what comes before (the last repetition's blocking copies) runs ungated.
+    std::size_t gate_closes_at = 0;
 };
 
 // When each operation of the last program was issued, started and finished (ps, from the
@@ -338,6 +341,7 @@ private:
     std::vector<char> stream_synced_;
 
     std::vector<StreamState> streams_;
+    bool gated_ = false;  // the program has a gate (kOpenGate)
     bool gate_closed_ = false;
     std::vector<std::size_t> behind_gate_;  // ops whose stream turn came while the gate was shut
     std::vector<EngineState> engines_;

@@ -35,6 +35,22 @@ def main():
             t = turned(key[0], key[1], r["mode"])
             (turns if t else others).append(d)
             print(f"  {key[0]} {key[1]:>8} {r['mode']:<16} {d:+.3f}{'  (turn)' if t else ''}")
+    memset, copies = [], []
+    for path in sorted(glob.glob(os.path.join(root, "*", "memsetturn-*.csv"))):
+        rows = list(csv.DictReader(open(path)))
+        base = {(r["dir"], int(r["size"])): float(r["median_us"]) for r in rows if r["mode"] == "kernel"}
+        print(os.path.relpath(path, root), "(the timed copy on another stream; each mode less `kernel`)")
+        for r in rows:
+            key = (r["dir"], int(r["size"]))
+            if r["mode"] == "kernel":
+                continue
+            d = float(r["median_us"]) - base[key]
+            {"memset": memset, "copy": copies}.get(r["mode"], []).append(d)
+            print(f"  {key[0]} {key[1]:>8} {r['mode']:<10} {d:+.3f}")
+    if memset:
+        print(f"memsetturn: cudaMemset before the copy {len(memset)} differences, median {statistics.median(memset):+.3f} us "
+              f"({min(memset):+.3f} to {max(memset):+.3f}); a copy on the legacy stream {statistics.median(copies):+.3f} "
+              f"({min(copies):+.3f} to {max(copies):+.3f})")
     print(f"turn: {len(turns)} differences, median {statistics.median(turns):.3f} us, "
           f"range {min(turns):.3f} to {max(turns):.3f}")
     print(f"no turn: {len(others)} differences, median {statistics.median(others):+.3f} us, "
