@@ -20,4 +20,4 @@ nvcc -O3 -arch=sm_90 "$here/queuedturn.cu" -o /tmp/queuedturn
 sleep 10
 /tmp/queuedturn "${ITERATIONS:-300}" >"$dir/queuedturn-2.csv"
 echo "lease $(basename "$dir")"
-paste -d, "$dir/queuedturn-1.csv" "$dir/queuedturn-2.csv" | cut -d, -f1,2,3,4,11
+paste -d, "$dir/queuedturn-1.csv" "$dir/queuedturn-2.csv" | cut -d, -f1,2,3,4,5,9,10,11
