@@ -916,9 +916,9 @@ void HostRuntime::start_next_on(std::size_t engine) {
             }
         }
     }
-    // An idle engine turning to another channel's copy (dma.channel_turn, isolating/engine-turn).
+    // An engine turning to another channel's copy, idle or busy (dma.channel_turn, isolating/engine-turn).
     if (job.channel != CopyJob::kNoTurn) {
-        if (!job.queued && e.last_channel != CopyJob::kNoTurn && e.last_channel != job.channel) {
+        if (e.last_channel != CopyJob::kNoTurn && e.last_channel != job.channel) {
             job.turn_ps = static_cast<std::uint64_t>(params_.dma_channel_turn.ps);
         }
         e.last_channel = job.channel;

@@ -51,6 +51,12 @@ def main():
         print(f"memsetturn: cudaMemset before the copy {len(memset)} differences, median {statistics.median(memset):+.3f} us "
               f"({min(memset):+.3f} to {max(memset):+.3f}); a copy on the legacy stream {statistics.median(copies):+.3f} "
               f"({min(copies):+.3f} to {max(copies):+.3f})")
+    for path in sorted(glob.glob(os.path.join(root, "*", "queuedturn-*.csv"))):
+        rows = {(r["dir"], r["mode"]): r for r in csv.DictReader(open(path))}
+        print(os.path.relpath(path, root), "(the small copy's end after the long one's, queued behind it)")
+        for d in ("d2h", "h2d"):
+            same, other = float(rows[(d, "same")]["y_after_x_us"]), float(rows[(d, "other")]["y_after_x_us"])
+            print(f"  {d} own stream {same:.3f} us, another stream {other:.3f}: {other - same:+.3f}")
     print(f"turn: {len(turns)} differences, median {statistics.median(turns):.3f} us, "
           f"range {min(turns):.3f} to {max(turns):.3f}")
     print(f"no turn: {len(others)} differences, median {statistics.median(others):+.3f} us, "
