@@ -626,7 +626,7 @@ TEST(StreamHandoff, ACopyIsCarriedInTheCommandStreamOnlyOnAStreamTheCpuHasWaited
 // stream, one the same way on another stream, that and then one on the same stream, or one the
 // other way on another stream. Returns the blocking copy's time (its call to its return) less
 // that of the copy after a copy on its own stream.
-TEST(Engine, AnIdleEngineTurningToAnotherStreamsCopyStartsLater) {
+TEST(Engine, AnEngineTurningToAnotherStreamsCopyStartsItLater) {
     config::ModelParams p;
     const double turn = static_cast<double>(p.dma.channel_turn.ps);
     ASSERT_GT(turn, 0.0);
