@@ -14,6 +14,10 @@ for k in $(seq 2 "${PROCESSES:-12}"); do
   /tmp/dmaprobe-build/dmaprobe --plan "$here/plan.txt" --out "$out/$lease/process-$k" --quiet --flush-host-data --commit "${2:-unknown}"
 done
 echo "lease $lease"
-for f in "$out/$lease/measured.csv" "$out/$lease"/process-*/measured.csv; do
-  awk -F, -v f="$(basename "$(dirname "$f")")" '$1=="peer-modes" {printf "%s %s %s\n", f, $5, $6}' "$f"
-done
+# Every process's rows in one file (the device brings back only so many files).
+{
+  echo "process size_bytes median_us p10_us p90_us"
+  for f in "$out/$lease/measured.csv" "$out/$lease"/process-*/measured.csv; do
+    awk -F, -v f="$(basename "$(dirname "$f")")" '$1=="peer-modes" {printf "%s %s %s %s %s\n", f, $5, $6, $10, $11}' "$f"
+  done
+} | tee "$out/$lease/processes.txt"
