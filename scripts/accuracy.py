@@ -113,25 +113,12 @@ def bootstrap_interval(items, statistic, draws=2000, seed=1):
     return values[int(0.025 * draws)], values[int(0.975 * draws) - 1], len(items)
 
 
-def ratio_interval(leases, size, direction):
+def ratio_interval(leases, pair_key, one_key):
     """The 95 % interval of 2 x median(one way) / median(pair) over a bootstrap of the leases that
-    measured both rows."""
+    measured both rows (lease_times' keys)."""
     pairs = []
     for times in leases.values():
-        pair = times.get(("duplex", "both", str(size), ""))
-        one = times.get(("pinned", direction, str(size), ""))
-        if pair and one:
-            pairs.append((one, pair))
-    return bootstrap_interval(
-        pairs, lambda pick: 2 * statistics.median(o for o, _ in pick) / statistics.median(p for _, p in pick))
-
-
-def beside_interval(leases, scenario, size, direction):
-    """ratio_interval for the blocking copies dmaprobe takes beside each pair of `scenario`."""
-    pairs = []
-    for times in leases.values():
-        pair = times.get((scenario, "both", str(size), ""))
-        one = times.get((scenario, "both", str(size), "blocking_" + direction))
+        pair, one = times.get(pair_key), times.get(one_key)
         if pair and one:
             pairs.append((one, pair))
     return bootstrap_interval(
@@ -182,13 +169,8 @@ def report(path, spread, spread_from=None):
                 continue
             m = 2 * float(one["measured_us"]) / float(pair["measured_us"])
             p = 2 * float(one["predicted_us"]) / float(pair["predicted_us"])
-            ci = ratio_interval(leases, size, d)
-            within = ""
-            if ci:
-                lo, hi, n = ci
-                inside = "inside" if lo <= p <= hi else "outside"
-                within = f", 95 % {lo:.3f}-{hi:.3f} over {n} leases ({100 * (lo / m - 1):+.1f}/{100 * (hi / m - 1):+.1f} %), model {inside}"
-            parts.append(f"over {d} measured {m:.3f} model {p:.3f} ({100 * (p / m - 1):+.2f} %{within})")
+            ci = ratio_interval(leases, ("duplex", "both", str(size), ""), ("pinned", d, str(size), ""))
+            parts.append(f"over {d} " + ratio_text(m, p, ci))
         if parts:
             print(f"  duplex {size >> 20 if size >= 1 << 20 else size} {'MiB' if size >= 1 << 20 else 'B'}: "
                   + "; ".join(parts) + f" (pair spread {pair['spread_pct']} %)")
@@ -203,7 +185,8 @@ def report(path, spread, spread_from=None):
                 continue
             m = 2 * float(one["measured_us"]) / float(pair["measured_us"])
             p = 2 * float(one["predicted_us"]) / float(pair["predicted_us"])
-            parts.append(f"over {d} " + ratio_text(m, p, beside_interval(leases, scenario, size, d)))
+            ci = ratio_interval(leases, (scenario, "both", str(size), ""), (scenario, "both", str(size), "blocking_" + d))
+            parts.append(f"over {d} " + ratio_text(m, p, ci))
         if parts:
             print(f"  duplex beside ({scenario}) {size >> 20 if size >= 1 << 20 else size} "
                   f"{'MiB' if size >= 1 << 20 else 'B'}: " + "; ".join(parts) + f" (pair spread {pair['spread_pct']} %)")

@@ -101,8 +101,8 @@ void HostRuntime::driver() {
         dispatched_.assign(n_ops, 0);
         in_stream_.assign(n_ops, 0);
         with_work_.assign(n_ops, 0);
-        gated_ = std::any_of(program_.ops.begin(), program_.ops.end(), [](const Op& op) { return op.kind == Op::Kind::kOpenGate; });
-        gate_closed_ = gated_;
+        gate_closed_ = std::any_of(program_.ops.begin(), program_.ops.end(),
+                                   [](const Op& op) { return op.kind == Op::Kind::kOpenGate; });
         assign_channels();
         // The harness sets the device of a program's first call before it starts.
         cpu_device_ = n_ops > 0 ? program_.ops.front().gpu : 0;

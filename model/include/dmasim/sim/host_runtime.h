@@ -341,7 +341,6 @@ private:
     std::vector<char> stream_synced_;
 
     std::vector<StreamState> streams_;
-    bool gated_ = false;  // the program has a gate (kOpenGate)
     bool gate_closed_ = false;
     std::vector<std::size_t> behind_gate_;  // ops whose stream turn came while the gate was shut
     std::vector<EngineState> engines_;
