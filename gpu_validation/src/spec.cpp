@@ -178,6 +178,20 @@ void parse_strategy_keys(const CaseReader& r, MeasurementSpec& s, const Options&
             if (s.one_way_beside && s.compute_ns > 0) {
                 r.fail("one_way_beside", "not with a compute kernel beside the pair: the blocking copies would run without it");
             }
+            s.burst_copies = static_cast<int>(r.integer_or("burst_copies", 0, 0, lim::kMaxBurstCopies));
+            if (s.burst_copies > 0 && s.host_memory != HostMemory::pinned) {
+                r.fail("burst_copies", "a burst's copies are queued on streams and timed with events: pinned host memory only");
+            }
+            if (s.burst_copies > 0 && s.compute_ns > 0) {
+                r.fail("burst_copies", "not with a compute kernel beside the copies: the one-way bursts would run without it");
+            }
+            if (static_cast<std::uint64_t>(s.burst_copies) * s.size_bytes > lim::kMaxCaseBytes) {
+                r.fail("burst_copies", std::to_string(s.burst_copies) + " copies of " + std::to_string(s.size_bytes) +
+                                           " bytes each way is more than one case may move");
+            }
+            if (s.burst_copies > 0 && s.one_way_beside) {
+                r.fail("burst_copies", "not with one_way_beside: a burst times its one-way copies itself");
+            }
             break;
         case Strategy::async_overlap: {
             s.streams = static_cast<int>(r.integer("streams", 1, lim::kMaxStreams, "async_overlap: number of streams N"));

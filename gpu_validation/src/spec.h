@@ -60,6 +60,7 @@ struct MeasurementSpec {
 
     HostMemory host_memory = HostMemory::pinned;  // duplex; periodic (`via`)
     bool one_way_beside = false;  // duplex (pinned): a blocking copy each way beside the pair, every repetition
+    int burst_copies = 0;         // duplex (pinned): copies each way back to back per repetition (0: one pair)
     int reuses = 1;               // registered: K
     int streams = 1;              // async_overlap: N
     std::int64_t kernel_ns = 0;   // async_overlap, periodic: synthetic kernel for the whole size

@@ -96,6 +96,8 @@ const std::vector<Limit>& limits() {
          sized("duplex", "4KiB", "compute: {duration: 3601s}\n"), "compute_ns", "3601000000000"},
         {"compute blocks", sized("duplex", "4KiB", "compute: {duration: 1ms, blocks: 1000000}\n"),
          sized("duplex", "4KiB", "compute: {duration: 1ms, blocks: 1000001}\n"), "compute_blocks", "1000001"},
+        {"burst copies", sized("duplex", "1KiB", "duplex: {burst: 4MiB}\n"), sized("duplex", "1KiB", "duplex: {burst: 4097KiB}\n"),
+         "burst_copies", "4097"},
         {"host offset", sized("pinned", "4KiB", "host_buffer: {offset: 1GiB}\n"),
          sized("pinned", "4KiB", "host_buffer: {offset: 1073741825B}\n"), "host_offset", "1073741825"},
         {"device ordinal", sized("peer", "4KiB", "peer: {access: on, src_device: 0, dst_device: 1023}\n"),
@@ -160,6 +162,8 @@ TEST(PlanAgreement, CasesDmaprobeCannotRunAreNotPlanned) {
         sized("zero_copy", "4KiB", "zero_copy: {pattern: chase}\ncompute: {duration: 1ms}\n"),
         sized("duplex", "4KiB", "duplex: {host_memory: pageable}\ncompute: {duration: 1ms}\n"),
         sized("duplex", "4KiB", "duplex: {host_memory: pageable, one_way_beside: true}\n"),
+        sized("duplex", "4KiB", "duplex: {host_memory: pageable, burst: 1MiB}\n"),
+        sized("duplex", "4KiB", "duplex: {burst: 1MiB}\ncompute: {duration: 1ms}\n"),
         sized("[pinned, pageable]", "4KiB", "host_buffer: {fresh: true}\n"),
         sized("peer", "4KiB", "direction: both\npeer: {access: on, src_device: 0, dst_device: 0}\n"),
         sized("peer", "4KiB", "direction: d2h\n"),
@@ -197,6 +201,8 @@ TEST(PlanAgreement, CasesDmaprobeCannotRunAreNotPlanned) {
     bad.cases.back().set("direction", "d2h");
     bad.cases.push_back(ok.cases[1]);
     bad.cases.back().set("one_way_beside", 1);
+    bad.cases.push_back(ok.cases[1]);
+    bad.cases.back().set("burst_copies", 16);
     for (std::size_t i = 0; i < bad.cases.size(); ++i) {
         core::Plan one;
         one.cases.push_back(bad.cases[i]);

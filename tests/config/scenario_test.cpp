@@ -442,6 +442,22 @@ TEST(ScenarioLimits, CasesDmaprobeRefusesAreRefusedHere) {
     EXPECT_FALSE(plan.cases[0].has("hw_skip"));
     EXPECT_NE(plan.cases[1].str_or("hw_skip", "").find("duplex"), std::string::npos);
     EXPECT_NE(plan.cases[3].str_or("hw_skip", "").find("duplex.host_memory: pageable"), std::string::npos);
+    // duplex.burst: copies of each size back to back until the burst has gone each way.
+    EXPECT_EQ(error_of("strategy: duplex\nsizes: [4KiB, 4MiB]\nduplex: {burst: 4MiB}\n"), "");
+    EXPECT_NE(error_of("strategy: duplex\nsizes: 4KiB\nduplex: {host_memory: pageable, burst: 4MiB}\n")
+                  .find("key 'duplex.burst'"),
+              std::string::npos);
+    EXPECT_NE(error_of("strategy: duplex\nsizes: 4KiB\nduplex: {one_way_beside: true, burst: 4MiB}\n")
+                  .find("key 'duplex.burst'"),
+              std::string::npos);
+    EXPECT_NE(error_of("strategy: duplex\nsizes: 4KiB\nduplex: {burst: 4MiB}\ncompute: {duration: 1ms}\n")
+                  .find("key 'duplex.burst'"),
+              std::string::npos);
+    // 4 MiB of 64-byte copies is 65536 copies each way.
+    const std::string many = error_of("strategy: duplex\nsizes: 64B\nduplex: {burst: 4MiB}\n");
+    EXPECT_NE(many.find("key 'duplex.burst'"), std::string::npos);
+    EXPECT_NE(many.find("65536 copies"), std::string::npos);
+
 }
 
 }  // namespace

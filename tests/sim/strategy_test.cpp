@@ -209,6 +209,43 @@ TEST(Duplex, BlockingCopiesBesideThePairTakeTheirEnginesTurn) {
     }
 }
 
+TEST(Duplex, ABurstQueuesItsCopiesBackToBackAndTimesEachWayAlone) {
+    // duplex.burst: dmaprobe queues burst / size copies each way behind the gate, as nvbandwidth
+    // does, and times each way's burst alone with the other direction's calls left out. Copies of
+    // a stream go to their engine one behind the other (no poll between them), so a burst grows
+    // by the chain's cost a copy, and both ways it lasts at least as long as its longer way.
+    config::ModelParams p;
+    config::StrategyOptions o;
+    o.duplex.host_memory = "pinned";
+    constexpr std::uint64_t kSize = 4096;
+    const auto burst_of = [&](std::uint64_t copies) {
+        o.duplex.burst = core::Bytes{copies * kSize};
+        return run(p, "duplex", "both", kSize, o);
+    };
+    const CaseResult small = burst_of(8);
+    const CaseResult large = burst_of(24);
+    for (const char* v : {"", "h2d", "d2h", "burst_h2d", "burst_d2h"}) EXPECT_GT(row(large, v).time_ps, 0.0) << v;
+    EXPECT_EQ(large.rows.size(), 5U);
+    // Sixteen more copies each way: the engine's own time for each, well under a poll period.
+    for (const char* v : {"burst_h2d", "burst_d2h"}) {
+        const double per_copy = (row(large, v).time_ps - row(small, v).time_ps) / 16.0;
+        EXPECT_GT(per_copy, static_cast<double>(p.dma.queued_launch_latency.ps)) << v;
+        EXPECT_LT(per_copy, 0.5 * static_cast<double>(p.runtime.poll_period.ps)) << v;
+    }
+    EXPECT_GE(row(large, "").time_ps, std::max(row(large, "burst_h2d").time_ps, row(large, "burst_d2h").time_ps) -
+                                          static_cast<double>(p.runtime.release_spacing.ps));
+    // Large copies: both ways the shared root port holds the pair near its two directions' sum,
+    // well above one way but below twice it.
+    o.duplex.burst = core::Bytes{16ULL << 20};
+    const CaseResult big = run(p, "duplex", "both", 4ULL << 20, o);
+    const double over_up = 2.0 * row(big, "burst_h2d").time_ps / row(big, "").time_ps;
+    EXPECT_GT(over_up, 1.5);
+    EXPECT_LT(over_up, 1.95);
+    // Without a burst the case is the one pair, as before.
+    o.duplex.burst = core::Bytes{0};
+    EXPECT_EQ(run(p, "duplex", "both", kSize, o).rows.size(), 3U);
+}
+
 TEST(Registered, AmortisedCostApproachesPinnedWithReuse) {
     config::ModelParams p;
     config::StrategyOptions o;

@@ -832,6 +832,26 @@ std::vector<ResultRow> CudaBackend::measure_duplex(const MeasurementSpec& s) {
     int timed_reps = 0;
     std::vector<double> t, t_up, t_down;  // the later end; each direction's own end
     std::vector<double> t_one_up, t_one_down;  // one_way_beside: the blocking copies beside the pair
+    std::vector<double> t_burst_up, t_burst_down;  // burst: each way's burst alone, the other's calls left out
+    const int burst = s.burst_copies;
+    // The gated sequence of the pair, `copies` copies each way (0 leaves a direction's calls out):
+    // start event behind the gate on s1, s2 waiting for it, the copies back to back, an end event
+    // on each stream, s1 waiting for s2's, the stop event; returns start to stop.
+    const auto gated = [&](int copies_up, int copies_down) {
+        close_gate(s1);
+        CUDA_CHECK(cudaEventRecord(start_, s1));
+        CUDA_CHECK(cudaStreamWaitEvent(s2, start_, 0));
+        for (int k = 0; k < copies_up; ++k) CUDA_CHECK(cudaMemcpyAsync(da, ha, n, cudaMemcpyHostToDevice, s1));
+        for (int k = 0; k < copies_down; ++k) CUDA_CHECK(cudaMemcpyAsync(hb, db, n, cudaMemcpyDeviceToHost, s2));
+        CUDA_CHECK(cudaEventRecord(e1, s1));
+        CUDA_CHECK(cudaEventRecord(e2, s2));
+        CUDA_CHECK(cudaStreamWaitEvent(s1, e2, 0));
+        CUDA_CHECK(cudaEventRecord(stop_, s1));
+        open_gate();
+        CUDA_CHECK(cudaEventSynchronize(stop_));
+        check_gate();
+        return elapsed_us(start_, stop_);
+    };
     std::uint64_t last_one_down = 0;
     std::string note;
     std::uint64_t last_a = 0, last_b = 0;
@@ -843,7 +863,27 @@ std::vector<ResultRow> CudaBackend::measure_duplex(const MeasurementSpec& s) {
         poison_device(da, n);
         device_fill(db, n, seed_b, device_);
         double us = 0;
-        if (pinned) {
+        if (pinned && burst > 0) {
+            // nvbandwidth's way: the copies of a direction back to back behind the gate; then each
+            // direction's burst alone, its destination poisoned first so that its data is its own.
+            us = gated(burst, burst);
+            if (timed) {
+                t_up.push_back(elapsed_us(start_, e1));
+                t_down.push_back(elapsed_us(start_, e2));
+            }
+            if (rep == 0) {
+                verify_device(da, n, seed_a, 0, device_, s.label() + " H2D burst beside the D2H one");
+                verify_host(hb, n, seed_b, 0, s.label() + " D2H burst beside the H2D one");
+            }
+            poison_device(da, n);
+            const double one_up = gated(burst, 0);
+            std::memset(hb, 0, n);
+            const double one_down = gated(0, burst);
+            if (timed) {
+                t_burst_up.push_back(one_up);
+                t_burst_down.push_back(one_down);
+            }
+        } else if (pinned) {
             close_gate(s1);
             CUDA_CHECK(cudaEventRecord(start_, s1));
             CUDA_CHECK(cudaStreamWaitEvent(s2, start_, 0));
@@ -926,15 +966,25 @@ std::vector<ResultRow> CudaBackend::measure_duplex(const MeasurementSpec& s) {
         last_a = seed_a;
         last_b = seed_b;
     });
-    verify_device(da, n, last_a, 0, device_, s.label() + (s.one_way_beside ? " blocking H2D" : " H2D half"));
-    verify_host(hb, n, s.one_way_beside ? last_one_down : last_b, 0, s.label() + (s.one_way_beside ? " blocking D2H" : " D2H half"));
+    verify_device(da, n, last_a, 0, device_,
+                  s.label() + (s.one_way_beside ? " blocking H2D" : burst > 0 ? " H2D burst alone" : " H2D half"));
+    verify_host(hb, n, s.one_way_beside ? last_one_down : last_b, 0,
+                s.label() + (s.one_way_beside ? " blocking D2H" : burst > 0 ? " D2H burst alone" : " D2H half"));
     std::string how = pinned ? "pinned, two streams, CUDA events" : "pageable, two host threads, host clock";
+    if (burst > 0) how += "; " + std::to_string(burst) + " copies back to back each way";
     if (compute) how += "; " + compute_note(s, compute_short, timed_reps);
     std::vector<ResultRow> rows{make_row(s, "", summarize(t), note.empty() ? how : how + "; " + note)};
     if (pinned) {
         // Each direction's own end tells how the two shared what they share.
-        rows.push_back(make_row(s, "h2d", summarize(t_up), "the H2D copy of the pair: from the start to its end"));
-        rows.push_back(make_row(s, "d2h", summarize(t_down), "the D2H copy of the pair: from the start to its end"));
+        const std::string what = burst > 0 ? " burst of the pair: from the start to its last copy's end" : " copy of the pair: from the start to its end";
+        rows.push_back(make_row(s, "h2d", summarize(t_up), "the H2D" + what));
+        rows.push_back(make_row(s, "d2h", summarize(t_down), "the D2H" + what));
+    }
+    if (burst > 0) {
+        rows.push_back(make_row(s, "burst_h2d", summarize(t_burst_up),
+                                "the H2D burst alone, every repetition after the pair's: the same gated calls with the D2H copies left out"));
+        rows.push_back(make_row(s, "burst_d2h", summarize(t_burst_down),
+                                "the D2H burst alone, after the H2D one: the same gated calls with the H2D copies left out"));
     }
     if (s.one_way_beside) {
         rows.push_back(make_row(s, "blocking_h2d", summarize(t_one_up),

@@ -13,6 +13,7 @@ void add_strategy_keys(core::PlanCase& c, const Scenario& s, const std::string& 
     if (strategy == "duplex") {
         c.set("host_memory", o.duplex.host_memory);
         if (o.duplex.one_way_beside) c.set("one_way_beside", 1);
+        if (const std::uint64_t k = o.duplex.burst_copies(static_cast<std::uint64_t>(c.integer("size_bytes"))); k > 0) c.set("burst_copies", k);
     }
     if (strategy == "registered") {
         c.set("reuses", o.registered.reuses);

@@ -297,6 +297,27 @@ void check_cases(const Scenario& s, const Fail& fail) {
     if (has("duplex") && o.compute.duration.ps > 0 && o.duplex.one_way_beside) {
         fail("duplex.one_way_beside", "not with a compute kernel beside the pair: the blocking copies would run without it");
     }
+    if (has("duplex") && o.duplex.burst.value > 0) {
+        if (o.compute.duration.ps > 0) {
+            fail("duplex.burst", "not with a compute kernel beside the copies: the one-way bursts would run without it");
+        }
+        if (o.duplex.one_way_beside) {
+            fail("duplex.burst", "not with duplex.one_way_beside: a burst times its one-way copies itself");
+        }
+        for (const auto size : s.sizes) {
+            const std::uint64_t copies = o.duplex.burst_copies(size);
+            if (copies > static_cast<std::uint64_t>(lim::kMaxBurstCopies)) {
+                fail("duplex.burst", core::to_string(o.duplex.burst) + " of " + size_text(size) + " copies is " +
+                                         std::to_string(copies) + " copies each way; at most " +
+                                         std::to_string(lim::kMaxBurstCopies));
+            }
+            if (copies * size > lim::kMaxCaseBytes) {
+                fail("duplex.burst", std::to_string(copies) + " copies of " + size_text(size) + " move " +
+                                         size_text(copies * size) + " each way; one case may move " +
+                                         size_text(lim::kMaxCaseBytes));
+            }
+        }
+    }
     if (has("duplex") && o.compute.duration.ps > 0 && o.duplex.host_memory == "pageable") {
         fail("compute.duration", "a compute kernel beside duplex needs duplex.host_memory: pinned (the harness times "
                                  "the copies with CUDA events)");
@@ -446,6 +467,9 @@ void validate(Scenario& s) {
     in_range("registered.reuses", s.options.registered.reuses, 1, lim::kMaxReuses);
     const auto& du = s.options.duplex.host_memory;
     if (du != "pinned" && du != "pageable") fail("duplex.host_memory", "must be pinned or pageable");
+    if (s.options.duplex.burst.value > 0 && du != "pinned") {
+        fail("duplex.burst", "needs duplex.host_memory: pinned (a burst's copies are queued on streams and timed with events)");
+    }
     if (s.options.duplex.one_way_beside && du != "pinned") {
         fail("duplex.one_way_beside", "needs duplex.host_memory: pinned (the pair is timed with events, the blocking copies beside it on the host clock)");
     }

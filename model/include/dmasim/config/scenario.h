@@ -160,6 +160,13 @@ struct RegisteredOptions {
 struct DuplexOptions {
     std::string host_memory = "pinned";
     bool one_way_beside = false;
+    Bytes burst{0};
+
+    // The copies each way of one burst of `size`-byte copies: burst / size rounded up, 0 = no burst.
+    std::uint64_t burst_copies(std::uint64_t size) const {
+        if (burst.value == 0 || size == 0) return 0;
+        return (burst.value + size - 1) / size;
+    }
 
     template <class V>
     void visit(V&& v) {
@@ -170,6 +177,14 @@ struct DuplexOptions {
                     "compares copies of the same moments: a host's driver calls drift by 40-70 % within seconds "
                     "(results/h200x2-nvlink/isolating/copy-levels), more than the 3 % the aggregate is judged by"},
           one_way_beside);
+        v(FieldInfo{"burst", "bytes",
+                    "pinned only: each repetition copies size bytes again and again each way, back to back on the pair's "
+                    "two streams, until burst bytes have gone each way (burst / size copies, rounded up; at most "
+                    "4096), and times the same burst one way with the other direction's calls left out (rows "
+                    "burst_h2d, burst_d2h), all behind the gate as nvbandwidth's bidirectional copies are: the "
+                    "aggregate over one way of a stream of copies rather than of one pair, whose ends the channels' "
+                    "polls place; 0B = one pair"},
+          burst);
     }
 };
 

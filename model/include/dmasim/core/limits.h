@@ -83,6 +83,11 @@ inline constexpr std::uint64_t kMaxComputeBytes = std::uint64_t{1} << 40;
 // host_buffer.offset: how far past a page boundary the host buffer starts.
 inline constexpr std::uint64_t kMaxHostOffset = std::uint64_t{1} << 30;
 
+// duplex.burst: the copies each way one repetition of a duplex burst makes (burst / size, rounded
+// up). nvbandwidth's loops run 16 to 64; 4096 copies of 4 KiB each way take dmaprobe about 10 ms a
+// repetition and the model one program of 8192 copies.
+inline constexpr std::int64_t kMaxBurstCopies = 4096;
+
 // GPU ordinals (peer, flows).
 inline constexpr std::int64_t kMaxDeviceOrdinal = 1023;
 
