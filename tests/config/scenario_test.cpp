@@ -443,7 +443,7 @@ TEST(ScenarioLimits, CasesDmaprobeRefusesAreRefusedHere) {
     EXPECT_NE(plan.cases[1].str_or("hw_skip", "").find("duplex"), std::string::npos);
     EXPECT_NE(plan.cases[3].str_or("hw_skip", "").find("duplex.host_memory: pageable"), std::string::npos);
     // duplex.burst: copies of each size back to back until the burst has gone each way.
-    EXPECT_EQ(error_of("strategy: duplex\nsizes: [4KiB, 4MiB]\nduplex: {burst: 4MiB}\n"), "");
+    EXPECT_EQ(error_of("strategy: duplex\nsizes: [4KiB, 4MiB]\nduplex: {burst: 2MiB}\n"), "");
     EXPECT_NE(error_of("strategy: duplex\nsizes: 4KiB\nduplex: {host_memory: pageable, burst: 4MiB}\n")
                   .find("key 'duplex.burst'"),
               std::string::npos);

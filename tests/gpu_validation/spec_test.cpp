@@ -435,8 +435,8 @@ TEST(DmaprobeCases, ADuplexBurstNeedsPinnedMemoryAndTimesItsOwnOneWayCopies) {
     const std::string pair = "case scenario=d strategy=duplex direction=both size_bytes=4096";
     EXPECT_EQ(decide(pair + " host_memory=pinned" + kCommon).spec.burst_copies, 0);
     EXPECT_EQ(decide(pair + " host_memory=pinned burst_copies=256" + kCommon).spec.burst_copies, 256);
-    EXPECT_EQ(decide(pair + " host_memory=pinned burst_copies=4096" + kCommon).spec.burst_copies, 4096);
-    EXPECT_NE(error_of(pair + " host_memory=pinned burst_copies=4097" + kCommon).find("burst_copies"), std::string::npos);
+    EXPECT_EQ(decide(pair + " host_memory=pinned burst_copies=512" + kCommon).spec.burst_copies, 512);
+    EXPECT_NE(error_of(pair + " host_memory=pinned burst_copies=513" + kCommon).find("burst_copies"), std::string::npos);
     EXPECT_NE(error_of(pair + " host_memory=pageable burst_copies=16" + kCommon).find("burst_copies"), std::string::npos);
     EXPECT_NE(error_of(pair + " host_memory=pinned burst_copies=16 one_way_beside=1" + kCommon).find("burst_copies"),
               std::string::npos);
@@ -444,9 +444,9 @@ TEST(DmaprobeCases, ADuplexBurstNeedsPinnedMemoryAndTimesItsOwnOneWayCopies) {
                               "compute_bytes=1048576" + kCommon)
                   .find("burst_copies"),
               std::string::npos);
-    // 4096 copies of 64 GiB each way: far more than one case may move.
+    // 512 copies of 64 GiB each way: far more than one case may move.
     EXPECT_NE(error_of("case scenario=d strategy=duplex direction=both size_bytes=68719476736 host_memory=pinned "
-                       "burst_copies=4096" + kCommon)
+                       "burst_copies=512" + kCommon)
                   .find("burst_copies"),
               std::string::npos);
 }

@@ -178,12 +178,12 @@ struct DuplexOptions {
                     "(results/h200x2-nvlink/isolating/copy-levels), more than the 3 % the aggregate is judged by"},
           one_way_beside);
         v(FieldInfo{"burst", "bytes",
-                    "pinned only: each repetition copies size bytes again and again each way, back to back on the pair's "
-                    "two streams, until burst bytes have gone each way (burst / size copies, rounded up; at most "
-                    "4096), and times the same burst one way with the other direction's calls left out (rows "
-                    "burst_h2d, burst_d2h), all behind the gate as nvbandwidth's bidirectional copies are: the "
-                    "aggregate over one way of a stream of copies rather than of one pair, whose ends the channels' "
-                    "polls place; 0B = one pair"},
+                    "pinned only: each repetition copies size bytes again and again each way, back to back on the "
+                    "pair's two streams, until burst bytes have gone each way (burst / size copies, rounded up; at "
+                    "most 512, what the streams' command queues take behind the gate), and times the same burst one "
+                    "way with the other direction's calls left out (rows burst_h2d, burst_d2h), all behind the gate "
+                    "as nvbandwidth's bidirectional copies are: the aggregate over one way of a stream of copies "
+                    "rather than of one pair, whose ends the channels' polls place; 0B = one pair"},
           burst);
     }
 };

@@ -84,9 +84,10 @@ inline constexpr std::uint64_t kMaxComputeBytes = std::uint64_t{1} << 40;
 inline constexpr std::uint64_t kMaxHostOffset = std::uint64_t{1} << 30;
 
 // duplex.burst: the copies each way one repetition of a duplex burst makes (burst / size, rounded
-// up). nvbandwidth's loops run 16 to 64; 4096 copies of 4 KiB each way take dmaprobe about 10 ms a
-// repetition and the model one program of 8192 copies.
-inline constexpr std::int64_t kMaxBurstCopies = 4096;
+// up), all queued behind the gate before it opens. On a 2xH200 768 copies each way queued, 1024
+// blocked the CPU's calls (the streams' command queues full) until the gate timed out
+// (results/h200x2-nvlink/isolating/duplex-burst/depth); nvbandwidth's loops run 16 to 64.
+inline constexpr std::int64_t kMaxBurstCopies = 512;
 
 // GPU ordinals (peer, flows).
 inline constexpr std::int64_t kMaxDeviceOrdinal = 1023;

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # One lease of this case: dmaprobe on plan.txt (from scenario.yaml: `dmasim plan scenario.yaml
 # -o plan.txt`), or on a one-GPU machine (the H100's kind of host) plan-one-gpu.txt (from
-# one-gpu/scenario.yaml, the same on platform h100-sxm), host data flushed as in the main plan,
+# `--set platform=h100-sxm`), host data flushed as in the main plan,
 # no host-stall probe.
 #   results/h200x2-nvlink/isolating/duplex-burst/run.sh OUTDIR [COMMIT]
 set -euo pipefail
