@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+"""The duplex-burst case, lease by lease: the aggregate over one way of copies back to back
+(2 x one way's burst alone / both ways' burst, each lease's medians), its two runs (first and again
+last), and what a chain loses beside the other way's traffic (chainpair.csv: us a copy, and over
+the same chain alone). With a compare.csv (dmasim compare over leases/), the model's aggregate.
+    summarize.py [CASE_DIR] [COMPARE_CSV]   (defaults: this folder, none)"""
+import csv
+import glob
+import os
+import statistics
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SIZES = [("duplex-burst", 4096), ("duplex-burst", 16384), ("duplex-burst", 65536), ("duplex-burst", 262144),
+         ("duplex-burst-large", 1048576), ("duplex-burst-large", 4194304)]
+
+
+def read(path):
+    rows = {}
+    for r in csv.DictReader(open(path)):
+        rows[(r["scenario"], int(r["size_bytes"]), r["variant"])] = float(r["time_us"])
+    return rows
+
+
+def aggregate(rows, scenario, size):
+    pair = rows[(scenario, size, "")]
+    return (2 * rows[(scenario, size, "burst_h2d")] / pair, 2 * rows[(scenario, size, "burst_d2h")] / pair, pair,
+            rows[(scenario, size, "burst_h2d")], rows[(scenario, size, "burst_d2h")])
+
+
+def label(size):
+    return f"{size >> 20} MiB" if size >= 1 << 20 else f"{size >> 10} KiB"
+
+
+def main():
+    root = sys.argv[1] if len(sys.argv) > 1 else HERE
+    model = {}
+    if len(sys.argv) > 2:
+        for r in csv.DictReader(open(sys.argv[2])):
+            model[(r["scenario"], int(r["size_bytes"]), r["variant"])] = float(r["predicted_us"])
+    for folder in ("leases", "leases-one-gpu"):
+        paths = sorted(glob.glob(os.path.join(root, folder, "*", "measured.csv")))
+        if not paths:
+            continue
+        print(f"{folder}: aggregate over one way, over the copy into the GPU / out of it "
+              "(pair, each way alone: us for the whole burst)")
+        per_size = {}
+        for path in paths:
+            rows = read(path)
+            print(f"  {os.path.basename(os.path.dirname(path))}")
+            for scenario, size in SIZES:
+                up, down, pair, one_up, one_down = aggregate(rows, scenario, size)
+                per_size.setdefault(size, []).append((up, down))
+                line = f"    {label(size):>7} {up:.3f} / {down:.3f} (pair {pair:8.2f}, alone {one_up:8.2f} {one_down:8.2f})"
+                again = ("duplex-burst-again", size, "")
+                if again in rows:
+                    a_up, a_down, *_ = aggregate(rows, "duplex-burst-again", size)
+                    line += f" | again {a_up:.3f} / {a_down:.3f}"
+                print(line)
+        print("  medians over the leases" + (" | the model" if model and folder == "leases" else ""))
+        for scenario, size in SIZES:
+            up = statistics.median(x[0] for x in per_size[size])
+            down = statistics.median(x[1] for x in per_size[size])
+            line = f"    {label(size):>7} {up:.3f} / {down:.3f}"
+            if model and folder == "leases" and (scenario, size, "") in model:
+                p_up, p_down, *_ = aggregate(model, scenario, size)
+                line += f" | {p_up:.3f} / {p_down:.3f} ({100 * (p_up / up - 1):+.1f} / {100 * (p_down / down - 1):+.1f} %)"
+            print(line)
+    for path in sorted(glob.glob(os.path.join(root, "chainpair", "*", "chainpair.csv"))):
+        cells = {(r["dir"], int(r["size"]), r["beside"]): float(r["median_us"]) for r in csv.DictReader(open(path))}
+        print(f"chainpair {os.path.basename(os.path.dirname(path))}: us a copy of a chain of 64, alone and what it "
+              "costs more beside")
+        besides = [b for b in ("chain4K", "chain16K", "chain64K", "chain256K", "chain1024K", "long", "same4K", "peer")
+                   if any(k[2] == b for k in cells)]
+        print("    " + " " * 14 + "  alone " + " ".join(f"{b:>10}" for b in besides))
+        for d in ("h2d", "d2h"):
+            for size in (4096, 65536):
+                alone = cells[(d, size, "none")]
+                print(f"    {d} {label(size):>7}: {alone:6.2f} " +
+                      " ".join(f"{cells[(d, size, b)] - alone:+10.2f}" for b in besides))
+
+
+if __name__ == "__main__":
+    main()
