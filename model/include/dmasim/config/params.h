@@ -154,6 +154,7 @@ struct DmaParams {
     Bytes semaphore_size{16};
     Bytes read_ahead{1 << 20};
     Bytes egress_queue{0};
+    bool release_flush = false;
     // Not a dma.* setting: a card's engine gets these from its card_dma settings (a GPU's copy
     // engine takes a range and reads no descriptors: descriptor_bytes 0).
     Bytes descriptor_bytes{0};
@@ -172,6 +173,7 @@ struct DmaParams {
         v(FieldInfo{"semaphore_size", "bytes", "payload of the completion semaphore the engine writes to host memory; 1B up to link.mps"}, semaphore_size);
         v(FieldInfo{"read_ahead", "bytes", "GPU-memory data an engine reads ahead of its writes (in 64KiB requests); 64KiB..1GiB"}, read_ahead);
         v(FieldInfo{"egress_queue", "bytes", "payload of the copy engines' TLPs the GPU holds towards each of its PCIe links (not NVLink), in the order the engines gave them: a copy's read request or semaphore leaves only after the writes another engine queued before it (PCIe: neither a request nor a posted write passes a posted write), while the SMs' traffic goes its own way. 0: no queue, an engine's TLP waits only for the link (the default). On the 2xH200, 16 copies of 512 KiB or 128 of 64 KiB into the GPU back to back on one stream beside a long copy out of it cost 1.80-2.50 us more per copy than as one 8 MiB copy beside it, over what the same chains cost alone (four fresh leases, median 2.07 us; results/h100-sxm/isolating/reads-behind-writes, chain): 54 KiB, where the model's chains cost 2.04 us per copy; on the one-GPU H200, the H100's kind of machine, 0.70-1.53 us (four fresh leases, median 0.90): 27 KiB with the H100's calibration, which is given that (no H100 measured); 0B..64MiB"}, egress_queue);
+        v(FieldInfo{"release_flush", "bool", "a copy into the GPU that ends while another engine of its GPU runs a copy into host memory releases its semaphore only after a read of host memory sent behind that copy's writes (the GPU makes its writes to host memory visible before a release: a flush), which waits behind them in the egress queue and at the root port; off: it releases at once. 2xH200 (results/h200x2-nvlink/isolating/duplex-burst, chainpair): a chain of 4 KiB copies into the GPU costs 2.55 us a copy alone and 0.86-0.88 us more beside a chain of 4 or 16 KiB copies out of the GPU, whose writes are few (1.6-5 GB/s), 1.77 beside one long copy out; a chain of 4 KiB copies the same way on another stream costs nothing"}, release_flush);
     }
 };
 

@@ -45,6 +45,12 @@ struct WarpLoop {
 
 class DmaEngine;
 
+// The GPU's copy engines whose copy has sent writes into host memory that its release has not yet
+// made visible: an engine whose own copy wrote none flushes them before its release.
+struct HostWrites {
+    std::uint32_t engines = 0;
+};
+
 struct CopyJob {
     std::uint32_t id = 0;
     CopyDirection direction = CopyDirection::kHostToDevice;
@@ -126,7 +132,7 @@ public:
 
     // `doorbell` rings whenever the engine has a new TLP to offer.
     DmaEngine(sc_core::sc_module_name name, const Params& params, int index, std::uint16_t gpu_node,
-              Doorbell& doorbell);
+              Doorbell& doorbell, HostWrites& host_writes);
 
     void configure(const Params& params, const config::LinkParams& link);
     // Starts a copy after the launch latency. The engine must be idle.
@@ -169,6 +175,7 @@ private:
     static constexpr std::uint64_t kChunk = 64 * 1024;  // GPU-memory access granule of the engine
     // The tag of a descriptor read (a card's engine): above every data tag (at most 16 384).
     static constexpr std::uint32_t kDescriptorSlot = 0xFFFF;
+    static constexpr std::uint32_t kFlushSlot = 0xFFFE;
 
     // A scatter-gather engine (params_.descriptor_bytes > 0): whether its next descriptor read is
     // due, and the data the descriptors fetched so far cover.
@@ -179,6 +186,11 @@ private:
     int index_;
     std::uint16_t gpu_node_;
     Doorbell& doorbell_;
+    HostWrites& host_writes_;
+    bool writing_host_ = false;  // this copy has sent writes into host memory (counted in host_writes_)
+    bool flush_sent_ = false;    // a copy into the GPU: its flush of the other engines' writes
+    bool flushed_ = false;
+    bool offering_flush_ = false;
     std::uint32_t mps_ = 256;
     std::uint32_t mrrs_ = 512;
     double completion_bytes_per_ps_ = 0.0;  // payload the link carries in read completions
