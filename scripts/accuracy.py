@@ -19,6 +19,8 @@ For each file:
   - duplex with blocking copies beside the pair (duplex.one_way_beside: variants blocking_h2d,
     blocking_d2h, every repetition right after its pair): the same aggregate from the copies of
     the same moments, 2 x blocking copy / pair of that case, with its interval likewise;
+  - duplex bursts (duplex.burst: variants burst_h2d, burst_d2h, each way's burst alone every
+    repetition): 2 x one way's burst / both ways' burst, with its interval likewise;
   - peer copies: each row's error (peer access on: the NVLink path; off: staged by the runtime),
     with the measured median's 95 % interval over its leases (the same bootstrap) where the
     leases' folder is named: a row whose leases fall in two groups is known no better than that.
@@ -174,22 +176,25 @@ def report(path, spread, spread_from=None):
         if parts:
             print(f"  duplex {size >> 20 if size >= 1 << 20 else size} {'MiB' if size >= 1 << 20 else 'B'}: "
                   + "; ".join(parts) + f" (pair spread {pair['spread_pct']} %)")
-    beside = sorted({(r["scenario"], int(r["size_bytes"])) for r in rows
-                     if r["strategy"] == "duplex" and r["variant"] == "blocking_h2d"})
-    for scenario, size in beside:
-        pair = by.get((scenario, "duplex", "both", str(size), ""))
-        parts = []
-        for d in ("h2d", "d2h"):
-            one = by.get((scenario, "duplex", "both", str(size), "blocking_" + d))
-            if not pair or not one:
-                continue
-            m = 2 * float(one["measured_us"]) / float(pair["measured_us"])
-            p = 2 * float(one["predicted_us"]) / float(pair["predicted_us"])
-            ci = ratio_interval(leases, (scenario, "both", str(size), ""), (scenario, "both", str(size), "blocking_" + d))
-            parts.append(f"over {d} " + ratio_text(m, p, ci))
-        if parts:
-            print(f"  duplex beside ({scenario}) {size >> 20 if size >= 1 << 20 else size} "
-                  f"{'MiB' if size >= 1 << 20 else 'B'}: " + "; ".join(parts) + f" (pair spread {pair['spread_pct']} %)")
+    # Beside each pair (blocking_*) and of bursts (burst_*): the one-way times come from the same
+    # case, every repetition, and the aggregate is 2 x that / the pair (or both ways' burst).
+    for kind, prefix in (("beside", "blocking_"), ("burst", "burst_")):
+        cases = sorted({(r["scenario"], int(r["size_bytes"])) for r in rows
+                        if r["strategy"] == "duplex" and r["variant"] == prefix + "h2d"})
+        for scenario, size in cases:
+            pair = by.get((scenario, "duplex", "both", str(size), ""))
+            parts = []
+            for d in ("h2d", "d2h"):
+                one = by.get((scenario, "duplex", "both", str(size), prefix + d))
+                if not pair or not one:
+                    continue
+                m = 2 * float(one["measured_us"]) / float(pair["measured_us"])
+                p = 2 * float(one["predicted_us"]) / float(pair["predicted_us"])
+                ci = ratio_interval(leases, (scenario, "both", str(size), ""), (scenario, "both", str(size), prefix + d))
+                parts.append(f"over {d} " + ratio_text(m, p, ci))
+            if parts:
+                print(f"  duplex {kind} ({scenario}) {size >> 20 if size >= 1 << 20 else size} "
+                      f"{'MiB' if size >= 1 << 20 else 'B'}: " + "; ".join(parts) + f" (pair spread {pair['spread_pct']} %)")
     for r in rows:
         if r["strategy"] == "peer" and r["scenario"] == "peer":
             within = ""
