@@ -272,6 +272,7 @@ void DmaEngine::prepare() {
                 if (flush_sent_) return;
                 t.kind = TlpKind::kMemRead;
                 t.length = 4;
+                t.flush = true;
                 offering_flush_ = true;
             } else {
                 make_semaphore(t);
