@@ -268,7 +268,7 @@ void DmaEngine::prepare() {
             // The release makes the GPU's writes to host memory visible (dma.release_flush): with
             // another engine's copy writing there, a read sent behind those writes first, its
             // answer the release's go-ahead.
-            if (params_.release_flush && !flushed_ && host_writes_.engines > 0) {
+            if (params_.release_flush && !job_.runtime_piece && !flushed_ && host_writes_.engines > 0) {
                 if (flush_sent_) return;
                 t.kind = TlpKind::kMemRead;
                 t.length = 4;

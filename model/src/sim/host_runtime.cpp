@@ -859,7 +859,8 @@ std::uint32_t HostRuntime::submit_copy(int gpu, CopyDirection dir, std::uint64_t
     // The application's stream is the engine's channel; the runtime's own pieces (a pageable
     // copy's, a staged peer copy's, however the model spreads them over streams) are one.
     if (!front_end && !with_work) {
-        job.channel = op == kNoOp || program_.ops[op].staged_way >= 0 ? kRuntimeChannel : program_.ops[op].stream;
+        job.runtime_piece = op == kNoOp || program_.ops[op].staged_way >= 0;
+        job.channel = job.runtime_piece ? kRuntimeChannel : program_.ops[op].stream;
     }
     job.host_kib = static_cast<std::uint32_t>(std::min<std::uint64_t>(host_offset >> 10, UINT32_MAX));
     job.host_node = host_node_;

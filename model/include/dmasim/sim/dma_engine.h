@@ -97,6 +97,9 @@ struct CopyJob {
     // The channel whose copy this is on its engine (kNoTurn: none, the front end or the command
     // stream carries it): an idle engine whose last copy was another channel's starts it
     // dma.channel_turn later (turn_ps, set as it starts).
+    // One of the runtime's own pieces (a staged peer copy's, a pageable copy's): it sends no flush
+    // before its release (dma.release_flush; isolating/duplex-burst, stagedbeside).
+    bool runtime_piece = false;
     static constexpr int kNoTurn = -1000;
     int channel = kNoTurn;
     std::uint64_t turn_ps = 0;
