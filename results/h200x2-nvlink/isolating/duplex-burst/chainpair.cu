@@ -19,7 +19,8 @@
 // buffers are written by the CPU once, before the first iteration (never between: lines the CPU
 // has just written slow the GPU's writes to them); the measured chain's data checked at the end.
 //
-// Output (stdout, CSV): dir,size,beside,median_us,p10_us,p90_us,reps   (us a copy)
+// Output (stdout, CSV): dir,size,beside,median_us,p10_us,p90_us,reps,first_us   (us a copy; first_us:
+// the median from the start event to the event after the chain's first copy, that copy's own end)
 // Build: nvcc -O3 -arch=sm_90 chainpair.cu -o chainpair   (CUDA toolkit only)
 #include <cuda_runtime.h>
 
@@ -28,6 +29,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -74,6 +76,7 @@ struct Cell {
     std::string beside;
     std::size_t other;  // chainT: T; long/peer: the copy's size
     std::vector<double> us;
+    std::vector<double> first;  // start event to the first copy's end
 };
 
 }  // namespace
@@ -192,14 +195,18 @@ int main(int argc, char** argv) {
                          c.up ? "h2d" : "d2h", c.size, c.beside.c_str());
             std::exit(1);
         }
-        float ms = 0;
+        float ms = 0, head = 0;
         CHECK(cudaEventElapsedTime(&ms, first, last));
-        return 1000.0 * ms / (kChain - 1);
+        CHECK(cudaEventElapsedTime(&head, start, first));
+        return std::make_pair(1000.0 * ms / (kChain - 1), 1000.0 * head);
     };
     for (int it = 0; it < kWarmup + iterations; ++it) {
         for (Cell& c : cells) {
-            const double us = run(c);
-            if (it >= kWarmup) c.us.push_back(us);
+            const auto [us, head] = run(c);
+            if (it >= kWarmup) {
+                c.us.push_back(us);
+                c.first.push_back(head);
+            }
         }
     }
     // The measured chains' last copies: into the GPU d_dst holds h_src; out of it h_dst holds d_src.
@@ -213,10 +220,10 @@ int main(int argc, char** argv) {
         std::fprintf(stderr, "chainpair: the copy out of the GPU delivered wrong data\n");
         return 1;
     }
-    std::printf("dir,size,beside,median_us,p10_us,p90_us,reps\n");
+    std::printf("dir,size,beside,median_us,p10_us,p90_us,reps,first_us\n");
     for (const Cell& c : cells) {
-        std::printf("%s,%zu,%s,%.4f,%.4f,%.4f,%zu\n", c.up ? "h2d" : "d2h", c.size, c.beside.c_str(),
-                    quantile(c.us, 0.5), quantile(c.us, 0.1), quantile(c.us, 0.9), c.us.size());
+        std::printf("%s,%zu,%s,%.4f,%.4f,%.4f,%zu,%.4f\n", c.up ? "h2d" : "d2h", c.size, c.beside.c_str(),
+                    quantile(c.us, 0.5), quantile(c.us, 0.1), quantile(c.us, 0.9), c.us.size(), quantile(c.first, 0.5));
     }
     return 0;
 }
