@@ -183,7 +183,8 @@ struct DuplexOptions {
                     "most 512, what the streams' command queues take behind the gate), and times the same burst one "
                     "way with the other direction's calls left out (rows burst_h2d, burst_d2h), all behind the gate "
                     "as nvbandwidth's bidirectional copies are: the aggregate over one way of a stream of copies "
-                    "rather than of one pair, whose ends the channels' polls place; 0B = one pair"},
+                    "rather than of one pair, whose ends the channels' polls place; the rows' GB/s count one copy each "
+                    "way (the times are the bursts'); 0B = one pair"},
           burst);
     }
 };
