@@ -835,12 +835,14 @@ std::vector<ResultRow> CudaBackend::measure_duplex(const MeasurementSpec& s) {
     std::vector<double> t_burst_up, t_burst_down;  // burst: each way's burst alone, the other's calls left out
     const int burst = s.burst_copies;
     // The gated sequence of the pair, `copies` copies each way (0 leaves a direction's calls out):
-    // start event behind the gate on s1, s2 waiting for it, the copies back to back, an end event
-    // on each stream, s1 waiting for s2's, the stop event; returns start to stop.
+    // start event behind the gate on s1, s2 waiting for it (and the compute kernel, if any), the
+    // copies back to back, an end event on each stream, s1 waiting for s2's, the stop event;
+    // returns start to stop.
     const auto gated = [&](int copies_up, int copies_down) {
         close_gate(s1);
         CUDA_CHECK(cudaEventRecord(start_, s1));
         CUDA_CHECK(cudaStreamWaitEvent(s2, start_, 0));
+        if (compute) launch_compute_beside(s, start_, compute_end_);
         for (int k = 0; k < copies_up; ++k) CUDA_CHECK(cudaMemcpyAsync(da, ha, n, cudaMemcpyHostToDevice, s1));
         for (int k = 0; k < copies_down; ++k) CUDA_CHECK(cudaMemcpyAsync(hb, db, n, cudaMemcpyDeviceToHost, s2));
         CUDA_CHECK(cudaEventRecord(e1, s1));
@@ -863,14 +865,18 @@ std::vector<ResultRow> CudaBackend::measure_duplex(const MeasurementSpec& s) {
         poison_device(da, n);
         device_fill(db, n, seed_b, device_);
         double us = 0;
-        if (pinned && burst > 0) {
-            // nvbandwidth's way: the copies of a direction back to back behind the gate; then each
-            // direction's burst alone, its destination poisoned first so that its data is its own.
-            us = gated(burst, burst);
+        if (pinned) {
+            // A burst is nvbandwidth's way: a direction's copies back to back behind the gate.
+            const int copies = burst > 0 ? burst : 1;
+            us = gated(copies, copies);
             if (timed) {
                 t_up.push_back(elapsed_us(start_, e1));
                 t_down.push_back(elapsed_us(start_, e2));
             }
+        }
+        if (pinned && burst > 0) {
+            // Then each direction's burst alone, its destination poisoned first so that its data
+            // is its own.
             if (rep == 0) {
                 verify_device(da, n, seed_a, 0, device_, s.label() + " H2D burst beside the D2H one");
                 verify_host(hb, n, seed_b, 0, s.label() + " D2H burst beside the H2D one");
@@ -888,24 +894,6 @@ std::vector<ResultRow> CudaBackend::measure_duplex(const MeasurementSpec& s) {
                 t_burst_down.push_back(one_down);
             }
         } else if (pinned) {
-            close_gate(s1);
-            CUDA_CHECK(cudaEventRecord(start_, s1));
-            CUDA_CHECK(cudaStreamWaitEvent(s2, start_, 0));
-            if (compute) launch_compute_beside(s, start_, compute_end_);
-            CUDA_CHECK(cudaMemcpyAsync(da, ha, n, cudaMemcpyHostToDevice, s1));
-            CUDA_CHECK(cudaMemcpyAsync(hb, db, n, cudaMemcpyDeviceToHost, s2));
-            CUDA_CHECK(cudaEventRecord(e1, s1));
-            CUDA_CHECK(cudaEventRecord(e2, s2));
-            CUDA_CHECK(cudaStreamWaitEvent(s1, e2, 0));
-            CUDA_CHECK(cudaEventRecord(stop_, s1));
-            open_gate();
-            CUDA_CHECK(cudaEventSynchronize(stop_));
-            check_gate();
-            us = elapsed_us(start_, stop_);
-            if (timed) {
-                t_up.push_back(elapsed_us(start_, e1));
-                t_down.push_back(elapsed_us(start_, e2));
-            }
             if (compute && timed) {
                 ++timed_reps;
                 if (!compute_outlasted(start_, compute_end_, stop_)) ++compute_short;
