@@ -134,6 +134,7 @@ void HostRuntime::driver() {
         job_op_.clear();
         job_engine_.clear();
         job_done_.clear();
+        job_let_go_.clear();
         job_seen_late_.clear();
         job_seen_at_ps_.clear();
         cpu_sees_after_ps_ = 0.0;
@@ -884,6 +885,7 @@ void HostRuntime::submit_job(std::size_t engine, CopyJob job, std::size_t op) {
     job_op_.push_back(op);
     job_engine_.push_back(engine);
     job_done_.push_back(false);
+    job_let_go_.push_back(0);
     job_seen_late_.push_back(0);
     job_seen_at_ps_.push_back(0.0);
     if (op != kNoOp) ++jobs_left_[op];
@@ -953,11 +955,41 @@ void HostRuntime::semaphore_written(std::uint32_t job) {
     job_seen_at_ps_[idx] = now_ps() + (job_seen_late_[idx] ? static_cast<double>(params_.runtime.cpu_seen_lag.ps) : 0.0);
     cpu_sees_after_ps_ = std::max(cpu_sees_after_ps_, job_seen_at_ps_[idx]);
     if (const std::size_t o = job_op_[idx]; o != kNoOp) op_seen_at_ps_[o] = std::max(op_seen_at_ps_[o], job_seen_at_ps_[idx]);
-    start_next_on(job_engine_[idx]);
+    EngineState& engine = engines_[job_engine_[idx]];
+    if (job_let_go_[idx]) {
+        // Its engine went on already; the copy it runs now, if its release waits too, may let it
+        // go on again now that one fewer does.
+        --engine.held;
+        if (engine.current_held) let_go(job_engine_[idx]);
+    } else {
+        engine.current_held = false;
+        start_next_on(job_engine_[idx]);
+    }
     const std::size_t op = job_op_[idx];
     if (op != kNoOp && --jobs_left_[op] == 0) op_finished(op);
     gpu_work_ended();
     progress_event_.notify(zero_delay());
+}
+
+// dma.held_releases: a copy's release waits at the root port for the reads ahead of it
+// (RootComplex::release_held); the engine takes its next copy meanwhile if fewer than that many of
+// its releases wait already, else once the oldest has landed.
+void HostRuntime::semaphore_held(std::uint32_t job) {
+    DMASIM_ASSERT(job >= first_job_id_ && job - first_job_id_ < job_op_.size());
+    const std::size_t engine = job_engine_[job - first_job_id_];
+    EngineState& e = engines_[engine];
+    if (e.job != job || params_.dma_held_releases == 0) return;
+    e.current_held = true;
+    let_go(engine);
+}
+
+void HostRuntime::let_go(std::size_t engine) {
+    EngineState& e = engines_[engine];
+    if (e.held >= params_.dma_held_releases) return;
+    ++e.held;
+    e.current_held = false;
+    job_let_go_[e.job - first_job_id_] = 1;
+    start_next_on(engine);
 }
 
 void HostRuntime::op_finished(std::size_t i) {

@@ -15,6 +15,7 @@ HostRuntime::Params runtime_params(const config::ModelParams& p) {
                                p.dma.launch_latency,
                                p.dma.queued_launch_latency,
                                p.dma.channel_turn,
+                               p.dma.held_releases,
                                p.gpu.sms,
                                p.gpu.max_warps_per_sm,
                                p.gpu.max_blocks_per_sm};

@@ -26,6 +26,8 @@ RootComplex::RootComplex(sc_core::sc_module_name name, const Params& params, std
     // What the host learns, it learns at its own (the kernel's) time (fabric.h).
     semaphores_.event().calls<&RootComplex::notify_semaphores>(this);
     semaphores_.event().wait_for_kernel();
+    held_notices_.event().calls<&RootComplex::notify_semaphores>(this);
+    held_notices_.event().wait_for_kernel();
     cpu_done_.event().calls<&RootComplex::notify_semaphores>(this);
     cpu_done_.event().wait_for_kernel();
 }
@@ -109,7 +111,7 @@ bool RootComplex::idle() const {
     for (std::size_t p = 0; p < held_.size(); ++p) {
         if (held_head_[p] < held_[p].size()) return false;
     }
-    return write_release_.empty() && semaphores_.empty() && cpu_done_.empty() &&
+    return write_release_.empty() && semaphores_.empty() && held_notices_.empty() && cpu_done_.empty() &&
            std::all_of(egress_.begin(), egress_.end(), [](const auto& q) { return q->queue.empty(); });
 }
 
@@ -204,6 +206,7 @@ tlm::tlm_sync_enum RootComplex::port_fw(int port, Tlp& t, tlm::tlm_phase& phase,
                         held_head_[p] = 0;
                     }
                     held_[p].push_back(HeldRelease{reads_taken_[p], done, t.job});
+                    if (listener_ != nullptr) held_notices_.push(done, t.job);
                 }
             }
             const double accepted = done - memory_latency_ps_ - static_cast<double>(t.payload) * memory_ps_per_byte_;
@@ -481,6 +484,11 @@ void RootComplex::release_held(std::size_t port) {
 }
 
 void RootComplex::notify_semaphores() {
+    while (held_notices_.due()) {
+        listener_->semaphore_held(held_notices_.front());
+        held_notices_.pop();
+    }
+    held_notices_.rearm();
     while (semaphores_.due()) {
         if (listener_ != nullptr) listener_->semaphore_written(semaphores_.front());
         semaphores_.pop();

@@ -150,6 +150,7 @@ public:
         core::Duration dma_launch_latency{};
         core::Duration dma_queued_launch_latency{};
         core::Duration dma_channel_turn{};
+        std::int64_t dma_held_releases = 1;
         // The SMs' room for resident blocks, which kernels running at once share.
         std::int64_t sms = 132;
         std::int64_t max_warps_per_sm = 64;
@@ -171,6 +172,7 @@ public:
     const std::vector<OpTiming>& timings() const { return timings_; }
 
     void semaphore_written(std::uint32_t job) override;
+    void semaphore_held(std::uint32_t job) override;
     void cpu_write_left() override;
     void cpu_read_done() override;
     // The root complex the CPU's BAR accesses enter through.
@@ -189,6 +191,10 @@ private:
         std::uint32_t job = 0;
         // The channel of the last copy it carried (CopyJob::kNoTurn: none yet).
         int last_channel = CopyJob::kNoTurn;
+        // Its releases waiting at the root port while it went on (dma.held_releases), and whether
+        // the job it runs has its release waiting there too (it goes on once one has landed).
+        std::int64_t held = 0;
+        bool current_held = false;
     };
     // An event record whose release waits for copies of its GPU (runtime.busy_release_spacing):
     // the jobs it waits for (0: ended).
@@ -199,6 +205,8 @@ private:
     // Holds record `op`'s release behind the copies its GPU's engines run now; false if none.
     bool hold_release(std::size_t op, double stamp_ps);
     void land_release(std::size_t op);
+    // The engine takes its next copy while the release of the one it ran waits (dma.held_releases).
+    void let_go(std::size_t engine);
 
     void driver();          // SC_THREAD: the application thread
     void front_end();       // SC_METHOD: starts stream operations whose turn has come
@@ -361,6 +369,8 @@ private:
     std::vector<std::size_t> job_engine_;
     std::uint32_t first_job_id_ = 0;
     std::vector<bool> job_done_;
+    // Per job: its engine went on while its release waited at the root port (dma.held_releases).
+    std::vector<std::uint8_t> job_let_go_;
     // Per job: a copy whose semaphore the CPU sees runtime.cpu_seen_lag late (any but one an
     // engine read from host memory), and when the CPU sees it done; per operation, when it sees
     // the operation's last job done; and when it sees the latest job done.

@@ -32,6 +32,9 @@ class CompletionListener {
 public:
     virtual ~CompletionListener() = default;
     virtual void semaphore_written(std::uint32_t job) = 0;
+    // A copy's release that reached host memory but waits there for the reads ahead of it (its
+    // semaphore_written follows once they have left): its engine may take its next copy.
+    virtual void semaphore_held(std::uint32_t /*job*/) {}
     // The CPU's own accesses to device memory (BAR mappings).
     virtual void cpu_write_left() {}
     virtual void cpu_read_done() {}
@@ -214,6 +217,7 @@ private:
     // Each port's writes wait for its own data path, so a semaphore on one port can land before
     // an earlier one on another: in landing order, not arrival order.
     TimedHeap<std::uint32_t, FabricEvent> semaphores_;
+    TimedHeap<std::uint32_t, FabricEvent> held_notices_;  // semaphore_held, when the release would have landed
     TimedFifo<bool, FabricEvent> cpu_done_;  // true: a CPU write left; false: a CPU read returned
     CompletionListener* listener_ = nullptr;
     RootComplexStats stats_;
