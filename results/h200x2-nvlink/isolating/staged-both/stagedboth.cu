@@ -21,6 +21,11 @@
 //                other's pieces run lose time, and only then?
 //   queries:D    as delay, the CPU calling cudaEventQuery on GPU 1's end event for those D us
 //                (the driver busy beside the pieces, not only the CPU).
+//   bothlate:D   as both (dmaprobe's sequence and row), the CPU spinning D us between GPU 1's
+//                calls and GPU 0's staged call: where the row steps from one group to the other
+//                as GPU 0's copy starts later (GPU 1's call is what moves it in dmaprobe).
+// With STAGEDBOTH_REPS=FILE set, every timed repetition of both and bothlate is also appended to
+// FILE (case,bytes,rep,call1_us,row_us).
 // The CPU side: the time each cudaMemcpyPeerAsync keeps the CPU (call0, call1), and, for both and
 // free, when the CPU first sees each copy's end event done (cudaEventQuery in a loop), from the
 // start of the first call (seen0, seen1): which copy ends first, and by how much.
@@ -168,6 +173,14 @@ int main(int argc, char** argv) {
         }
     }
     const std::size_t max = *std::max_element(sizes.begin(), sizes.end());
+    FILE* reps_file = nullptr;
+    if (const char* path = std::getenv("STAGEDBOTH_REPS")) {
+        reps_file = std::fopen(path, "a");
+        if (reps_file == nullptr) {
+            std::fprintf(stderr, "cannot open %s\n", path);
+            return 2;
+        }
+    }
     Gpu g[2];
     for (int d = 0; d < 2; ++d) {
         g[d].dev = d;
@@ -185,8 +198,9 @@ int main(int argc, char** argv) {
     for (const std::string& c : cases) {
         const std::string base = c.substr(0, c.find(':'));
         if (base != "0to1" && base != "1to0" && base != "both" && base != "free" && base != "swap" && base != "gated" &&
-            base != "gated0to1" && base != "later0" && base != "later1" && base != "delay" && base != "queries") {
-            std::fprintf(stderr, "unknown case %s (0to1 1to0 both free swap gated gated0to1 later0:US later1:US delay:US queries:US)\n",
+            base != "gated0to1" && base != "later0" && base != "later1" && base != "delay" && base != "queries" &&
+            base != "bothlate") {
+            std::fprintf(stderr, "unknown case %s (0to1 1to0 both free swap gated gated0to1 later0:US later1:US delay:US queries:US bothlate:US)\n",
                          c.c_str());
             return 2;
         }
@@ -199,11 +213,12 @@ int main(int argc, char** argv) {
             const double later = c.find(':') == std::string::npos ? 0.0 : std::stod(c.substr(c.find(':') + 1));
             const bool from0 = base != "1to0";
             const bool from1 = base != "0to1" && base != "gated0to1";
-            const bool waits = base == "both";
+            const bool late = base == "bothlate";
+            const bool waits = base == "both" || late;
             const bool gated = base == "gated" || base == "gated0to1" || base == "later0" || base == "later1";
             // delay:D / queries:D: the CPU's D us between GPU 1's calls and GPU 0's.
             const bool delayed = base == "delay" || base == "queries";
-            const bool polls = base == "both" || base == "free" || base == "swap" || delayed;
+            const bool polls = waits || base == "free" || base == "swap" || delayed;
             const bool first0 = base == "swap";
             if (from0) clear(g[1].dst, n, 1);
             if (from1) clear(g[0].dst, n, 0);
@@ -236,6 +251,11 @@ int main(int argc, char** argv) {
                             }
                         }
                         CHECK(cudaEventRecord(g[0].start, g[0].s));
+                    }
+                    if (late) {
+                        const Clock::time_point until = Clock::now() + std::chrono::nanoseconds(static_cast<long long>(later * 1e3));
+                        while (Clock::now() < until) {
+                        }
                     }
                     const Clock::time_point t = Clock::now();
                     CHECK(cudaMemcpyPeerAsync(g[1].dst, 1, g[0].src, 0, n, g[0].s));
@@ -279,6 +299,9 @@ int main(int argc, char** argv) {
                 }
                 CHECK(cudaSetDevice(0));
                 if (r < kWarmup) continue;
+                if (waits && reps_file != nullptr) {
+                    std::fprintf(reps_file, "%s,%zu,%d,%.3f,%.3f\n", which, n, r - kWarmup, c1, elapsed_us(g[0].start, g[0].stop));
+                }
                 if (from0) {
                     t0.push_back(elapsed_us(g[0].start, g[0].end));
                     row.push_back(elapsed_us(g[0].start, g[0].stop));
@@ -309,5 +332,6 @@ int main(int argc, char** argv) {
             std::fflush(stdout);
         }
     }
+    if (reps_file != nullptr) std::fclose(reps_file);
     return 0;
 }
