@@ -198,7 +198,7 @@ tlm::tlm_sync_enum RootComplex::port_fw(int port, Tlp& t, tlm::tlm_phase& phase,
                 // there, put copies out of the GPU 0.7 us behind copies into it at 4 KiB, where
                 // they are 0.65 us ahead).
                 const auto p = static_cast<std::size_t>(port);
-                if (reads_answered_[p] >= reads_taken_[p]) {
+                if (reads_answered_[p] >= reads_taken_[p] || (listener_ != nullptr && !listener_->release_waits_for_reads(t.job))) {
                     semaphores_.push(done, t.job);
                 } else {
                     if (held_head_[p] == held_[p].size()) {

@@ -173,6 +173,7 @@ public:
 
     void semaphore_written(std::uint32_t job) override;
     void semaphore_held(std::uint32_t job) override;
+    bool release_waits_for_reads(std::uint32_t job) const override;
     void cpu_write_left() override;
     void cpu_read_done() override;
     // The root complex the CPU's BAR accesses enter through.
@@ -371,6 +372,8 @@ private:
     std::vector<bool> job_done_;
     // Per job: its engine went on while its release waited at the root port (dma.held_releases).
     std::vector<std::uint8_t> job_let_go_;
+    // Per job: one of the runtime's own pieces (CopyJob::runtime_piece).
+    std::vector<std::uint8_t> job_runtime_piece_;
     // Per job: a copy whose semaphore the CPU sees runtime.cpu_seen_lag late (any but one an
     // engine read from host memory), and when the CPU sees it done; per operation, when it sees
     // the operation's last job done; and when it sees the latest job done.

@@ -35,6 +35,9 @@ public:
     // A copy's release that reached host memory but waits there for the reads ahead of it (its
     // semaphore_written follows once they have left): its engine may take its next copy.
     virtual void semaphore_held(std::uint32_t /*job*/) {}
+    // Whether a copy's release waits at the root port for the reads ahead of it (release_held):
+    // the runtime's own pieces release without that flush.
+    virtual bool release_waits_for_reads(std::uint32_t /*job*/) const { return true; }
     // The CPU's own accesses to device memory (BAR mappings).
     virtual void cpu_write_left() {}
     virtual void cpu_read_done() {}
