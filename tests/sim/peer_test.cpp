@@ -646,7 +646,7 @@ TEST(Peer, TheStagedRowBothWaysAtOneMiBFallsOnTheMainPlansLeases) {
 // GPU 1's staged call (the other way's, made first) shows: 77.5-79.6 us with calls of 5.5-6.0 us,
 // 84.3-86.8 with 7.8-9.1 (results/h200x2-nvlink/isolating/staged-both, `both` at 1 MiB, runs whose
 // call was steady; ../copy-levels). The model, given each run's call (which lengthens both of its
-// staged calls), puts the row in its group and within 6 % of it: 4.1-5.7 % low in both states. Its
+// staged calls), puts the row in its group and within 6 % of it: 4.0-5.7 % low in both states. Its
 // rows rise with the call, about 2 us a us, where the hardware's step 7 us between the states and
 // rise 1-2 us over 4 us of the CPU's delay within one (`bothlate`): what the test holds is where the
 // rows fall, not why. (Until 2026-11-30 the model held a piece's release behind the other way's
