@@ -13,18 +13,54 @@
 //   same4K      a chain of 4 KiB copies the SAME way on stream b (another stream, the same engine)
 //   peer        (two GPUs, peer access) one 256 MiB copy from GPU 0 to GPU 1 over NVLink: GPU 0's
 //               engines busy, nothing of it on PCIe
+// With `engines` as the second argument, the cells instead ask whether what a chain loses beside the
+// other way comes from the copy engines or from PCIe and the host: beside it
+//   none, chain4K, same4K, peer   as above
+//   long        as above (the other way, 64 MiB)
+//   d2dT        a chain of copies of T bytes inside GPU 0's memory (device to device: an engine, no
+//               PCIe; T = 4, 64, 256 KiB, 1, 4 MiB), as many as outlast the measured chain (1 GiB
+//               of them, at most 512)
+//   d2dlong     one 1 GiB copy inside GPU 0's memory
+// and, with no measured chain (size 0), each of the d2d, long and peer neighbours alone.
+// If the chain loses beside the copies inside the GPU what it loses beside chain4K, the engines
+// share something; if nothing, what it loses is on the link or in the host.
+// With `kernels`, beside it a kernel on the SMs instead of a copy engine (and d2dlong to compare),
+// each running for a fixed time that outlasts the chain, again and again over its buffer, with
+// dmaprobe's own loop bodies (gpu_validation/src/cuda/kernels.cu), whose accesses in flight the
+// model knows:
+//   kspin       spins 600 us, touching no memory
+//   compute:B   compute_kernel: B blocks of 512 threads read and write 1 GiB of GPU 0's memory for
+//               4 ms (B = 33, 132, 264)
+//   zcload:B    zero_copy_kernel loading host memory: B blocks of 256 threads copy 64 MiB of pinned
+//               host memory into GPU memory, 16 bytes a thread, for 20 ms (reads over PCIe, no
+//               engine; B = 4, 16, 66, 264, 1056)
+//   zcstore:B   store_until_kernel: the same storing GPU memory into host memory (posted writes)
+// and each alone (other_gbps: what the kernel moved, over its time). With `unrolled`, the same
+// with loops of its own that keep more in flight (a look at the clock only every 16 accesses,
+// which the compiler unrolls):
+//   kcopy:B     B blocks of 512 threads copy within 1 GiB of GPU 0's memory for 4 ms (as d2dlong,
+//               by the SMs; B = 8, 33, 132, 528)
+//   kstore:B    B blocks of 512 threads store 16 bytes each over 64 MiB of pinned host memory for
+//               20 ms (B = 2, 8, 33, 132, 264)
+//   kload:B     the same loading it
+// Whether the chain loses beside the GPU's memory traffic, its PCIe traffic, or only beside another
+// copy engine, and how that grows with the accesses the kernel keeps in flight.
 // So whether what the chain loses follows the other direction's bytes (its write or read rate) or
 // its copies (how many start and end per microsecond).
 // Every cell runs once an iteration, in turn; 3 warm-up iterations, then ITER (default 30). Host
 // buffers are written by the CPU once, before the first iteration (never between: lines the CPU
 // has just written slow the GPU's writes to them); the measured chain's data checked at the end.
 //
-// Output (stdout, CSV): dir,size,beside,median_us,p10_us,p90_us,reps,first_us   (us a copy; first_us:
-// the median from the start event to the event after the chain's first copy, that copy's own end)
+// Output (stdout, CSV): dir,size,beside,median_us,p10_us,p90_us,reps,first_us,other_us   (us a copy;
+// first_us: the median from the start event to the event after the chain's first copy, that copy's own
+// end; other_us: the median from the start event to the end of what ran beside; other_gbps: a
+// kernel's bytes moved over other_us, 0 for the rest)
+// Usage: chainpair [ITERATIONS [engines|kernels|unrolled]]
 // Build: nvcc -O3 -arch=sm_90 chainpair.cu -o chainpair   (CUDA toolkit only)
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -48,6 +84,7 @@ constexpr int kChain = 64;
 constexpr std::size_t kKiB = 1024;
 constexpr std::size_t kLong = 64 << 20;
 constexpr std::size_t kPeer = std::size_t{256} << 20;
+constexpr std::size_t kInside = std::size_t{1} << 30;  // d2dlong, and the bytes of a d2d chain
 constexpr std::size_t kBesideBytes = 16 << 20;
 constexpr int kMaxBeside = 512;
 constexpr long long kGateTimeoutNs = 5000000000LL;
@@ -65,6 +102,119 @@ __global__ void gate(volatile int* flag, long long timeout_ns) {
     }
 }
 
+constexpr long long kSpinNs = 600000;
+constexpr long long kCopyNs = 4000000;   // kcopy: outlasts a chain of 64 copies at 7 us each
+constexpr long long kHostNs = 20000000;  // kstore, kload: outlasts 64 copies at 200 us each
+constexpr std::size_t kHostTraffic = std::size_t{64} << 20;  // kstore, kload: the buffer
+constexpr int kTimerEvery = 16;          // accesses between two looks at the clock
+constexpr int kThreads = 512;
+constexpr int kZcThreads = 256;  // dmaprobe's zero-copy scenarios' blocks
+
+__device__ long long now_ns() {
+    long long t = 0;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
+__global__ void spin(long long ns) {
+    const long long t0 = now_ns();
+    while (now_ns() - t0 < ns) {
+    }
+}
+
+// kcopy, kstore, kload: each thread goes over its share of n 16-byte elements again and again
+// until `ns` have passed since it started, and adds what it moved to `moved`.
+enum class Access { kCopy, kStore, kLoad };
+
+template <Access A>
+__global__ void stream_for(const uint4* src, uint4* dst, std::size_t n, long long ns, unsigned long long* moved,
+                           unsigned* sink) {
+    const long long t0 = now_ns();
+    const std::size_t first = blockIdx.x * std::size_t{blockDim.x} + threadIdx.x;
+    const std::size_t step = std::size_t{gridDim.x} * blockDim.x;
+    unsigned long long count = 0;
+    unsigned acc = 0;
+    for (bool go = true; go;) {
+        for (std::size_t i = first; i < n; i += step) {
+            if constexpr (A == Access::kCopy) {
+                dst[i] = src[i];
+            } else if constexpr (A == Access::kStore) {
+                const unsigned v = static_cast<unsigned>(i + count) | 1u;
+                dst[i] = make_uint4(v, v ^ 0x5a5a5a5au, v + 3u, v * 7u);
+            } else {
+                const uint4 v = src[i];
+                acc ^= v.x + v.y + v.z + v.w;
+            }
+            if (++count % kTimerEvery == 0 && now_ns() - t0 > ns) {
+                go = false;
+                break;
+            }
+        }
+    }
+    atomicAdd(moved, count * sizeof(uint4) * (A == Access::kCopy ? 2 : 1));
+    // The sum goes to `sink` only when it matches what no buffer here holds, so the loads stay.
+    if (acc == 0x7e57ab1eu) sink[0] = acc;
+}
+
+// dmaprobe's loop bodies (gpu_validation/src/cuda/kernels.cu: zero_copy_kernel with stride 1,
+// store_until_kernel, compute_kernel), each repeated until `ns` have passed since the thread
+// started, adding what it moved to `moved`.
+__global__ void zc_load_for(const uint4* __restrict__ host_in, uint4* __restrict__ dev_out, std::size_t elems, long long ns,
+                            unsigned long long* moved) {
+    const long long t0 = now_ns();
+    const std::size_t step = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+    unsigned long long count = 0;
+    do {
+        for (std::size_t k = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < elems; k += step) {
+            dev_out[k] = host_in[k];
+            ++count;
+        }
+    } while (now_ns() - t0 <= ns);
+    atomicAdd(moved, count * sizeof(uint4));
+}
+
+__global__ void zc_store_for(const uint4* __restrict__ dev_in, uint4* __restrict__ host_out, std::size_t elems, long long ns,
+                             unsigned long long* moved) {
+    const long long t0 = now_ns();
+    const std::size_t step = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+    unsigned long long count = 0;
+    do {
+        for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < elems; i += step) {
+            host_out[i] = dev_in[i];
+            ++count;
+        }
+    } while (now_ns() - t0 <= ns);
+    atomicAdd(moved, count * sizeof(uint4));
+}
+
+__global__ void compute_for(uint4* buf, std::size_t elems, long long ns, unsigned long long* moved) {
+    const long long t0 = now_ns();
+    const std::size_t step = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+    std::size_t i = (static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x) % elems;
+    unsigned long long count = 0;
+    for (;;) {
+        for (int k = 0; k < 16; ++k) {
+            uint4 v = buf[i];
+            v.x = v.x * 1664525u + 1013904223u;
+            v.y ^= v.x;
+            v.z += v.y;
+            v.w ^= v.z;
+            buf[i] = v;
+            i += step;
+            if (i >= elems) i %= elems;
+        }
+        count += 16;
+        if (now_ns() - t0 > ns) break;
+    }
+    atomicAdd(moved, count * 2 * sizeof(uint4));
+}
+
+// "kcopy:33" -> 33; 0 for a name without blocks.
+int blocks_of(const std::string& beside) {
+    const std::size_t colon = beside.find(':');
+    return colon == std::string::npos ? 0 : std::stoi(beside.substr(colon + 1));
+}
+
 double quantile(std::vector<double> v, double q) {
     std::sort(v.begin(), v.end());
     return v[static_cast<std::size_t>(q * static_cast<double>(v.size() - 1) + 0.5)];
@@ -77,16 +227,31 @@ struct Cell {
     std::size_t other;  // chainT: T; long/peer: the copy's size
     std::vector<double> us;
     std::vector<double> first;  // start event to the first copy's end
+    std::vector<double> other_us;  // start event to the end of what ran beside
+    std::vector<double> other_gbps;  // a kernel's bytes moved over other_us
 };
+
+// engines: a neighbour inside the GPU, "d2d<KiB>K" or "d2dlong": its copies' size, 0 for none.
+std::size_t inside_bytes(const std::string& beside) {
+    if (beside == "d2dlong") return kInside;
+    if (beside.rfind("d2d", 0) != 0) return 0;
+    return std::stoull(beside.substr(3)) * kKiB;
+}
 
 }  // namespace
 
 int main(int argc, char** argv) {
     const int iterations = argc > 1 ? std::atoi(argv[1]) : 30;
-    if (iterations < 5) {
-        std::fprintf(stderr, "usage: chainpair [ITERATIONS >= 5]\n");
+    const std::string set = argc > 2 ? argv[2] : "";
+    const bool engines = set == "engines";
+    const bool kernels = set == "kernels";
+    const bool unrolled = set == "unrolled";
+    if (iterations < 5 || (argc > 2 && !engines && !kernels && !unrolled) || argc > 3) {
+        std::fprintf(stderr, "usage: chainpair [ITERATIONS >= 5 [engines|kernels|unrolled]]\n");
         return 2;
     }
+    unsigned* d_sink = nullptr;
+    unsigned long long* d_moved = nullptr;
     int gpus = 0;
     CHECK(cudaGetDeviceCount(&gpus));
     CHECK(cudaSetDevice(0));
@@ -103,6 +268,7 @@ int main(int argc, char** argv) {
     constexpr std::size_t kMaxSize = 64 * kKiB;
     unsigned char *h_src = nullptr, *h_dst = nullptr, *d_src = nullptr, *d_dst = nullptr;
     unsigned char *h_big = nullptr, *d_big = nullptr, *d_big2 = nullptr, *d_peer = nullptr;
+    unsigned char *d_in_src = nullptr, *d_in_dst = nullptr;  // engines: copies inside GPU 0
     CHECK(cudaMallocHost(&h_src, kMaxSize));
     CHECK(cudaMallocHost(&h_dst, kMaxSize));
     CHECK(cudaMalloc(&d_src, kMaxSize));
@@ -116,6 +282,13 @@ int main(int argc, char** argv) {
         CHECK(cudaSetDevice(0));
         CHECK(cudaFree(d_big2));
         CHECK(cudaMalloc(&d_big2, kPeer));
+    }
+    CHECK(cudaMalloc(&d_sink, sizeof(unsigned)));
+    CHECK(cudaMalloc(&d_moved, sizeof(unsigned long long)));
+    if (engines || kernels || unrolled) {
+        CHECK(cudaMalloc(&d_in_src, kInside));
+        CHECK(cudaMalloc(&d_in_dst, kInside));
+        CHECK(cudaMemset(d_in_src, 0x3c, kInside));
     }
     for (std::size_t i = 0; i < kMaxSize; ++i) h_src[i] = static_cast<unsigned char>(i * 131 + 7) | 1;
     std::memset(h_dst, 0, kMaxSize);
@@ -140,6 +313,34 @@ int main(int argc, char** argv) {
     std::vector<Cell> cells;
     for (const bool up : {true, false}) {
         for (const std::size_t size : {4 * kKiB, 64 * kKiB}) {
+            if (kernels) {
+                if (size != 4 * kKiB) continue;  // the sweep at 4 KiB only
+                for (const char* b : {"none", "d2dlong", "kspin", "compute:33", "compute:132", "compute:264", "zcload:4",
+                                      "zcload:16", "zcload:66", "zcload:264", "zcload:1056", "zcstore:4", "zcstore:16",
+                                      "zcstore:66", "zcstore:264", "zcstore:1056"}) {
+                    cells.push_back({up, size, b, std::string(b) == "none" ? 0 : kInside, {}});
+                }
+                continue;
+            }
+            if (unrolled) {
+                if (size != 4 * kKiB) continue;  // the sweep at 4 KiB only
+                for (const char* b : {"none", "d2dlong", "kspin", "kcopy:8", "kcopy:33", "kcopy:132", "kcopy:528",
+                                      "kstore:2", "kstore:8", "kstore:33", "kstore:132", "kstore:264", "kload:2",
+                                      "kload:8", "kload:33", "kload:132", "kload:264"}) {
+                    cells.push_back({up, size, b, std::string(b) == "none" ? 0 : kInside, {}});
+                }
+                continue;
+            }
+            if (engines) {
+                for (const char* b : {"none", "chain4K", "same4K", "long", "d2d4K", "d2d64K", "d2d256K", "d2d1024K",
+                                      "d2d4096K", "d2dlong"}) {
+                    const std::string name = b;
+                    const std::size_t inside = inside_bytes(name);
+                    cells.push_back({up, size, name, inside ? inside : name == "long" ? kLong : 4 * kKiB, {}});
+                }
+                if (peer) cells.push_back({up, size, "peer", kPeer, {}});
+                continue;
+            }
             cells.push_back({up, size, "none", 0, {}});
             for (const std::size_t t : {4 * kKiB, 16 * kKiB, 64 * kKiB, 256 * kKiB, 1024 * kKiB}) {
                 cells.push_back({up, size, "chain" + std::to_string(t / kKiB) + "K", t, {}});
@@ -147,6 +348,27 @@ int main(int argc, char** argv) {
             cells.push_back({up, size, "long", kLong, {}});
             cells.push_back({up, size, "same4K", 4 * kKiB, {}});
             if (peer) cells.push_back({up, size, "peer", kPeer, {}});
+        }
+        if (kernels && up) {  // the neighbours alone: no measured chain
+            for (const char* b : {"d2dlong", "compute:33", "compute:132", "compute:264", "zcload:4", "zcload:16",
+                                  "zcload:66", "zcload:264", "zcload:1056", "zcstore:4", "zcstore:16", "zcstore:66",
+                                  "zcstore:264", "zcstore:1056"}) {
+                cells.push_back({up, 0, b, kInside, {}});
+            }
+        }
+        if (unrolled && up) {  // the neighbours alone: no measured chain
+            for (const char* b : {"d2dlong", "kcopy:8", "kcopy:33", "kcopy:132", "kcopy:528", "kstore:2", "kstore:8",
+                                  "kstore:33", "kstore:132", "kstore:264", "kload:2", "kload:8", "kload:33", "kload:132",
+                                  "kload:264"}) {
+                cells.push_back({up, 0, b, kInside, {}});
+            }
+        }
+        if (engines) {  // the neighbours alone: no measured chain
+            for (const char* b : {"long", "d2d4K", "d2d64K", "d2d256K", "d2d1024K", "d2d4096K", "d2dlong"}) {
+                const std::string name = b;
+                if (up || name == "long") cells.push_back({up, 0, name, inside_bytes(name) ? inside_bytes(name) : kLong, {}});
+            }
+            if (up && peer) cells.push_back({up, 0, "peer", kPeer, {}});
         }
     }
     const auto run = [&](const Cell& c) {
@@ -157,7 +379,8 @@ int main(int argc, char** argv) {
         CHECK(cudaGetLastError());
         CHECK(cudaEventRecord(start, a));
         CHECK(cudaStreamWaitEvent(b, start, 0));
-        for (int k = 0; k < kChain; ++k) {
+        if (blocks_of(c.beside) > 0) CHECK(cudaMemsetAsync(d_moved, 0, sizeof(unsigned long long), b));
+        for (int k = 0; k < (c.size ? kChain : 0); ++k) {
             if (c.up) {
                 CHECK(cudaMemcpyAsync(d_dst, h_src, c.size, cudaMemcpyHostToDevice, a));
             } else {
@@ -165,6 +388,7 @@ int main(int argc, char** argv) {
             }
             if (k == 0) CHECK(cudaEventRecord(first, a));
         }
+        if (!c.size) CHECK(cudaEventRecord(first, a));
         CHECK(cudaEventRecord(last, a));
         if (c.beside.rfind("chain", 0) == 0 || c.beside == "same4K") {
             const bool other_up = c.beside == "same4K" ? c.up : !c.up;
@@ -182,6 +406,43 @@ int main(int argc, char** argv) {
             } else {
                 CHECK(cudaMemcpyAsync(d_big, h_big, kLong, cudaMemcpyHostToDevice, b));
             }
+        } else if (c.beside.rfind("d2d", 0) == 0 && c.beside != "d2dlong") {
+            const int n = std::min<int>(kMaxBeside, static_cast<int>(kInside / c.other));
+            for (int k = 0; k < n; ++k) {
+                CHECK(cudaMemcpyAsync(d_in_dst, d_in_src, c.other, cudaMemcpyDeviceToDevice, b));
+            }
+        } else if (c.beside == "d2dlong") {
+            CHECK(cudaMemcpyAsync(d_in_dst, d_in_src, kInside, cudaMemcpyDeviceToDevice, b));
+        } else if (c.beside == "kspin") {
+            spin<<<1, 32, 0, b>>>(kSpinNs);
+            CHECK(cudaGetLastError());
+        } else if (c.beside.rfind("kcopy:", 0) == 0) {
+            stream_for<Access::kCopy><<<blocks_of(c.beside), kThreads, 0, b>>>(
+                reinterpret_cast<const uint4*>(d_in_src), reinterpret_cast<uint4*>(d_in_dst), kInside / sizeof(uint4), kCopyNs,
+                d_moved, d_sink);
+            CHECK(cudaGetLastError());
+        } else if (c.beside.rfind("kstore:", 0) == 0) {
+            stream_for<Access::kStore><<<blocks_of(c.beside), kThreads, 0, b>>>(
+                nullptr, reinterpret_cast<uint4*>(h_big), kHostTraffic / sizeof(uint4), kHostNs, d_moved, d_sink);
+            CHECK(cudaGetLastError());
+        } else if (c.beside.rfind("compute:", 0) == 0) {
+            compute_for<<<blocks_of(c.beside), kThreads, 0, b>>>(reinterpret_cast<uint4*>(d_in_dst), kInside / sizeof(uint4),
+                                                                 kCopyNs, d_moved);
+            CHECK(cudaGetLastError());
+        } else if (c.beside.rfind("zcload:", 0) == 0) {
+            zc_load_for<<<blocks_of(c.beside), kZcThreads, 0, b>>>(reinterpret_cast<const uint4*>(h_big),
+                                                                   reinterpret_cast<uint4*>(d_in_dst),
+                                                                   kHostTraffic / sizeof(uint4), kHostNs, d_moved);
+            CHECK(cudaGetLastError());
+        } else if (c.beside.rfind("zcstore:", 0) == 0) {
+            zc_store_for<<<blocks_of(c.beside), kZcThreads, 0, b>>>(reinterpret_cast<const uint4*>(d_in_src),
+                                                                    reinterpret_cast<uint4*>(h_big),
+                                                                    kHostTraffic / sizeof(uint4), kHostNs, d_moved);
+            CHECK(cudaGetLastError());
+        } else if (c.beside.rfind("kload:", 0) == 0) {
+            stream_for<Access::kLoad><<<blocks_of(c.beside), kThreads, 0, b>>>(
+                reinterpret_cast<const uint4*>(h_big), nullptr, kHostTraffic / sizeof(uint4), kHostNs, d_moved, d_sink);
+            CHECK(cudaGetLastError());
         } else if (c.beside == "peer") {
             CHECK(cudaMemcpyPeerAsync(d_peer, 1, d_big2, 0, kPeer, b));
         }
@@ -195,35 +456,45 @@ int main(int argc, char** argv) {
                          c.up ? "h2d" : "d2h", c.size, c.beside.c_str());
             std::exit(1);
         }
-        float ms = 0, head = 0;
+        float ms = 0, head = 0, other = 0;
         CHECK(cudaEventElapsedTime(&ms, first, last));
         CHECK(cudaEventElapsedTime(&head, start, first));
-        return std::make_pair(1000.0 * ms / (kChain - 1), 1000.0 * head);
+        CHECK(cudaEventElapsedTime(&other, start, other_end));
+        unsigned long long moved = 0;
+        if (blocks_of(c.beside) > 0) CHECK(cudaMemcpy(&moved, d_moved, sizeof(moved), cudaMemcpyDeviceToHost));
+        return std::array<double, 4>{1000.0 * ms / (kChain - 1), 1000.0 * head, 1000.0 * other,
+                                     static_cast<double>(moved) / (1e6 * other)};
     };
     for (int it = 0; it < kWarmup + iterations; ++it) {
         for (Cell& c : cells) {
-            const auto [us, head] = run(c);
+            const auto [us, head, other, gbps] = run(c);
             if (it >= kWarmup) {
                 c.us.push_back(us);
                 c.first.push_back(head);
+                c.other_us.push_back(other);
+                c.other_gbps.push_back(gbps);
             }
         }
     }
-    // The measured chains' last copies: into the GPU d_dst holds h_src; out of it h_dst holds d_src.
+    // The measured chains' last copies: into the GPU d_dst holds h_src; out of it h_dst holds d_src, as
+    // far as the largest measured copy reached.
+    std::size_t checked = 0;
+    for (const Cell& c : cells) checked = std::max(checked, c.size);
     std::vector<unsigned char> got(kMaxSize);
-    CHECK(cudaMemcpy(got.data(), d_dst, 64 * kKiB, cudaMemcpyDeviceToHost));
-    if (std::memcmp(got.data(), h_src, 64 * kKiB) != 0) {
+    CHECK(cudaMemcpy(got.data(), d_dst, checked, cudaMemcpyDeviceToHost));
+    if (std::memcmp(got.data(), h_src, checked) != 0) {
         std::fprintf(stderr, "chainpair: the copy into the GPU delivered wrong data\n");
         return 1;
     }
-    if (std::memcmp(h_dst, pattern.data(), 64 * kKiB) != 0) {
+    if (std::memcmp(h_dst, pattern.data(), checked) != 0) {
         std::fprintf(stderr, "chainpair: the copy out of the GPU delivered wrong data\n");
         return 1;
     }
-    std::printf("dir,size,beside,median_us,p10_us,p90_us,reps,first_us\n");
+    std::printf("dir,size,beside,median_us,p10_us,p90_us,reps,first_us,other_us,other_gbps\n");
     for (const Cell& c : cells) {
-        std::printf("%s,%zu,%s,%.4f,%.4f,%.4f,%zu,%.4f\n", c.up ? "h2d" : "d2h", c.size, c.beside.c_str(),
-                    quantile(c.us, 0.5), quantile(c.us, 0.1), quantile(c.us, 0.9), c.us.size(), quantile(c.first, 0.5));
+        std::printf("%s,%zu,%s,%.4f,%.4f,%.4f,%zu,%.4f,%.4f,%.3f\n", c.up ? "h2d" : "d2h", c.size, c.beside.c_str(),
+                    quantile(c.us, 0.5), quantile(c.us, 0.1), quantile(c.us, 0.9), c.us.size(), quantile(c.first, 0.5),
+                    quantile(c.other_us, 0.5), quantile(c.other_gbps, 0.5));
     }
     return 0;
 }

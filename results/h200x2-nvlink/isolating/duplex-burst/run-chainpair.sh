@@ -1,10 +1,20 @@
 #!/usr/bin/env bash
 # chainpair.cu on one lease (CUDA toolkit only):
-#   results/h200x2-nvlink/isolating/duplex-burst/run-chainpair.sh OUTDIR
-# Writes OUTDIR/<kind>-<date>-<boot id>/: chainpair.csv, machine.txt.
+#   results/h200x2-nvlink/isolating/duplex-burst/run-chainpair.sh OUTDIR [engines|kernels|unrolled]
+# Writes OUTDIR/<kind>-<date>-<boot id>/: chainpair.csv (with `engines`: chainengines.csv, the
+# cells beside copies inside the GPU; `kernels`: chainkernels.csv, beside dmaprobe's kernels;
+# `unrolled`: chainunrolled.csv, beside kernels that keep more in flight), machine.txt.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-out=${1:?usage: run-chainpair.sh OUTDIR}
+out=${1:?usage: run-chainpair.sh OUTDIR [engines|kernels|unrolled]}
+cells=${2:-}
+case "$cells" in
+  '') csv=chainpair.csv ;;
+  engines) csv=chainengines.csv ;;
+  kernels) csv=chainkernels.csv ;;
+  unrolled) csv=chainunrolled.csv ;;
+  *) echo "run-chainpair.sh: unknown cell set '$cells' (engines, kernels, unrolled, or nothing)" >&2; exit 2 ;;
+esac
 boot=$(tr -d '-' </proc/sys/kernel/random/boot_id | cut -c1-8)
 kind=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | awk '{print tolower($2)}')x$(nvidia-smi -L | wc -l)
 dir="$out/$kind-$(date -u +%Y-%m-%d)-$boot"
@@ -16,5 +26,5 @@ nvcc -O3 -arch=sm_90 "$here/chainpair.cu" -o /tmp/chainpair
   echo "## nvidia-smi topo"; nvidia-smi topo -m 2>&1 || true
   echo "## lscpu"; lscpu 2>&1 || true
 } >"$dir/machine.txt" 2>&1
-/tmp/chainpair "${ITER:-30}" >"$dir/chainpair.csv"
-echo "lease $(basename "$dir"): $(($(wc -l <"$dir/chainpair.csv") - 1)) cells"
+/tmp/chainpair "${ITER:-30}" $cells >"$dir/$csv"
+echo "lease $(basename "$dir"): $(($(wc -l <"$dir/$csv") - 1)) cells"

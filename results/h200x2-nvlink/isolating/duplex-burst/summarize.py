@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """The duplex-burst case, lease by lease: the aggregate over one way of copies back to back
 (2 x one way's burst alone / both ways' burst, each lease's medians), its two runs (first and again
-last), and what a chain loses beside the other way's traffic (chainpair.csv: us a copy, and over
-the same chain alone). With a compare.csv (dmasim compare over leases/), the model's aggregate.
+last), what a chain loses beside the other way's traffic (chainpair.csv: us a copy, and over
+the same chain alone), and beside copies inside the GPU and kernels (chainengines.csv,
+chainkernels.csv, chainunrolled.csv: the same, each kind of host's medians over its leases, and
+what ran beside alone). With a compare.csv (dmasim compare over leases/), the model's aggregate.
     summarize.py [CASE_DIR] [COMPARE_CSV]   (defaults: this folder, none)"""
 import csv
 import glob
@@ -78,6 +80,49 @@ def main():
                 alone = cells[(d, size, "none")]
                 print(f"    {d} {label(size):>7}: {alone:6.2f} " +
                       " ".join(f"{cells[(d, size, b)] - alone:+10.2f}" for b in besides))
+    for name in ("chainengines", "chainkernels", "chainunrolled"):
+        neighbours(root, name)
+
+
+def neighbours(root, name):
+    """NAME/*/NAME.csv: per kind of host, the median over its leases of each cell's cost a copy more
+    than the chain alone, and of each neighbour's own time alone (size 0: no measured chain), with
+    what a kernel moved (other_gbps)."""
+    kinds = {}
+    for path in sorted(glob.glob(os.path.join(root, name, "*", name + ".csv"))):
+        kind = os.path.basename(os.path.dirname(path)).split("-")[0]
+        kinds.setdefault(kind, []).append({(r["dir"], int(r["size"]), r["beside"]): r for r in csv.DictReader(open(path))})
+    for kind, leases in kinds.items():
+        print(f"{name} {kind} ({len(leases)} leases): us a copy of a chain of 64, alone and what it costs more "
+              "beside (medians over the leases)")
+        # Some leases ran fewer cells: each cell's median is over the leases that ran it.
+        besides = []
+        for c in leases:
+            for k in c:
+                if k[1] > 0 and k[2] != "none" and k[2] not in besides:
+                    besides.append(k[2])
+        print("    " + " " * 14 + "  alone " + " ".join(f"{b:>8}" for b in besides))
+        for d in ("h2d", "d2h"):
+            for size in (4096, 65536):
+                if not any((d, size, "none") in c for c in leases):
+                    continue
+                alone = statistics.median(float(c[(d, size, "none")]["median_us"]) for c in leases)
+                more = [statistics.median(float(c[(d, size, b)]["median_us"]) - float(c[(d, size, "none")]["median_us"])
+                                          for c in leases if (d, size, b) in c) for b in besides]
+                print(f"    {d} {label(size):>7}: {alone:6.2f} " + " ".join(f"{m:+8.2f}" for m in more))
+        alone = {}
+        rates = {}
+        for c in leases:
+            for (d, size, b), r in c.items():
+                if size == 0 and "other_us" in r:
+                    key = f"{b} ({'d2h' if d == 'h2d' else 'h2d'})" if b == "long" else b
+                    alone.setdefault(key, []).append(float(r["other_us"]))
+                    if float(r.get("other_gbps") or 0) > 0:
+                        rates.setdefault(key, []).append(float(r["other_gbps"]))
+        if alone:
+            print("    alone, us: " + ", ".join(f"{b} {statistics.median(v):.0f}" +
+                                            (f" ({statistics.median(rates[b]):.1f} GB/s)" if b in rates else "")
+                                            for b, v in alone.items()))
 
 
 if __name__ == "__main__":
