@@ -10,6 +10,7 @@
 #include <map>
 #include <set>
 #include <sstream>
+#include <tuple>
 
 #include "dmasim/config/scenario.h"
 #include "dmasim/sim/fast_forward.h"
@@ -835,6 +836,123 @@ TEST(StreamHandoff, ARuntimePieceReleasesWithoutWaitingForTheReadsAhead) {
     for (const bool piece : {false, true}) EXPECT_NEAR(ends_after(piece, false), ends_after(false, false), 0.01) << piece;
     EXPECT_GT(ends_after(false, true) - ends_after(false, false), 5.0) << "the application's copy waits for the window";
     EXPECT_LT(ends_after(true, true) - ends_after(true, false), 1.0) << "the runtime's piece does not";
+}
+
+namespace {
+
+// A chain of 12 copies of 4 KiB one way behind a gate on stream 0, and on stream 1 (behind an event
+// after the gate) a zero-copy kernel of `blocks` blocks of 256 threads moving 16-byte words of
+// 64 MiB of host memory (loads, or stores of GPU memory's data): the chain's cost a copy from its
+// fourth copy on (once the kernel's backlog has built up), in us.
+double chain_beside_kernel_us(const config::ModelParams& p, CopyDirection dir, bool stores, std::int64_t blocks) {
+    constexpr int kChain = 12;
+    constexpr int kSettled = 4;
+    Program prog;
+    prog.ops.push_back(kernel(2000.0, 0));
+    prog.ops.push_back(strategies::simple_op(Op::Kind::kRecord));
+    Op wait = strategies::simple_op(Op::Kind::kWaitFor);
+    wait.after = prog.ops.size() - 1;
+    wait.stream = 1;
+    prog.ops.push_back(wait);
+    std::vector<std::size_t> chain;
+    for (int i = 0; i < kChain; ++i) {
+        chain.push_back(prog.ops.size());
+        prog.ops.push_back(strategies::copy_op(dir, 4096, 0, false));
+    }
+    if (blocks > 0) {
+        config::ZeroCopyOptions z;
+        z.access = core::Bytes{16};
+        z.blocks = blocks;
+        z.threads = 256;
+        Op k = strategies::mapped_kernel_op({stores ? CopyDirection::kDeviceToHost : CopyDirection::kHostToDevice}, 64ULL << 20,
+                                            z, p.gpu, p.cpu.cache_line);
+        k.stream = 1;
+        k.blocking = false;
+        prog.ops.push_back(k);
+    }
+    prog.ops.push_back(sync());
+    const ProgramOutcome o = simulator().execute(p, prog);
+    return (o.timings[chain.back()].end_ps - o.timings[chain[kSettled]].end_ps) / (kChain - 1 - kSettled) / kUs;
+}
+
+}  // namespace
+
+// gpu.copies_in_order: a copy's TLPs wait behind the SMs' loads and stores towards the link issued
+// before them. Measured on the H200 of both kinds of host (results/h200x2-nvlink/isolating/
+// duplex-burst, chainkernels, two leases each): a chain of 4 KiB copies beside dmaprobe's zero-copy
+// kernel of 4 blocks (12 GB/s of loads, 39 GB/s of stores: the link has room) costs 0.4-1.9 us a copy
+// more, beside 264 blocks (the link full) 109-112 us (loads) and 150-170 us (stores), beside 1056
+// blocks of loads 290-320 us: what the warps keep waiting ahead of it. The model, whose copy waits
+// behind that backlog once for its data and once for its semaphore, gives a tenth to a third of it
+// (docs/model.md); taking turns round robin it would give nothing.
+TEST(StreamHandoff, AChainOfCopiesBesideAKernelThatFillsTheLinkWaitsBehindItsTraffic) {
+    const std::filesystem::path runs =
+        std::filesystem::path(DMASIM_SOURCE_DIR) / "results/h200x2-nvlink/isolating/duplex-burst/chainkernels";
+    // Per kind of host, direction and neighbour: each lease's cost a copy more than alone.
+    std::map<std::tuple<std::string, std::string, std::string>, std::vector<double>> measured;
+    int leases = 0;
+    for (const auto& lease : std::filesystem::directory_iterator(runs)) {
+        const std::string kind = lease.path().filename().string().rfind("h200x2-", 0) == 0 ? "h200x2-nvlink" : "h100-sxm";
+        std::ifstream in(lease.path() / "chainkernels.csv");
+        ASSERT_TRUE(in) << lease.path();
+        std::string line;
+        std::getline(in, line);
+        ASSERT_EQ(line.rfind("dir,size,beside,median_us,", 0), 0U) << lease.path();
+        std::map<std::pair<std::string, std::string>, double> cell;
+        while (std::getline(in, line)) {
+            std::stringstream ss(line);
+            std::string dir, size, beside, median;
+            std::getline(ss, dir, ',');
+            std::getline(ss, size, ',');
+            std::getline(ss, beside, ',');
+            std::getline(ss, median, ',');
+            if (size == "4096") cell[{dir, beside}] = std::stod(median);
+        }
+        for (const char* dir : {"h2d", "d2h"}) {
+            for (const char* beside : {"zcload:4", "zcload:264", "zcload:1056", "zcstore:4", "zcstore:264"}) {
+                ASSERT_TRUE(cell.count({dir, beside}) && cell.count({dir, "none"})) << lease.path() << " " << dir << " " << beside;
+                measured[{kind, dir, beside}].push_back(cell[{dir, beside}] - cell[{dir, "none"}]);
+            }
+        }
+        ++leases;
+    }
+    ASSERT_GE(leases, 4);
+    for (const char* kind : {"h200x2-nvlink", "h100-sxm"}) {
+        const std::string yaml = std::string("strategy: pinned\nsizes: 4KiB\nplatform: ") + kind + "\n";
+        const config::ModelParams p =
+            config::parse_scenarios(yaml, "fifo.yaml", {}, config::CalibrationChoice::platform()).at(0).params.without_spread();
+        ASSERT_TRUE(p.gpu.copies_in_order);
+        config::ModelParams turns = p;
+        turns.gpu.copies_in_order = false;
+        for (const CopyDirection dir : {CopyDirection::kHostToDevice, CopyDirection::kDeviceToHost}) {
+            const std::string d = dir == CopyDirection::kHostToDevice ? "h2d" : "d2h";
+            const double alone = chain_beside_kernel_us(p, dir, false, 0);
+            const auto more = [&](const config::ModelParams& q, bool stores, std::int64_t blocks) {
+                return chain_beside_kernel_us(q, dir, stores, blocks) - alone;
+            };
+            for (const auto& [stores, blocks] : {std::pair{false, 4}, std::pair{true, 4}}) {
+                const std::string beside = std::string(stores ? "zcstore:" : "zcload:") + std::to_string(blocks);
+                for (const double m : measured[{kind, d, beside}]) EXPECT_LT(m, 2.5) << kind << " " << d << " " << beside;
+                EXPECT_LT(more(p, stores, blocks), 2.5) << kind << " " << d << " " << beside << ": the link has room";
+            }
+            const double loads = more(p, false, 264);
+            const double loads_full = more(p, false, 1056);
+            const double stored = more(p, true, 264);
+            for (const double m : measured[{kind, d, "zcload:264"}]) EXPECT_GT(m, 50.0) << kind << " " << d;
+            for (const double m : measured[{kind, d, "zcstore:264"}]) EXPECT_GT(m, 50.0) << kind << " " << d;
+            EXPECT_GT(loads, 4.0) << kind << " " << d << ": behind 264 blocks' loads";
+            EXPECT_GT(stored, 10.0) << kind << " " << d << ": behind 264 blocks' stores";
+            // More warps waiting ahead, a longer wait: measured 2.6-2.9 times from 264 to 1056 blocks.
+            const auto& full = measured[std::make_tuple(std::string(kind), d, std::string("zcload:1056"))];
+            const auto& part = measured[std::make_tuple(std::string(kind), d, std::string("zcload:264"))];
+            ASSERT_EQ(full.size(), part.size());
+            for (std::size_t i = 0; i < full.size(); ++i) EXPECT_GT(full[i], 2.0 * part[i]) << kind << " " << d;
+            EXPECT_GT(loads_full, 2.0 * loads) << kind << " " << d;
+            // Round robin the copy would barely notice the kernel.
+            EXPECT_LT(more(turns, false, 264), 2.0) << kind << " " << d;
+            EXPECT_LT(more(turns, true, 264), 2.0) << kind << " " << d;
+        }
+    }
 }
 
 }  // namespace

@@ -182,8 +182,9 @@ void DmaEngine::read_ahead() {
 // no more than an iteration's stores wait for the link. The SMs' store limit spaces them too.
 void DmaEngine::next_round() {
     const WarpLoop& loop = job_.loop;
-    const auto pieces = static_cast<int>((loop.round_bytes + kChunk - 1) / kChunk);
-    while (chunks_in_flight_ < pieces && fetched_ < job_.bytes && fetched_ - issued_ < loop.round_bytes) {
+    const std::uint64_t ahead = std::max(loop.round_bytes, loop.store_buffer_bytes);
+    const auto pieces = static_cast<int>((ahead + kChunk - 1) / kChunk);
+    while (chunks_in_flight_ < pieces && fetched_ < job_.bytes && fetched_ - issued_ < ahead) {
         const std::uint64_t n = std::min({loop.round_bytes, kChunk, job_.bytes - fetched_});
         // After the piece before: its share of a round, or the SMs' time to send it if longer.
         double pace = static_cast<double>(n) / static_cast<double>(loop.round_bytes) * loop.round_ps;
@@ -243,6 +244,7 @@ void DmaEngine::prepare() {
         offered_since_ps_ = now_ps();
         offering_descriptors_ = true;
         pending_ = true;
+        pending_since_ps_ = now_ps();
         doorbell_.ring();
         return;
     }
@@ -297,6 +299,7 @@ void DmaEngine::prepare() {
         }
     }
     pending_ = true;
+    pending_since_ps_ = now_ps();
     doorbell_.ring();
 }
 

@@ -73,6 +73,7 @@ void Gpu::configure(const config::ModelParams& params, const config::DmaParams& 
     ready_ports_ = link_ready_.size();
     completion_bytes_ = static_cast<std::uint32_t>(params.link.mps.value);
     sm_in_order_ = params.gpu.sysmem_in_order;
+    copies_in_order_ = params.gpu.copies_in_order;
     stats_ = GpuStats{};
 }
 
@@ -158,6 +159,29 @@ bool Gpu::sm_turn(int unit) {
     return true;
 }
 
+bool Gpu::sm_waiting(int port, double& since_ps) const {
+    bool any = false;
+    for (const int unit : {kSmReadUnit, kSmWriteUnit}) {
+        const DmaEngine& e = *engines[static_cast<std::size_t>(unit)];
+        if (!e.busy()) continue;
+        double since = 0.0;
+        if (e.has_tlp()) {
+            since = e.offered_since_ps();
+        } else if (unit != kSmReadUnit || !e.read_waiting(since)) {
+            continue;
+        }
+        if (port_towards(e.next_destination()) != port) continue;
+        if (!any || since < since_ps) since_ps = since;
+        any = true;
+    }
+    return any;
+}
+
+bool Gpu::copy_turn(int port, double since_ps) const {
+    double sm = 0.0;
+    return !copies_in_order_ || !sm_waiting(port, sm) || !(sm < since_ps);
+}
+
 void Gpu::set_queued_ports(const std::vector<std::uint8_t>& queued) {
     DMASIM_ASSERT(queued.size() == ports.size());
     port_queued_ = queued;
@@ -176,6 +200,7 @@ void Gpu::fill_copy_queues() {
             const auto port = static_cast<std::size_t>(port_towards(e.next_destination()));
             CopyQueue& q = copy_queues_[port];
             if (port_queued_[port] == 0 || q.bytes >= copy_queue_cap_) continue;
+            q.since.push(now_ps());
             const Tlp& t = q.tlps.push_slot() = e.take();
             q.bytes += t.payload;
             next_fill_ = (k + 1) % engine_count_;
@@ -191,8 +216,10 @@ bool Gpu::send_queued() {
     for (std::size_t i = 0, p = next_queue_port_; i < n; ++i, p = p + 1 == n ? 0 : p + 1) {
         CopyQueue& q = copy_queues_[p];
         if (q.tlps.empty() || link_ready_[p] == 0) continue;
+        if (!copy_turn(static_cast<int>(p), q.since.front())) continue;
         const Tlp t = q.tlps.front();
         q.tlps.pop();
+        q.since.pop();
         q.bytes -= t.payload;
         next_queue_port_ = p + 1 == n ? 0 : p + 1;
         send(static_cast<int>(p), t);
@@ -238,11 +265,13 @@ void Gpu::arbitrate() {
             const int port = port_towards(e.next_destination());
             if (link_ready_[static_cast<std::size_t>(port)] == 0) continue;
             // An engine's TLP for a queued port goes through the queue.
-            if (queued && sources_[k] < kMaxEngines && port_queued_[static_cast<std::size_t>(port)] != 0) continue;
+            const bool copy = sources_[k] < kMaxEngines;
+            if (queued && copy && port_queued_[static_cast<std::size_t>(port)] != 0) continue;
+            if (copy && !copy_turn(port, e.pending_since_ps())) continue;
             send(port, e.take());
             next_source_ = k + 1 == n ? 0 : k + 1;
             sent = true;
-            room = queued && sources_[k] < kMaxEngines;
+            room = queued && copy;
             break;
         }
         if (!sent) break;

@@ -180,6 +180,7 @@ Op mapped_kernel_op(const std::vector<CopyDirection>& dirs, std::uint64_t bytes,
     loop.round_ps = device_load_ps + static_cast<double>(g.sm_loop.ps) +
                     static_cast<double>(w.requests - 1) * static_cast<double>(g.device_load_line_gap.ps);
     loop.store_bytes_per_s = static_cast<double>(std::min(z.blocks, g.sms)) * g.sm_store_bandwidth.bytes_per_s;
+    loop.store_buffer_bytes = g.sysmem_store_buffer.value;
     const gpu::StoreTraffic st = gpu::store_traffic(static_cast<std::uint32_t>(z.access.value), static_cast<std::uint32_t>(z.stride));
     op.mapped.write_request_bytes = st.write_bytes;
     op.mapped.write_spacing = st.spacing_bytes;

@@ -30,8 +30,9 @@ enum class CopyDirection : std::uint8_t { kHostToDevice, kDeviceToHost };
 // Loads of host memory: each warp's access is `lines` read requests that leave one after another,
 // `line_gap_ps` apart; the warp waits for all of them, then spends `loop_ps` before its next
 // access. Stores: every warp loads its data from GPU memory and stores it, so all warps together
-// make `round_bytes` available once per `round_ps`, and the SMs send at most
-// `store_bytes_per_s`. A copy engine has none of this (warps == 0).
+// make `round_bytes` available once per `round_ps`, the SMs send at most `store_bytes_per_s`, and
+// the warps run ahead of the link by a round or `store_buffer_bytes`, whichever is more. A copy
+// engine has none of this (warps == 0).
 struct WarpLoop {
     std::uint32_t warps = 0;  // independent access streams (resident warps x loads in flight)
     std::uint32_t lines = 1;  // read requests one warp's access makes
@@ -40,6 +41,9 @@ struct WarpLoop {
     std::uint64_t round_bytes = 0;  // stores: bytes all warps store per iteration
     double round_ps = 0.0;
     double store_bytes_per_s = 0.0;  // 0: no limit
+    // Stores: what the GPU holds of them between the SMs and the link beyond a round (the warps do
+    // not wait for their stores to leave, and run ahead until this much waits).
+    std::uint64_t store_buffer_bytes = 0;
     std::uint32_t access_bytes = 0;  // bytes one warp's access loads or stores
 };
 
@@ -155,6 +159,8 @@ public:
     // became available to send (GPU memory read, or fed). The SMs' queue to the link is served
     // in this order (Gpu::arbitrate).
     double offered_since_ps() const { return offered_since_ps_; }
+    // When the engine offered it to the GPU's arbiter (a copy engine offers one TLP at a time).
+    double pending_since_ps() const { return pending_since_ps_; }
     // Whether a warp's read is ready to leave, tag or not, and since when: a load that waits for
     // a free line holds the SMs' queue behind it.
     bool read_waiting(double& since_ps) const;
@@ -256,6 +262,7 @@ private:
     };
     Ring<Available> available_since_;
     double offered_since_ps_ = 0.0;
+    double pending_since_ps_ = 0.0;
 
     double job_start_ps_ = 0.0;
     FabricEvent launch_event_;

@@ -2,7 +2,9 @@
 // host memory (zero-copy loads and stores), its memory, and its ports. The egress arbiter takes
 // TLPs round-robin from every source whose next TLP's port can take one, so copies, kernels and
 // answers to BAR reads share a port the way they share the GPU's PCIe interface; the SMs' two
-// units among them leave in the order their TLPs were issued (gpu.sysmem_in_order). With
+// units among them leave in the order their TLPs were issued (gpu.sysmem_in_order), and a copy
+// engine's TLP waits behind every one of theirs towards its port issued before it reached the
+// arbiter (gpu.copies_in_order), while theirs do not wait for it: the SMs go first. With
 // dma.egress_queue the copy engines' TLPs towards a PCIe link first enter one queue per port, in
 // order, up to that many bytes: that queue is then one source, and a request of one engine leaves
 // only after the writes another engine queued before it. Writes from
@@ -82,12 +84,19 @@ private:
     bool send(int port, Tlp t);
     void set_ready(int port, bool ready);  // whether the port's link takes a TLP now
     bool sm_turn(int unit);  // whether an SM unit's offered TLP is next in the SMs' queue
+    // gpu.copies_in_order: the earliest issue time of what the SM units hold towards `port` (a
+    // TLP offered, or a due warp's read waiting for a tag); false if there is none.
+    bool sm_waiting(int port, double& since_ps) const;
+    // Whether a copy TLP that reached the arbiter (or its copy queue) at `since_ps` may go
+    // towards `port`: no SM traffic issued before it waits there.
+    bool copy_turn(int port, double since_ps) const;
     void fill_copy_queues();  // the engines' offered TLPs into their ports' queues, while there is room
     bool send_queued();       // the head of a queue whose port takes a TLP; false if none
 
     // The copy engines' queue towards one port (dma.egress_queue) and the payload it holds.
     struct CopyQueue {
         Ring<Tlp> tlps{16};
+        Ring<double> since{16};  // when each was issued (DmaEngine::offered_since_ps)
         std::uint64_t bytes = 0;
     };
     // In sources_ where the copy engines' queues take their turn.
@@ -98,6 +107,7 @@ private:
     std::size_t next_source_ = 0;
     std::uint32_t completion_bytes_ = 256;
     bool sm_in_order_ = true;  // GpuParams::sysmem_in_order
+    bool copies_in_order_ = true;  // GpuParams::copies_in_order
     std::vector<int> sources_;  // engines taking part in arbitration this run
     std::uint64_t copy_queue_cap_ = 0;  // dma.egress_queue; 0: no queue
     std::vector<CopyQueue> copy_queues_;  // per port
