@@ -45,6 +45,12 @@
 //   kload:B     the same loading it
 // Whether the chain loses beside the GPU's memory traffic, its PCIe traffic, or only beside another
 // copy engine, and how that grows with the accesses the kernel keeps in flight.
+// With `control`, the measured chain is 64 operations of another kind, beside none, zcload:264,
+// zcstore:264 and compute:264: copies of 4 KiB into and out of the GPU (as above), copies of 4 KiB
+// inside it (d2d), cudaMemsetAsync of 4 KiB (memset: an engine writes GPU memory, no data from the
+// host), and empty kernels of one block (kernel: no copy engine at all). Whether what a small copy
+// waits for behind the SMs' traffic is its data's, or its work's and semaphores' (the dir column
+// names the operation).
 // So whether what the chain loses follows the other direction's bytes (its write or read rate) or
 // its copies (how many start and end per microsecond).
 // Every cell runs once an iteration, in turn; 3 warm-up iterations, then ITER (default 30). Host
@@ -55,7 +61,7 @@
 // first_us: the median from the start event to the event after the chain's first copy, that copy's own
 // end; other_us: the median from the start event to the end of what ran beside; other_gbps: a
 // kernel's bytes moved over other_us, 0 for the rest)
-// Usage: chainpair [ITERATIONS [engines|kernels|unrolled]]
+// Usage: chainpair [ITERATIONS [engines|kernels|unrolled|control]]
 // Build: nvcc -O3 -arch=sm_90 chainpair.cu -o chainpair   (CUDA toolkit only)
 #include <cuda_runtime.h>
 
@@ -220,6 +226,8 @@ double quantile(std::vector<double> v, double q) {
     return v[static_cast<std::size_t>(q * static_cast<double>(v.size() - 1) + 0.5)];
 }
 
+__global__ void empty_kernel() {}
+
 struct Cell {
     bool up;            // the measured chain copies into the GPU
     std::size_t size;   // its copies' size
@@ -229,6 +237,7 @@ struct Cell {
     std::vector<double> first;  // start event to the first copy's end
     std::vector<double> other_us;  // start event to the end of what ran beside
     std::vector<double> other_gbps;  // a kernel's bytes moved over other_us
+    std::string op = "copy";  // control: the measured chain's operations (copy, d2d, memset, kernel)
 };
 
 // engines: a neighbour inside the GPU, "d2d<KiB>K" or "d2dlong": its copies' size, 0 for none.
@@ -246,8 +255,9 @@ int main(int argc, char** argv) {
     const bool engines = set == "engines";
     const bool kernels = set == "kernels";
     const bool unrolled = set == "unrolled";
-    if (iterations < 5 || (argc > 2 && !engines && !kernels && !unrolled) || argc > 3) {
-        std::fprintf(stderr, "usage: chainpair [ITERATIONS >= 5 [engines|kernels|unrolled]]\n");
+    const bool control = set == "control";
+    if (iterations < 5 || (argc > 2 && !engines && !kernels && !unrolled && !control) || argc > 3) {
+        std::fprintf(stderr, "usage: chainpair [ITERATIONS >= 5 [engines|kernels|unrolled|control]]\n");
         return 2;
     }
     unsigned* d_sink = nullptr;
@@ -285,7 +295,7 @@ int main(int argc, char** argv) {
     }
     CHECK(cudaMalloc(&d_sink, sizeof(unsigned)));
     CHECK(cudaMalloc(&d_moved, sizeof(unsigned long long)));
-    if (engines || kernels || unrolled) {
+    if (engines || kernels || unrolled || control) {
         CHECK(cudaMalloc(&d_in_src, kInside));
         CHECK(cudaMalloc(&d_in_dst, kInside));
         CHECK(cudaMemset(d_in_src, 0x3c, kInside));
@@ -311,7 +321,19 @@ int main(int argc, char** argv) {
     CHECK(cudaEventCreate(&other_end));
 
     std::vector<Cell> cells;
+    if (control) {
+        int copies = 0;
+        for (const char* op : {"copy", "copy", "d2d", "memset", "kernel"}) {
+            const bool up = std::string(op) == "copy" && copies++ == 0;  // the first copy chain into the GPU, the second out
+            for (const char* b : {"none", "zcload:264", "zcstore:264", "compute:264"}) {
+                Cell c{up, 4 * kKiB, b, std::string(b) == "none" ? 0 : kInside, {}};
+                c.op = op;
+                cells.push_back(c);
+            }
+        }
+    }
     for (const bool up : {true, false}) {
+        if (control) break;
         for (const std::size_t size : {4 * kKiB, 64 * kKiB}) {
             if (kernels) {
                 if (size != 4 * kKiB) continue;  // the sweep at 4 KiB only
@@ -381,7 +403,14 @@ int main(int argc, char** argv) {
         CHECK(cudaStreamWaitEvent(b, start, 0));
         if (blocks_of(c.beside) > 0) CHECK(cudaMemsetAsync(d_moved, 0, sizeof(unsigned long long), b));
         for (int k = 0; k < (c.size ? kChain : 0); ++k) {
-            if (c.up) {
+            if (c.op == "d2d") {
+                CHECK(cudaMemcpyAsync(d_in_dst, d_src, c.size, cudaMemcpyDeviceToDevice, a));
+            } else if (c.op == "memset") {
+                CHECK(cudaMemsetAsync(d_in_dst, k & 0xff, c.size, a));
+            } else if (c.op == "kernel") {
+                empty_kernel<<<1, 1, 0, a>>>();
+                CHECK(cudaGetLastError());
+            } else if (c.up) {
                 CHECK(cudaMemcpyAsync(d_dst, h_src, c.size, cudaMemcpyHostToDevice, a));
             } else {
                 CHECK(cudaMemcpyAsync(h_dst, d_src, c.size, cudaMemcpyDeviceToHost, a));
@@ -492,7 +521,8 @@ int main(int argc, char** argv) {
     }
     std::printf("dir,size,beside,median_us,p10_us,p90_us,reps,first_us,other_us,other_gbps\n");
     for (const Cell& c : cells) {
-        std::printf("%s,%zu,%s,%.4f,%.4f,%.4f,%zu,%.4f,%.4f,%.3f\n", c.up ? "h2d" : "d2h", c.size, c.beside.c_str(),
+        const std::string dir = c.op != "copy" ? c.op : c.up ? "h2d" : "d2h";
+        std::printf("%s,%zu,%s,%.4f,%.4f,%.4f,%zu,%.4f,%.4f,%.3f\n", dir.c_str(), c.size, c.beside.c_str(),
                     quantile(c.us, 0.5), quantile(c.us, 0.1), quantile(c.us, 0.9), c.us.size(), quantile(c.first, 0.5),
                     quantile(c.other_us, 0.5), quantile(c.other_gbps, 0.5));
     }

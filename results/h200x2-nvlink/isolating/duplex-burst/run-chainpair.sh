@@ -1,19 +1,21 @@
 #!/usr/bin/env bash
 # chainpair.cu on one lease (CUDA toolkit only):
-#   results/h200x2-nvlink/isolating/duplex-burst/run-chainpair.sh OUTDIR [engines|kernels|unrolled]
+#   results/h200x2-nvlink/isolating/duplex-burst/run-chainpair.sh OUTDIR [engines|kernels|unrolled|control]
 # Writes OUTDIR/<kind>-<date>-<boot id>/: chainpair.csv (with `engines`: chainengines.csv, the
 # cells beside copies inside the GPU; `kernels`: chainkernels.csv, beside dmaprobe's kernels;
-# `unrolled`: chainunrolled.csv, beside kernels that keep more in flight), machine.txt.
+# `unrolled`: chainunrolled.csv, beside kernels that keep more in flight; `control`: chaincontrol.csv,
+# chains of copies inside the GPU, memsets and empty kernels beside them), machine.txt.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-out=${1:?usage: run-chainpair.sh OUTDIR [engines|kernels|unrolled]}
+out=${1:?usage: run-chainpair.sh OUTDIR [engines|kernels|unrolled|control]}
 cells=${2:-}
 case "$cells" in
   '') csv=chainpair.csv ;;
   engines) csv=chainengines.csv ;;
   kernels) csv=chainkernels.csv ;;
   unrolled) csv=chainunrolled.csv ;;
-  *) echo "run-chainpair.sh: unknown cell set '$cells' (engines, kernels, unrolled, or nothing)" >&2; exit 2 ;;
+  control) csv=chaincontrol.csv ;;
+  *) echo "run-chainpair.sh: unknown cell set '$cells' (engines, kernels, unrolled, control, or nothing)" >&2; exit 2 ;;
 esac
 boot=$(tr -d '-' </proc/sys/kernel/random/boot_id | cut -c1-8)
 kind=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | awk '{print tolower($2)}')x$(nvidia-smi -L | wc -l)

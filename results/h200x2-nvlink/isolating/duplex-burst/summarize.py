@@ -3,8 +3,8 @@
 (2 x one way's burst alone / both ways' burst, each lease's medians), its two runs (first and again
 last), what a chain loses beside the other way's traffic (chainpair.csv: us a copy, and over
 the same chain alone), and beside copies inside the GPU and kernels (chainengines.csv,
-chainkernels.csv, chainunrolled.csv: the same, each kind of host's medians over its leases, and
-what ran beside alone). With a compare.csv (dmasim compare over leases/), the model's aggregate.
+chainkernels.csv, chainunrolled.csv, chaincontrol.csv: the same, each kind of host's medians over
+its leases, and what ran beside alone). With a compare.csv (dmasim compare over leases/), the model's aggregate.
     summarize.py [CASE_DIR] [COMPARE_CSV]   (defaults: this folder, none)"""
 import csv
 import glob
@@ -80,7 +80,7 @@ def main():
                 alone = cells[(d, size, "none")]
                 print(f"    {d} {label(size):>7}: {alone:6.2f} " +
                       " ".join(f"{cells[(d, size, b)] - alone:+10.2f}" for b in besides))
-    for name in ("chainengines", "chainkernels", "chainunrolled"):
+    for name in ("chainengines", "chainkernels", "chainunrolled", "chaincontrol"):
         neighbours(root, name)
 
 
@@ -101,15 +101,20 @@ def neighbours(root, name):
             for k in c:
                 if k[1] > 0 and k[2] != "none" and k[2] not in besides:
                     besides.append(k[2])
-        print("    " + " " * 14 + "  alone " + " ".join(f"{b:>8}" for b in besides))
-        for d in ("h2d", "d2h"):
+        print("    " + " " * 17 + "  alone " + " ".join(f"{b:>8}" for b in besides))
+        dirs = []  # h2d, d2h, and chaincontrol's other operations
+        for c in leases:
+            for k in c:
+                if k[1] > 0 and k[0] not in dirs:
+                    dirs.append(k[0])
+        for d in dirs:
             for size in (4096, 65536):
                 if not any((d, size, "none") in c for c in leases):
                     continue
                 alone = statistics.median(float(c[(d, size, "none")]["median_us"]) for c in leases)
                 more = [statistics.median(float(c[(d, size, b)]["median_us"]) - float(c[(d, size, "none")]["median_us"])
                                           for c in leases if (d, size, b) in c) for b in besides]
-                print(f"    {d} {label(size):>7}: {alone:6.2f} " + " ".join(f"{m:+8.2f}" for m in more))
+                print(f"    {d:>6} {label(size):>7}: {alone:6.2f} " + " ".join(f"{m:+8.2f}" for m in more))
         alone = {}
         rates = {}
         for c in leases:
