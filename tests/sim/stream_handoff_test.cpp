@@ -682,9 +682,48 @@ TEST(Engine, AnEngineTurningToAnotherStreamsCopyStartsItLater) {
 }  // namespace
 }  // namespace dmasim::sim
 
-
 namespace dmasim::sim {
 namespace {
+
+// chainpair.cu's start: a gate kernel on stream 0, an event behind it that stream 1 waits for.
+void gate_both_streams(Program& prog) {
+    prog.ops.push_back(kernel(2000.0, 0));
+    prog.ops.push_back(strategies::simple_op(Op::Kind::kRecord));
+    Op wait = strategies::simple_op(Op::Kind::kWaitFor);
+    wait.after = prog.ops.size() - 1;
+    wait.stream = 1;
+    prog.ops.push_back(wait);
+}
+
+// One cell of a duplex-burst chain*.csv lease file (dir,size,beside,median_us,...).
+struct ChainCell {
+    std::string dir;
+    std::uint64_t size = 0;
+    std::string beside;
+    double median_us = 0.0;
+};
+
+std::vector<ChainCell> read_chain_cells(const std::filesystem::path& csv) {
+    std::vector<ChainCell> cells;
+    std::ifstream in(csv);
+    EXPECT_TRUE(in) << csv;
+    std::string line;
+    std::getline(in, line);
+    EXPECT_EQ(line.rfind("dir,size,beside,median_us,", 0), 0U) << csv;
+    while (std::getline(in, line)) {
+        std::stringstream ss(line);
+        ChainCell c;
+        std::string size, median;
+        std::getline(ss, c.dir, ',');
+        std::getline(ss, size, ',');
+        std::getline(ss, c.beside, ',');
+        std::getline(ss, median, ',');
+        c.size = std::stoull(size);
+        c.median_us = std::stod(median);
+        cells.push_back(c);
+    }
+    return cells;
+}
 
 // A chain of 64 copies of `bytes` one way behind a gate kernel on stream 0, and on stream 1 (which
 // waits for an event behind the gate) `other` copies of `other_bytes` the other way (or the same
@@ -693,12 +732,7 @@ double chain_beside_ps(const config::ModelParams& p, CopyDirection dir, std::uin
                        std::uint64_t other_bytes) {
     constexpr int kChain = 64;
     Program prog;
-    prog.ops.push_back(kernel(2000.0, 0));
-    prog.ops.push_back(strategies::simple_op(Op::Kind::kRecord));
-    Op wait = strategies::simple_op(Op::Kind::kWaitFor);
-    wait.after = prog.ops.size() - 1;
-    wait.stream = 1;
-    prog.ops.push_back(wait);
+    gate_both_streams(prog);
     std::vector<std::size_t> chain;
     for (int i = 0; i < kChain; ++i) {
         chain.push_back(prog.ops.size());
@@ -763,20 +797,9 @@ TEST(StreamHandoff, AChainOutOfTheGpuBesideALongCopyIntoItWaitsForEveryOtherHeld
     for (const auto& lease : std::filesystem::directory_iterator(runs)) {
         const std::string name = lease.path().filename().string();
         const std::string kind = name.rfind("h200x2-", 0) == 0 ? "h200x2-nvlink" : "h100-sxm";
-        std::ifstream in(lease.path() / "chainpair.csv");
-        ASSERT_TRUE(in) << lease.path();
-        std::string line;
-        std::getline(in, line);
-        ASSERT_EQ(line.rfind("dir,size,beside,median_us,", 0), 0U) << lease.path();
         std::map<std::pair<std::uint64_t, std::string>, double> cell;
-        while (std::getline(in, line)) {
-            std::stringstream ss(line);
-            std::string dir, size, beside, median;
-            std::getline(ss, dir, ',');
-            std::getline(ss, size, ',');
-            std::getline(ss, beside, ',');
-            std::getline(ss, median, ',');
-            if (dir == "d2h") cell[{std::stoull(size), beside}] = std::stod(median);
+        for (const ChainCell& c : read_chain_cells(lease.path() / "chainpair.csv")) {
+            if (c.dir == "d2h") cell[{c.size, c.beside}] = c.median_us;
         }
         for (const std::uint64_t bytes : {std::uint64_t{4096}, std::uint64_t{65536}}) {
             ASSERT_TRUE(cell.count({bytes, "long"}) && cell.count({bytes, "none"})) << lease.path();
@@ -838,8 +861,6 @@ TEST(StreamHandoff, ARuntimePieceReleasesWithoutWaitingForTheReadsAhead) {
     EXPECT_LT(ends_after(true, true) - ends_after(true, false), 1.0) << "the runtime's piece does not";
 }
 
-namespace {
-
 // A chain of 12 copies of 4 KiB one way behind a gate on stream 0, and on stream 1 (behind an event
 // after the gate) a zero-copy kernel of `blocks` blocks of 256 threads moving 16-byte words of
 // 64 MiB of host memory (loads, or stores of GPU memory's data): the chain's cost a copy from its
@@ -848,12 +869,7 @@ double chain_beside_kernel_us(const config::ModelParams& p, CopyDirection dir, b
     constexpr int kChain = 12;
     constexpr int kSettled = 4;
     Program prog;
-    prog.ops.push_back(kernel(2000.0, 0));
-    prog.ops.push_back(strategies::simple_op(Op::Kind::kRecord));
-    Op wait = strategies::simple_op(Op::Kind::kWaitFor);
-    wait.after = prog.ops.size() - 1;
-    wait.stream = 1;
-    prog.ops.push_back(wait);
+    gate_both_streams(prog);
     std::vector<std::size_t> chain;
     for (int i = 0; i < kChain; ++i) {
         chain.push_back(prog.ops.size());
@@ -875,8 +891,6 @@ double chain_beside_kernel_us(const config::ModelParams& p, CopyDirection dir, b
     return (o.timings[chain.back()].end_ps - o.timings[chain[kSettled]].end_ps) / (kChain - 1 - kSettled) / kUs;
 }
 
-}  // namespace
-
 // gpu.copies_in_order: a copy's TLPs wait behind the SMs' loads and stores towards the link issued
 // before them. Measured on the H200 of both kinds of host (results/h200x2-nvlink/isolating/
 // duplex-burst, chainkernels, two leases each): a chain of 4 KiB copies beside dmaprobe's zero-copy
@@ -893,20 +907,9 @@ TEST(StreamHandoff, AChainOfCopiesBesideAKernelThatFillsTheLinkWaitsBehindItsTra
     int leases = 0;
     for (const auto& lease : std::filesystem::directory_iterator(runs)) {
         const std::string kind = lease.path().filename().string().rfind("h200x2-", 0) == 0 ? "h200x2-nvlink" : "h100-sxm";
-        std::ifstream in(lease.path() / "chainkernels.csv");
-        ASSERT_TRUE(in) << lease.path();
-        std::string line;
-        std::getline(in, line);
-        ASSERT_EQ(line.rfind("dir,size,beside,median_us,", 0), 0U) << lease.path();
         std::map<std::pair<std::string, std::string>, double> cell;
-        while (std::getline(in, line)) {
-            std::stringstream ss(line);
-            std::string dir, size, beside, median;
-            std::getline(ss, dir, ',');
-            std::getline(ss, size, ',');
-            std::getline(ss, beside, ',');
-            std::getline(ss, median, ',');
-            if (size == "4096") cell[{dir, beside}] = std::stod(median);
+        for (const ChainCell& c : read_chain_cells(lease.path() / "chainkernels.csv")) {
+            if (c.size == 4096) cell[{c.dir, c.beside}] = c.median_us;
         }
         for (const char* dir : {"h2d", "d2h"}) {
             for (const char* beside : {"zcload:4", "zcload:264", "zcload:1056", "zcstore:4", "zcstore:264"}) {

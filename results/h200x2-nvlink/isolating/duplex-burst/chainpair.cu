@@ -165,28 +165,15 @@ __global__ void stream_for(const uint4* src, uint4* dst, std::size_t n, long lon
 // dmaprobe's loop bodies (gpu_validation/src/cuda/kernels.cu: zero_copy_kernel with stride 1,
 // store_until_kernel, compute_kernel), each repeated until `ns` have passed since the thread
 // started, adding what it moved to `moved`.
-__global__ void zc_load_for(const uint4* __restrict__ host_in, uint4* __restrict__ dev_out, std::size_t elems, long long ns,
-                            unsigned long long* moved) {
+// zcload (host memory in, GPU memory out) and zcstore (the other way round): the same body.
+__global__ void zc_for(const uint4* __restrict__ in, uint4* __restrict__ out, std::size_t elems, long long ns,
+                       unsigned long long* moved) {
     const long long t0 = now_ns();
     const std::size_t step = static_cast<std::size_t>(gridDim.x) * blockDim.x;
     unsigned long long count = 0;
     do {
         for (std::size_t k = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < elems; k += step) {
-            dev_out[k] = host_in[k];
-            ++count;
-        }
-    } while (now_ns() - t0 <= ns);
-    atomicAdd(moved, count * sizeof(uint4));
-}
-
-__global__ void zc_store_for(const uint4* __restrict__ dev_in, uint4* __restrict__ host_out, std::size_t elems, long long ns,
-                             unsigned long long* moved) {
-    const long long t0 = now_ns();
-    const std::size_t step = static_cast<std::size_t>(gridDim.x) * blockDim.x;
-    unsigned long long count = 0;
-    do {
-        for (std::size_t i = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < elems; i += step) {
-            host_out[i] = dev_in[i];
+            out[k] = in[k];
             ++count;
         }
     } while (now_ns() - t0 <= ns);
@@ -459,14 +446,14 @@ int main(int argc, char** argv) {
                                                                  kCopyNs, d_moved);
             CHECK(cudaGetLastError());
         } else if (c.beside.rfind("zcload:", 0) == 0) {
-            zc_load_for<<<blocks_of(c.beside), kZcThreads, 0, b>>>(reinterpret_cast<const uint4*>(h_big),
-                                                                   reinterpret_cast<uint4*>(d_in_dst),
-                                                                   kHostTraffic / sizeof(uint4), kHostNs, d_moved);
+            zc_for<<<blocks_of(c.beside), kZcThreads, 0, b>>>(reinterpret_cast<const uint4*>(h_big),
+                                                              reinterpret_cast<uint4*>(d_in_dst),
+                                                              kHostTraffic / sizeof(uint4), kHostNs, d_moved);
             CHECK(cudaGetLastError());
         } else if (c.beside.rfind("zcstore:", 0) == 0) {
-            zc_store_for<<<blocks_of(c.beside), kZcThreads, 0, b>>>(reinterpret_cast<const uint4*>(d_in_src),
-                                                                    reinterpret_cast<uint4*>(h_big),
-                                                                    kHostTraffic / sizeof(uint4), kHostNs, d_moved);
+            zc_for<<<blocks_of(c.beside), kZcThreads, 0, b>>>(reinterpret_cast<const uint4*>(d_in_src),
+                                                              reinterpret_cast<uint4*>(h_big),
+                                                              kHostTraffic / sizeof(uint4), kHostNs, d_moved);
             CHECK(cudaGetLastError());
         } else if (c.beside.rfind("kload:", 0) == 0) {
             stream_for<Access::kLoad><<<blocks_of(c.beside), kThreads, 0, b>>>(
