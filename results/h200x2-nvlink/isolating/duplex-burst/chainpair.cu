@@ -51,6 +51,11 @@
 // host), and empty kernels of one block (kernel: no copy engine at all). Whether what a small copy
 // waits for behind the SMs' traffic is its data's, or its work's and semaphores' (the dir column
 // names the operation).
+// With `front`, chains of 4 KiB copies into, out of and inside the GPU beside 512 operations of one
+// kind on the other stream: none, records (cudaEventRecord: a semaphore release, no engine),
+// kernels (empty kernels of one block), d2d4K (copies inside the GPU), chain4K (copies the other
+// way; for the copies inside the GPU, into it). Which neighbour costs a chain its extra µs a copy: one
+// that uses a copy engine, or any operation of the GPU's front end.
 // So whether what the chain loses follows the other direction's bytes (its write or read rate) or
 // its copies (how many start and end per microsecond).
 // Every cell runs once an iteration, in turn; 3 warm-up iterations, then ITER (default 30). Host
@@ -61,7 +66,7 @@
 // first_us: the median from the start event to the event after the chain's first copy, that copy's own
 // end; other_us: the median from the start event to the end of what ran beside; other_gbps: a
 // kernel's bytes moved over other_us, 0 for the rest)
-// Usage: chainpair [ITERATIONS [engines|kernels|unrolled|control]]
+// Usage: chainpair [ITERATIONS [engines|kernels|unrolled|control|front]]
 // Build: nvcc -O3 -arch=sm_90 chainpair.cu -o chainpair   (CUDA toolkit only)
 #include <cuda_runtime.h>
 
@@ -243,8 +248,9 @@ int main(int argc, char** argv) {
     const bool kernels = set == "kernels";
     const bool unrolled = set == "unrolled";
     const bool control = set == "control";
-    if (iterations < 5 || (argc > 2 && !engines && !kernels && !unrolled && !control) || argc > 3) {
-        std::fprintf(stderr, "usage: chainpair [ITERATIONS >= 5 [engines|kernels|unrolled|control]]\n");
+    const bool front = set == "front";
+    if (iterations < 5 || (argc > 2 && !engines && !kernels && !unrolled && !control && !front) || argc > 3) {
+        std::fprintf(stderr, "usage: chainpair [ITERATIONS >= 5 [engines|kernels|unrolled|control|front]]\n");
         return 2;
     }
     unsigned* d_sink = nullptr;
@@ -282,7 +288,7 @@ int main(int argc, char** argv) {
     }
     CHECK(cudaMalloc(&d_sink, sizeof(unsigned)));
     CHECK(cudaMalloc(&d_moved, sizeof(unsigned long long)));
-    if (engines || kernels || unrolled || control) {
+    if (engines || kernels || unrolled || control || front) {
         CHECK(cudaMalloc(&d_in_src, kInside));
         CHECK(cudaMalloc(&d_in_dst, kInside));
         CHECK(cudaMemset(d_in_src, 0x3c, kInside));
@@ -302,10 +308,13 @@ int main(int argc, char** argv) {
     CHECK(cudaStreamCreateWithFlags(&a, cudaStreamNonBlocking));
     CHECK(cudaStreamCreateWithFlags(&b, cudaStreamNonBlocking));
     cudaEvent_t start = nullptr, first = nullptr, last = nullptr, other_end = nullptr;
+    cudaEvent_t first_b = nullptr, second_b = nullptr;  // front: the records beside
     CHECK(cudaEventCreate(&start));
     CHECK(cudaEventCreate(&first));
     CHECK(cudaEventCreate(&last));
     CHECK(cudaEventCreate(&other_end));
+    CHECK(cudaEventCreate(&first_b));
+    CHECK(cudaEventCreate(&second_b));
 
     std::vector<Cell> cells;
     if (control) {
@@ -319,8 +328,19 @@ int main(int argc, char** argv) {
             }
         }
     }
+    if (front) {
+        int copies = 0;
+        for (const char* op : {"copy", "copy", "d2d"}) {
+            const bool up = std::string(op) == "copy" && copies++ == 0;
+            for (const char* b : {"none", "records", "kernels", "d2d4K", "chain4K"}) {
+                Cell c{up, 4 * kKiB, b, 4 * kKiB, {}};
+                c.op = op;
+                cells.push_back(c);
+            }
+        }
+    }
     for (const bool up : {true, false}) {
-        if (control) break;
+        if (control || front) break;
         for (const std::size_t size : {4 * kKiB, 64 * kKiB}) {
             if (kernels) {
                 if (size != 4 * kKiB) continue;  // the sweep at 4 KiB only
@@ -429,6 +449,13 @@ int main(int argc, char** argv) {
             }
         } else if (c.beside == "d2dlong") {
             CHECK(cudaMemcpyAsync(d_in_dst, d_in_src, kInside, cudaMemcpyDeviceToDevice, b));
+        } else if (c.beside == "records") {
+            for (int k = 0; k < kMaxBeside; ++k) CHECK(cudaEventRecord(k % 2 ? first_b : second_b, b));
+        } else if (c.beside == "kernels") {
+            for (int k = 0; k < kMaxBeside; ++k) {
+                empty_kernel<<<1, 1, 0, b>>>();
+                CHECK(cudaGetLastError());
+            }
         } else if (c.beside == "kspin") {
             spin<<<1, 32, 0, b>>>(kSpinNs);
             CHECK(cudaGetLastError());

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # chainpair.cu on one lease (CUDA toolkit only):
-#   results/h200x2-nvlink/isolating/duplex-burst/run-chainpair.sh OUTDIR [engines|kernels|unrolled|control]
+#   results/h200x2-nvlink/isolating/duplex-burst/run-chainpair.sh OUTDIR [engines|kernels|unrolled|control|front]
 # Writes OUTDIR/<kind>-<date>-<boot id>/: chainpair.csv (with `engines`: chainengines.csv, the
 # cells beside copies inside the GPU; `kernels`: chainkernels.csv, beside dmaprobe's kernels;
 # `unrolled`: chainunrolled.csv, beside kernels that keep more in flight; `control`: chaincontrol.csv,
-# chains of copies inside the GPU, memsets and empty kernels beside them), machine.txt.
+# chains of copies inside the GPU, memsets and empty kernels beside them; `front`: chainfront.csv,
+# chains beside records, empty kernels and copies), machine.txt.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-out=${1:?usage: run-chainpair.sh OUTDIR [engines|kernels|unrolled|control]}
+out=${1:?usage: run-chainpair.sh OUTDIR [engines|kernels|unrolled|control|front]}
 cells=${2:-}
 case "$cells" in
   '') csv=chainpair.csv ;;
@@ -15,7 +16,8 @@ case "$cells" in
   kernels) csv=chainkernels.csv ;;
   unrolled) csv=chainunrolled.csv ;;
   control) csv=chaincontrol.csv ;;
-  *) echo "run-chainpair.sh: unknown cell set '$cells' (engines, kernels, unrolled, control, or nothing)" >&2; exit 2 ;;
+  front) csv=chainfront.csv ;;
+  *) echo "run-chainpair.sh: unknown cell set '$cells' (engines, kernels, unrolled, control, front, or nothing)" >&2; exit 2 ;;
 esac
 boot=$(tr -d '-' </proc/sys/kernel/random/boot_id | cut -c1-8)
 kind=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | awk '{print tolower($2)}')x$(nvidia-smi -L | wc -l)
