@@ -452,15 +452,6 @@ TEST(IsolatingCases, EveryCopyOfAChainIntoTheGpuWaitsBehindTheWritesOfACopyOutOf
         EXPECT_GT(per_copy_us(pieces), 1.6) << pieces << " copies: reads and semaphore behind 54 KiB of writes";
         EXPECT_LT(per_copy_us(pieces), 2.5) << pieces << " copies";
     }
-    // With dma.release_flush each copy's release also waits for a read sent behind the writes: a
-    // queue of 16 KiB then gives what 54 KiB gave alone (results/h200x2-nvlink/isolating/duplex-burst).
-    p.dma.egress_queue = core::Bytes{16 * 1024};
-    p.dma.release_flush = true;
-    for (const std::uint64_t pieces : {16, 128}) {
-        EXPECT_GT(per_copy_us(pieces), 1.6) << pieces << " copies: behind 16 KiB of writes, then the flush";
-        EXPECT_LT(per_copy_us(pieces), 2.5) << pieces << " copies";
-    }
-    p.dma.release_flush = false;
     p.dma.egress_queue = core::Bytes{0};
     EXPECT_LT(per_copy_us(16), 0.5) << "without the queue nothing waits behind the other engine's writes";
 }

@@ -728,27 +728,3 @@ TEST(Peer, ATimelineShowsTheCopyAStagedCopysFirstPieceHeld) {
 
 }  // namespace
 }  // namespace dmasim::sim
-
-namespace dmasim::sim {
-namespace {
-
-// dma.release_flush gives an application's copy into a GPU a flush read while another engine of
-// its GPU writes host memory; the runtime's own pieces of a staged peer copy send none (measured:
-// a staged 16 MiB copy beside a chain of copies out of its destination GPU loses 0.19 us a piece,
-// where an application's chain into a GPU pays 0.85-1.31 us a copy; results/h200x2-nvlink/
-// isolating/duplex-burst, stagedbeside). Both ways, every GPU runs pieces into it beside its own
-// pieces out: the rows are the same with the flush and without.
-TEST(Peer, TheRuntimesStagedPiecesSendNoFlush) {
-    config::ModelParams p;
-    p.dma.egress_queue = core::Bytes{8 * 1024};
-    config::ModelParams flushing = p;
-    flushing.dma.release_flush = true;
-    for (const std::uint64_t bytes : {kMiB, 4 * kMiB}) {
-        EXPECT_DOUBLE_EQ(row(peer(flushing, "both", bytes, "off"), "peer=off").time_ps,
-                         row(peer(p, "both", bytes, "off"), "peer=off").time_ps)
-            << bytes;
-    }
-}
-
-}  // namespace
-}  // namespace dmasim::sim

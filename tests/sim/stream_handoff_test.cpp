@@ -748,40 +748,6 @@ double chain_beside_ps(const config::ModelParams& p, CopyDirection dir, std::uin
     return (o.timings[chain.back()].end_ps - o.timings[chain.front()].end_ps) / (kChain - 1);
 }
 
-// dma.release_flush: a copy into the GPU that ends while another engine of its GPU runs a copy into
-// host memory sends a read behind that copy's writes and releases on its answer. Measured on a
-// 2xH200 (results/h200x2-nvlink/isolating/duplex-burst, chainpair): a chain of 4 KiB copies into the
-// GPU costs 2.55 us a copy alone, 0.86 and 0.88 us more beside chains of 4 and 16 KiB copies out
-// of the GPU (writes of 1.6-5 GB/s, which no queue holds for long), nothing more beside a chain of
-// 4 KiB copies into the GPU on another stream. Without the flush the model gives the chain nothing
-// beside either.
-TEST(StreamHandoff, ACopyIntoTheGpuBesideACopyOutOfItReleasesBehindAFlush) {
-    const std::string yaml = "strategy: pinned\nsizes: 4KiB\nplatform: h200x2-nvlink\n";
-    config::ModelParams p =
-        config::parse_scenarios(yaml, "flush.yaml", {}, config::CalibrationChoice::platform()).at(0).params.without_spread();
-    p.dma.release_flush = false;
-    p.dma.egress_queue = core::Bytes{8 * 1024};  // what the flush leaves the queue (duplex-burst README)
-    config::ModelParams flushing = p;
-    flushing.dma.release_flush = true;
-    const auto up = CopyDirection::kHostToDevice;
-    for (const config::ModelParams* q : {&p, &flushing}) {
-        const double alone = chain_per_copy_ps(simulator(), *q, up, 4096);
-        // Another stream's chain the same way goes to another engine: no flush, nothing shared.
-        EXPECT_NEAR(chain_beside_ps(*q, up, 4096, true, 4096), alone, 0.05 * kUs);
-    }
-    const double alone = chain_beside_ps(p, up, 4096, true, 4096);
-    for (const std::uint64_t other : {std::uint64_t{4096}, std::uint64_t{16384}}) {
-        EXPECT_NEAR(chain_beside_ps(p, up, 4096, false, other), alone, 0.05 * kUs) << other;
-        const double more = chain_beside_ps(flushing, up, 4096, false, other) - alone;
-        EXPECT_GT(more, 0.4 * kUs) << other;
-        EXPECT_LT(more, 1.3 * kUs) << other;
-    }
-    // A copy out of the GPU sends no such read, though another engine writes host memory beside
-    // it: its own flush is in its fixed costs (a chain out of the GPU beside another chain out).
-    const auto down = CopyDirection::kDeviceToHost;
-    EXPECT_DOUBLE_EQ(chain_beside_ps(flushing, down, 4096, true, 4096), chain_beside_ps(p, down, 4096, true, 4096));
-}
-
 // dma.held_releases: a copy out of the GPU whose release waits at the root port for the reads of a
 // copy into the GPU ahead of it (RootComplex::release_held) lets its engine take the next copy; a
 // second such release stops the engine until the first has landed. Measured (results/h200x2-nvlink/

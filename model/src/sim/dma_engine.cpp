@@ -11,9 +11,9 @@
 namespace dmasim::sim {
 
 DmaEngine::DmaEngine(sc_core::sc_module_name name, const Params& params, int index, std::uint16_t gpu_node,
-                     Doorbell& doorbell, HostWrites& host_writes)
+                     Doorbell& doorbell)
     : sc_core::sc_module(name), gpu_memory("gpu_memory"), params_(params), index_(index), gpu_node_(gpu_node),
-      doorbell_(doorbell), host_writes_(host_writes) {
+      doorbell_(doorbell) {
     launch_event_.calls<&DmaEngine::launch>(this);
     chunks_.event().calls<&DmaEngine::chunk_ready>(this);
     landed_.event().calls<&DmaEngine::data_landed>(this);
@@ -51,16 +51,9 @@ void DmaEngine::start(const CopyJob& job) {
         job.queued && job_.into_host_memory && job.stream == job_.stream ? static_cast<double>(params_.host_write_hold.ps) : 0.0;
     job_ = job;
     active_ = true;
-    // A copy into host memory counts as writing there from its start to its release: its
-    // writes are visible only once its own flush, part of its fixed costs, has been answered.
-    if (job.direction == CopyDirection::kDeviceToHost && job.into_host_memory && !job.peer) {
-        writing_host_ = true;
-        ++host_writes_.engines;
-    }
     started_ = false;
     pending_ = false;
     semaphore_sent_ = false;
-    flush_sent_ = flushed_ = false;
     data_in_memory_ = false;
     issued_ = received_ = available_ = fetched_ = unwritten_ = 0;
     chunks_in_flight_ = 0;
@@ -267,18 +260,7 @@ void DmaEngine::prepare() {
             t.length = static_cast<std::uint32_t>(std::min<std::uint64_t>(read_size_, described_ - issued_));
             offered_since_ps_ = warp_reads_ ? warp_ready_.front_due_ps() : now_ps();
         } else if (data_in_memory_ && !semaphore_sent_) {
-            // The release makes the GPU's writes to host memory visible (dma.release_flush): with
-            // another engine's copy writing there, a read sent behind those writes first, its
-            // answer the release's go-ahead.
-            if (params_.release_flush && !job_.runtime_piece && !flushed_ && host_writes_.engines > 0) {
-                if (flush_sent_) return;
-                t.kind = TlpKind::kMemRead;
-                t.length = 4;
-                t.flush = true;
-                offering_flush_ = true;
-            } else {
-                make_semaphore(t);
-            }
+            make_semaphore(t);
         } else {
             return;
         }
@@ -316,19 +298,8 @@ Tlp DmaEngine::take() {
         prepare();
         return out;
     }
-    if (offering_flush_) {
-        offering_flush_ = false;
-        flush_sent_ = true;
-        out.tag = (static_cast<std::uint32_t>(index_) << 16) | kFlushSlot;
-        stats_.read_requests++;
-        return out;
-    }
     if (next_.semaphore) {
         semaphore_sent_ = true;
-        if (writing_host_) {
-            --host_writes_.engines;
-            writing_host_ = false;
-        }
         active_ = false;
         if (Tracer* tr = Tracer::active()) {
             const std::string what = job_.direction == CopyDirection::kHostToDevice ? "read " : "write ";
@@ -391,11 +362,6 @@ void DmaEngine::take_warp_line(std::uint32_t slot) {
 
 void DmaEngine::on_completion(const Tlp& t) {
     const std::uint32_t slot = t.tag & 0xFFFF;
-    if (slot == kFlushSlot) {
-        flushed_ = true;
-        prepare();
-        return;
-    }
     if (slot == kDescriptorSlot) {
         DMASIM_ASSERT(desc_remaining_ >= t.payload);
         desc_remaining_ -= t.payload;

@@ -19,7 +19,7 @@ Gpu::Gpu(sc_core::sc_module_name name, std::uint16_t node_id, const config::Mode
     ready_ports_ = peers.size();
     for (int i = 0; i < kUnits; ++i) {
         const std::string n = i == kSmReadUnit ? "sm_reads" : i == kSmWriteUnit ? "sm_writes" : "ce" + std::to_string(i);
-        engines.push_back(std::make_unique<DmaEngine>(n.c_str(), params.dma, i, node_id, doorbell_, host_writes_));
+        engines.push_back(std::make_unique<DmaEngine>(n.c_str(), params.dma, i, node_id, doorbell_));
         engines.back()->gpu_memory.bind(memory);
     }
     configure(params);
@@ -46,7 +46,6 @@ void Gpu::configure(const config::ModelParams& params, const config::DmaParams& 
                                  " engines elaborated").c_str());
     }
     engine_count_ = static_cast<int>(dma.engines);
-    host_writes_ = HostWrites{};  // every run starts with no copy writing host memory
     memory.configure(params.gpu_memory);
     for (int i = 0; i < kMaxEngines; ++i) engines[static_cast<std::size_t>(i)]->configure(dma, link);
     // SM traffic starts with the kernel, not with a copy engine's work fetch.

@@ -988,8 +988,7 @@ void HostRuntime::semaphore_held(std::uint32_t job) {
 // The runtime's own pieces (a staged peer copy's, a pageable copy's) release without the flush that
 // makes an application's copy wait at the root port for the reads ahead of it: a staged copy both
 // ways whose second call comes 0.5-4 us later loses 1-2 us, where that wait would cost it one
-// piece's window of the other way's reads, about 9 us (isolating/staged-both, bothlate); its pieces
-// into a GPU pay no flush either (dma.release_flush; duplex-burst, stagedbeside).
+// piece's window of the other way's reads, about 9 us (isolating/staged-both, bothlate).
 bool HostRuntime::release_waits_for_reads(std::uint32_t job) const {
     DMASIM_ASSERT(job >= first_job_id_ && job - first_job_id_ < job_op_.size());
     return job_runtime_piece_[job - first_job_id_] == 0;

@@ -294,10 +294,9 @@ tlm::tlm_sync_enum RootComplex::port_fw(int port, Tlp& t, tlm::tlm_phase& phase,
                                       static_cast<double>(t.length) * ports_ps_per_byte_;
                 data_ready = std::max(data_ready, ports_read_free_ps_ + forward_ps_);
             }
-            if (port_ps_per_byte_ > 0.0 && !t.flush) {
+            if (port_ps_per_byte_ > 0.0) {
                 // The port's data path outward: the read's data leaves for the link at its rate,
-                // reads one after another in the order they came in. A flush's answer carries no
-                // data and may pass other requests' completions (PCIe ordering).
+                // reads one after another in the order they came in.
                 double& free = port_out_free_ps_[out_port];
                 free = std::max(data_ready, free) + static_cast<double>(t.length) * port_ps_per_byte_;
                 data_ready = free;
@@ -306,7 +305,7 @@ tlm::tlm_sync_enum RootComplex::port_fw(int port, Tlp& t, tlm::tlm_phase& phase,
             if (t.length > 0) {
                 egress_[out_port]->queue.push(data_ready, Out{t, -1, false, per, 0});
                 ++reads_open_[out_port];
-                if (!t.flush) reads_taken_[out_port] += t.length;
+                reads_taken_[out_port] += t.length;
             }
             stats_.completions += (t.length + per - 1) / per;
             // The request's ingress buffer (a non-posted credit) is free as soon as the request
@@ -360,7 +359,7 @@ void RootComplex::drain(std::size_t i) {
             c.tag = front.tlp.tag;
             c.job = front.tlp.job;
             front.answered += c.payload;
-            if (!front.tlp.flush) reads_answered_[i] += c.payload;
+            reads_answered_[i] += c.payload;
             DMASIM_ASSERT(reads_answered_[i] <= reads_taken_[i]);
             release_held(i);
             c.last = front.answered == front.tlp.length;

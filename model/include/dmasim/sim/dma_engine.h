@@ -49,12 +49,6 @@ struct WarpLoop {
 
 class DmaEngine;
 
-// The GPU's copy engines whose copy has sent writes into host memory that its release has not yet
-// made visible: an engine whose own copy wrote none flushes them before its release.
-struct HostWrites {
-    std::uint32_t engines = 0;
-};
-
 struct CopyJob {
     std::uint32_t id = 0;
     CopyDirection direction = CopyDirection::kHostToDevice;
@@ -98,12 +92,12 @@ struct CopyJob {
     // runtime's own pieces of one call).
     bool into_host_memory = false;
     int stream = -1;
+    // One of the runtime's own pieces (a staged peer copy's, a pageable copy's): its release does
+    // not wait at the root port for the reads ahead of it (CompletionListener::release_waits_for_reads).
+    bool runtime_piece = false;
     // The channel whose copy this is on its engine (kNoTurn: none, the front end or the command
     // stream carries it): an idle engine whose last copy was another channel's starts it
     // dma.channel_turn later (turn_ps, set as it starts).
-    // One of the runtime's own pieces (a staged peer copy's, a pageable copy's): it sends no flush
-    // before its release (dma.release_flush; isolating/duplex-burst, stagedbeside).
-    bool runtime_piece = false;
     static constexpr int kNoTurn = -1000;
     int channel = kNoTurn;
     std::uint64_t turn_ps = 0;
@@ -139,7 +133,7 @@ public:
 
     // `doorbell` rings whenever the engine has a new TLP to offer.
     DmaEngine(sc_core::sc_module_name name, const Params& params, int index, std::uint16_t gpu_node,
-              Doorbell& doorbell, HostWrites& host_writes);
+              Doorbell& doorbell);
 
     void configure(const Params& params, const config::LinkParams& link);
     // Starts a copy after the launch latency. The engine must be idle.
@@ -184,7 +178,6 @@ private:
     static constexpr std::uint64_t kChunk = 64 * 1024;  // GPU-memory access granule of the engine
     // The tag of a descriptor read (a card's engine): above every data tag (at most 16 384).
     static constexpr std::uint32_t kDescriptorSlot = 0xFFFF;
-    static constexpr std::uint32_t kFlushSlot = 0xFFFE;
 
     // A scatter-gather engine (params_.descriptor_bytes > 0): whether its next descriptor read is
     // due, and the data the descriptors fetched so far cover.
@@ -195,11 +188,6 @@ private:
     int index_;
     std::uint16_t gpu_node_;
     Doorbell& doorbell_;
-    HostWrites& host_writes_;
-    bool writing_host_ = false;  // this copy has sent writes into host memory (counted in host_writes_)
-    bool flush_sent_ = false;    // a copy into the GPU: its flush of the other engines' writes
-    bool flushed_ = false;
-    bool offering_flush_ = false;
     std::uint32_t mps_ = 256;
     std::uint32_t mrrs_ = 512;
     double completion_bytes_per_ps_ = 0.0;  // payload the link carries in read completions

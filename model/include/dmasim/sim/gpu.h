@@ -121,7 +121,6 @@ private:
     std::vector<std::unique_ptr<BwPort<Gpu>>> bw_;
     TimedHeap<Out, FabricEvent> completions_;  // answers to BAR reads
     Doorbell doorbell_;
-    HostWrites host_writes_;
     GpuStats stats_;
 };
 

@@ -41,9 +41,6 @@ struct alignas(16) Tlp {
     bool semaphore = false;      // the copy engine's completion write: the host polls for it
     std::uint16_t requester = 0; // node that issued the request (completions route back to it)
     std::uint16_t completer = 0; // node the request is for
-    // A copy engine's read that makes its GPU's writes to host memory visible before a release
-    // (dma.release_flush): answered once the writes before it are in, not behind other reads.
-    bool flush = false;
     std::uint32_t payload = 0;   // data bytes carried (writes, completions)
     std::uint32_t length = 0;    // bytes asked for (reads)
     std::uint32_t tag = 0;       // requester's tag: engine index << 16 | slot
