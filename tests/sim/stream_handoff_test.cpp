@@ -861,7 +861,7 @@ double chain_beside_kernel_us(const config::ModelParams& p, CopyDirection dir, b
 // before them. Measured on the H200 of both kinds of host (results/h200x2-nvlink/isolating/
 // duplex-burst, chainkernels, two leases each): a chain of 4 KiB copies beside dmaprobe's zero-copy
 // kernel of 4 blocks (12 GB/s of loads, 39 GB/s of stores: the link has room) costs 0.4-1.9 us a copy
-// more, beside 264 blocks (the link full) 109-112 us (loads) and 150-170 us (stores), beside 1056
+// more, beside 264 blocks (the link full) 107-114 us (loads) and 150-171 us (stores), beside 1056
 // blocks of loads 290-320 us: what the warps keep waiting ahead of it. The model, whose copy waits
 // behind that backlog once for its data and once for its semaphore, gives a tenth to a third of it
 // (docs/model.md); taking turns round robin it would give nothing.
