@@ -827,13 +827,13 @@ TEST(StreamHandoff, ARuntimePieceReleasesWithoutWaitingForTheReadsAhead) {
     EXPECT_LT(ends_after(true, true) - ends_after(true, false), 1.0) << "the runtime's piece does not";
 }
 
-// A chain of 12 copies of 4 KiB one way behind a gate on stream 0, and on stream 1 (behind an event
+// A chain of 10 copies of 4 KiB one way behind a gate on stream 0, and on stream 1 (behind an event
 // after the gate) a zero-copy kernel of `blocks` blocks of 256 threads moving 16-byte words of
-// 64 MiB of host memory (loads, or stores of GPU memory's data): the chain's cost a copy from its
-// fourth copy on (once the kernel's backlog has built up), in us.
+// 128 MiB of host memory (loads, or stores of GPU memory's data), which outlasts the chain: the
+// chain's cost a copy from its fourth copy on (once the kernel's backlog has built up), in us.
 double chain_beside_kernel_us(const config::ModelParams& p, CopyDirection dir, bool stores, std::int64_t blocks) {
-    constexpr int kChain = 12;
-    constexpr int kSettled = 4;
+    constexpr int kChain = 10;
+    constexpr int kSettled = 3;
     Program prog;
     gate_both_streams(prog);
     std::vector<std::size_t> chain;
@@ -846,7 +846,7 @@ double chain_beside_kernel_us(const config::ModelParams& p, CopyDirection dir, b
         z.access = core::Bytes{16};
         z.blocks = blocks;
         z.threads = 256;
-        Op k = strategies::mapped_kernel_op({stores ? CopyDirection::kDeviceToHost : CopyDirection::kHostToDevice}, 64ULL << 20,
+        Op k = strategies::mapped_kernel_op({stores ? CopyDirection::kDeviceToHost : CopyDirection::kHostToDevice}, 128ULL << 20,
                                             z, p.gpu, p.cpu.cache_line);
         k.stream = 1;
         k.blocking = false;
@@ -863,7 +863,7 @@ double chain_beside_kernel_us(const config::ModelParams& p, CopyDirection dir, b
 // kernel of 4 blocks (12 GB/s of loads, 39 GB/s of stores: the link has room) costs 0.4-1.9 us a copy
 // more, beside 264 blocks (the link full) 107-114 us (loads) and 150-171 us (stores), beside 1056
 // blocks of loads 290-320 us: what the warps keep waiting ahead of it. The model, whose copy waits
-// behind that backlog once for its data and once for its semaphore, gives a tenth to a third of it
+// behind that backlog once for its data and once for its semaphore, gives a fifth to a half of it
 // (docs/model.md); taking turns round robin it would give nothing.
 TEST(StreamHandoff, AChainOfCopiesBesideAKernelThatFillsTheLinkWaitsBehindItsTraffic) {
     const std::filesystem::path runs =

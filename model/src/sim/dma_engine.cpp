@@ -80,10 +80,13 @@ void DmaEngine::start(const CopyJob& job) {
     }
     warp_reads_ = job.loop.warps > 0 && job.direction == CopyDirection::kHostToDevice;
     warp_ready_.clear();
+    accesses_open_.clear();
     stores_free_ps_ = 0.0;
     claimed_ = 0;
     if (warp_reads_) {
         warp_issued_.assign(job.loop.warps, 0);
+        warp_access_ps_.assign(job.loop.warps, 0.0);
+        warp_access_gen_.assign(job.loop.warps, 0);
         warp_left_.assign(job.loop.warps, 0);
         tag_warp_.resize(tag_remaining_.size());
     }
@@ -126,6 +129,27 @@ void DmaEngine::feed(std::uint64_t bytes) {
     fetched_ += bytes;
     available_since_.push(Available{available_, now_ps()});
     prepare();
+}
+
+bool DmaEngine::access_waiting(double& since_ps) {
+    if (!warp_reads_ || !active_ || !started_) return false;
+    // Accesses leave their lines roughly in the order they were issued: the front is the oldest
+    // still open once those that have sent all their lines (or moved on to another) are dropped.
+    const auto open = [&](const OpenAccess& a) {
+        return a.generation == warp_access_gen_[a.warp] && warp_issued_[a.warp] > 0 && warp_issued_[a.warp] < job_.loop.lines;
+    };
+    while (!accesses_open_.empty() && !open(accesses_open_.front())) accesses_open_.pop();
+    bool any = false;
+    if (!accesses_open_.empty()) {
+        since_ps = warp_access_ps_[accesses_open_.front().warp];
+        any = true;
+    }
+    double head = 0.0;
+    if (read_waiting(head) && (!any || head < since_ps)) {
+        since_ps = head;
+        any = true;
+    }
+    return any;
 }
 
 bool DmaEngine::read_waiting(double& since_ps) const {
@@ -351,9 +375,16 @@ bool DmaEngine::next_warp_due() {
 // The read request leaving now is the next line of the earliest ready warp's access.
 void DmaEngine::take_warp_line(std::uint32_t slot) {
     const std::uint32_t w = warp_ready_.front();
+    const double due = warp_ready_.front_due_ps();
     warp_ready_.pop();
     tag_warp_[slot] = w;
-    if (warp_issued_[w] == 0) claimed_ += static_cast<std::uint64_t>(job_.loop.lines) * read_size_;
+    if (warp_issued_[w] == 0) {
+        claimed_ += static_cast<std::uint64_t>(job_.loop.lines) * read_size_;
+        if (job_.loop.lines > 1) {
+            warp_access_ps_[w] = due;
+            accesses_open_.push(OpenAccess{w, ++warp_access_gen_[w]});
+        }
+    }
     ++warp_left_[w];
     if (++warp_issued_[w] < job_.loop.lines) warp_ready_.push(now_ps() + job_.loop.line_gap_ps, w);
     if (job_.stores != nullptr) retire_requests(1);

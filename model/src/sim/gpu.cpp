@@ -158,17 +158,25 @@ bool Gpu::sm_turn(int unit) {
     return true;
 }
 
-bool Gpu::sm_waiting(int port, double& since_ps) const {
+bool Gpu::sm_waiting(int port, double& since_ps) {
     bool any = false;
     for (const int unit : {kSmReadUnit, kSmWriteUnit}) {
-        const DmaEngine& e = *engines[static_cast<std::size_t>(unit)];
+        DmaEngine& e = *engines[static_cast<std::size_t>(unit)];
         if (!e.busy()) continue;
         double since = 0.0;
-        if (e.has_tlp()) {
+        bool waiting = false;
+        if (unit == kSmReadUnit) {
+            // By the access its pending or waiting line belongs to (a load issues all its lines).
+            waiting = e.access_waiting(since);
+            if (e.has_tlp() && (!waiting || e.offered_since_ps() < since)) {
+                since = e.offered_since_ps();
+                waiting = true;
+            }
+        } else if (e.has_tlp()) {
             since = e.offered_since_ps();
-        } else if (unit != kSmReadUnit || !e.read_waiting(since)) {
-            continue;
+            waiting = true;
         }
+        if (!waiting) continue;
         if (port_towards(e.next_destination()) != port) continue;
         if (!any || since < since_ps) since_ps = since;
         any = true;
@@ -176,7 +184,7 @@ bool Gpu::sm_waiting(int port, double& since_ps) const {
     return any;
 }
 
-bool Gpu::copy_turn(int port, double since_ps) const {
+bool Gpu::copy_turn(int port, double since_ps) {
     double sm = 0.0;
     return !copies_in_order_ || !sm_waiting(port, sm) || !(sm < since_ps);
 }

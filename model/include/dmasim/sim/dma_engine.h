@@ -158,6 +158,10 @@ public:
     // Whether a warp's read is ready to leave, tag or not, and since when: a load that waits for
     // a free line holds the SMs' queue behind it.
     bool read_waiting(double& since_ps) const;
+    // The same by the warps' accesses: the earliest issue of an access with lines still to leave
+    // (a warp's load issues all its lines at once; the model sends them line_gap apart, each
+    // queued behind the others' as it goes). What a copy waits behind (gpu.copies_in_order).
+    bool access_waiting(double& since_ps);
 
     const EngineStats& stats() const { return stats_; }
 
@@ -226,6 +230,16 @@ private:
     bool warp_reads_ = false;
     std::uint64_t claimed_ = 0;  // bytes of the accesses warps have started
     std::vector<std::uint32_t> warp_issued_;
+    // Per warp, when its current access was issued (its first line due), and the warps whose
+    // access has lines left to send, in the order their accesses were issued (access_waiting;
+    // a warp that has sent them all is dropped from the front as it comes up).
+    struct OpenAccess {
+        std::uint32_t warp = 0;
+        std::uint32_t generation = 0;  // warp_access_gen_ when it was issued: stale once it differs
+    };
+    std::vector<double> warp_access_ps_;
+    std::vector<std::uint32_t> warp_access_gen_;
+    Ring<OpenAccess> accesses_open_;
     std::vector<std::uint32_t> warp_left_;
     std::vector<std::uint32_t> tag_warp_;
     TimedHeap<std::uint32_t, FabricEvent> warp_ready_;

@@ -86,10 +86,10 @@ private:
     bool sm_turn(int unit);  // whether an SM unit's offered TLP is next in the SMs' queue
     // gpu.copies_in_order: the earliest issue time of what the SM units hold towards `port` (a
     // TLP offered, or a due warp's read waiting for a tag); false if there is none.
-    bool sm_waiting(int port, double& since_ps) const;
+    bool sm_waiting(int port, double& since_ps);
     // Whether a copy TLP that reached the arbiter (or its copy queue) at `since_ps` may go
     // towards `port`: no SM traffic issued before it waits there.
-    bool copy_turn(int port, double since_ps) const;
+    bool copy_turn(int port, double since_ps);
     void fill_copy_queues();  // the engines' offered TLPs into their ports' queues, while there is room
     bool send_queued();       // the head of a queue whose port takes a TLP; false if none
 
