@@ -924,5 +924,95 @@ TEST(StreamHandoff, AChainOfCopiesBesideAKernelThatFillsTheLinkWaitsBehindItsTra
     }
 }
 
+
+// A chain of 10 copies of 4 KiB one way behind a gate on stream 0, and on stream 1 (behind an event
+// after the gate) `beside`: 512 kernels of 1.5 us ("kernels", the empty kernels of chainfront.cu,
+// 1.46-1.62 us each there), one kernel that spins for 2 ms ("spin"), 512 event records
+// ("records") or 512 copies of 4 KiB the other way ("chain"). The chain's cost a copy from its
+// fourth copy on, in us.
+double chain_beside_work_us(const config::ModelParams& p, CopyDirection dir, const std::string& beside) {
+    constexpr int kChain = 10;
+    constexpr int kSettled = 3;
+    constexpr int kOthers = 512;
+    Program prog;
+    gate_both_streams(prog);
+    std::vector<std::size_t> chain;
+    for (int i = 0; i < kChain; ++i) {
+        chain.push_back(prog.ops.size());
+        prog.ops.push_back(strategies::copy_op(dir, 4096, 0, false));
+    }
+    const CopyDirection other = dir == CopyDirection::kHostToDevice ? CopyDirection::kDeviceToHost : CopyDirection::kHostToDevice;
+    for (int i = 0; i < (beside == "spin" ? 1 : beside == "none" ? 0 : kOthers); ++i) {
+        if (beside == "kernels") prog.ops.push_back(kernel(1.5, 1));
+        if (beside == "spin") prog.ops.push_back(kernel(2000.0, 1));
+        if (beside == "chain") prog.ops.push_back(strategies::copy_op(other, 4096, 1, false));
+        if (beside == "records") {
+            Op r = strategies::simple_op(Op::Kind::kRecord);
+            r.stream = 1;
+            prog.ops.push_back(r);
+        }
+    }
+    prog.ops.push_back(sync());
+    const ProgramOutcome o = simulator().execute(p, prog);
+    return (o.timings[chain.back()].end_ps - o.timings[chain[kSettled]].end_ps) / (kChain - 1 - kSettled) / kUs;
+}
+
+// gpu.front_end_turn: an application's copy into the GPU waits a turn of the front end behind the
+// work another channel of its GPU has queued, whatever that work moves. Measured (results/h200x2-
+// nvlink/isolating/duplex-burst, chainfront, two fresh leases of each kind): a chain of 4 KiB copies
+// into the GPU costs 0.87-0.92 us a copy more on the 2xH200 and 0.44-0.80 on the one-GPU H200 (the
+// H100's kind of host) beside 512 empty kernels or 512 copies inside the GPU on another stream,
+// nothing beside event records (no engine's work) or, in chainkernels, beside one kernel that spins;
+// a chain out of the GPU beside the kernels pays less than the chain into it on every lease.
+TEST(StreamHandoff, AChainOfCopiesIntoTheGpuWaitsAFrontEndTurnBehindAnotherChannelsQueuedWork) {
+    const std::filesystem::path runs =
+        std::filesystem::path(DMASIM_SOURCE_DIR) / "results/h200x2-nvlink/isolating/duplex-burst/chainfront";
+    // Per kind of host: each lease's cost a copy more than alone, into the GPU beside kernels or
+    // copies inside it, and beside records.
+    std::map<std::string, std::vector<double>> beside_work, beside_records;
+    int leases = 0;
+    for (const auto& lease : std::filesystem::directory_iterator(runs)) {
+        const std::string kind = lease.path().filename().string().rfind("h200x2-", 0) == 0 ? "h200x2-nvlink" : "h100-sxm";
+        std::map<std::pair<std::string, std::string>, double> cell;
+        for (const ChainCell& c : read_chain_cells(lease.path() / "chainfront.csv")) cell[{c.dir, c.beside}] = c.median_us;
+        for (const char* beside : {"none", "kernels", "d2d4K", "records"}) {
+            for (const char* dir : {"h2d", "d2h"}) ASSERT_TRUE(cell.count({dir, beside})) << lease.path() << " " << dir << " " << beside;
+        }
+        const auto more = [&cell](const char* dir, const char* beside) { return cell[{dir, beside}] - cell[{dir, "none"}]; };
+        beside_work[kind].push_back(more("h2d", "kernels"));
+        beside_work[kind].push_back(more("h2d", "d2d4K"));
+        beside_records[kind].push_back(more("h2d", "records"));
+        EXPECT_LT(more("d2h", "kernels"), more("h2d", "kernels")) << lease.path();
+        ++leases;
+    }
+    ASSERT_GE(leases, 4);
+    for (const char* kind : {"h200x2-nvlink", "h100-sxm"}) {
+        const auto& work = beside_work[kind];
+        ASSERT_GE(work.size(), 4U) << kind;
+        const auto [lo, hi] = std::minmax_element(work.begin(), work.end());
+        for (const double m : beside_records[kind]) EXPECT_LT(std::abs(m), 0.1) << kind << ": beside records";
+        EXPECT_GT(*lo, 0.3) << kind;
+        const std::string yaml = std::string("strategy: pinned\nsizes: 4KiB\nplatform: ") + kind + "\n";
+        const config::ModelParams p =
+            config::parse_scenarios(yaml, "turn.yaml", {}, config::CalibrationChoice::platform()).at(0).params.without_spread();
+        config::ModelParams off = p;
+        off.gpu.front_end_turn = core::Duration{0};
+        const auto up = CopyDirection::kHostToDevice;
+        const double alone = chain_beside_work_us(p, up, "none");
+        const double kernels = chain_beside_work_us(p, up, "kernels") - alone;
+        EXPECT_GE(kernels, *lo - 0.05) << kind;
+        EXPECT_LE(kernels, *hi + 0.05) << kind;
+        EXPECT_NEAR(kernels, static_cast<double>(p.gpu.front_end_turn.ps) / kUs, 0.05) << kind << ": one turn a copy";
+        EXPECT_LT(chain_beside_work_us(off, up, "kernels") - chain_beside_work_us(off, up, "none"), 0.1) << kind << ": no turn";
+        EXPECT_LT(chain_beside_work_us(p, up, "spin") - alone, 0.05) << kind << ": a single long kernel queues nothing";
+        EXPECT_LT(chain_beside_work_us(p, up, "records") - alone, 0.05) << kind << ": records are no engine's work";
+        // The chain beside copies the other way pays the turn too (the bursts of duplex-burst).
+        EXPECT_GT(chain_beside_work_us(p, up, "chain") - alone, *lo - 0.05) << kind;
+        // Out of the GPU no turn: measured 0.07-0.08 us a copy beside the kernels on the 2xH200.
+        const auto down = CopyDirection::kDeviceToHost;
+        EXPECT_LT(chain_beside_work_us(p, down, "kernels") - chain_beside_work_us(p, down, "none"), 0.1) << kind;
+    }
+}
+
 }  // namespace
 }  // namespace dmasim::sim

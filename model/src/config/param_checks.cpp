@@ -285,6 +285,7 @@ void check_gpu(const GpuParams& g, const std::string& prefix, const FailFn& fail
     c.duration("device_load_line_gap", g.device_load_line_gap, kMaxPerItemTime);
     c.bandwidth("sm_store_bandwidth", g.sm_store_bandwidth, kMaxBandwidth);
     c.bytes("sysmem_store_buffer", g.sysmem_store_buffer, 0, kGiB);
+    c.duration("front_end_turn", g.front_end_turn, kMaxHardwareLatency);
     // BAR sizes are powers of two (PCIe Base Specification, §7.5.1.2.1); a Resizable BAR offers
     // 1 MiB and up.
     if (g.bar_aperture.value != 0) c.power_of_two("bar_aperture", g.bar_aperture, kMiB, kTiB);

@@ -928,11 +928,36 @@ void HostRuntime::start_next_on(std::size_t engine) {
         }
         e.last_channel = job.channel;
     }
+    const std::size_t op = job_op_[job.id - first_job_id_];
+    // An application's copy into the GPU behind another channel's queued work: that work's turn in
+    // the front end comes first (gpu.front_end_turn; isolating/duplex-burst, chainfront).
+    if (job.direction == CopyDirection::kHostToDevice && job.host_node == host_node_ && job.channel >= 0 && op != kNoOp &&
+        params_.gpu_front_end_turn.ps > 0 && other_channel_queued(op)) {
+        job.acquire_ps += static_cast<std::uint64_t>(params_.gpu_front_end_turn.ps);
+    }
     e.fencing = job.peer || (job.direction == CopyDirection::kHostToDevice && job.host_node == host_node_);
     e.job = job.id;
-    const std::size_t op = job_op_[job.id - first_job_id_];
     if (op != kNoOp && timings_[op].start_ps == 0.0) timings_[op].start_ps = now_ps() - t0_ps_;
     gpus_[engine / Gpu::kUnits]->engine(static_cast<int>(engine % Gpu::kUnits)).start(job);
+}
+
+bool HostRuntime::other_channel_queued(std::size_t op) const {
+    // Each stream's unfinished work in order: the first work operation of another channel runs (or
+    // is next); a second one queued behind it is what takes the front end's turn. Records and
+    // waits are semaphore methods, no engine's work.
+    const Op& mine = program_.ops[op];
+    for (std::size_t s = 0; s < streams_.size(); ++s) {
+        if (static_cast<int>(s) == mine.stream) continue;
+        int work = 0;
+        for (const std::size_t o : streams_[s].pending) {
+            const Op& other = program_.ops[o];
+            const bool engine_work =
+                other.kind == Op::Kind::kCopy || other.kind == Op::Kind::kKernel || other.kind == Op::Kind::kMappedKernel;
+            if (!engine_work || other.gpu != mine.gpu || channel_[o] == channel_[op] || channel_[o] == kFrontEnd) continue;
+            if (++work == 2) return true;
+        }
+    }
+    return false;
 }
 
 void HostRuntime::semaphore_written(std::uint32_t job) {

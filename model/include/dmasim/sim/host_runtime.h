@@ -151,6 +151,7 @@ public:
         core::Duration dma_queued_launch_latency{};
         core::Duration dma_channel_turn{};
         std::int64_t dma_held_releases = 1;
+        core::Duration gpu_front_end_turn{};
         // The SMs' room for resident blocks, which kernels running at once share.
         std::int64_t sms = 132;
         std::int64_t max_warps_per_sm = 64;
@@ -293,6 +294,9 @@ private:
     void cpu_mapped(std::size_t op);
     void trace_program();  // the finished program's timeline, if a tracer is active
     std::size_t engine_for(int gpu, CopyDirection dir) const;
+    // Whether a stream other than `op`'s has work for another channel of `op`'s GPU queued behind
+    // what it runs (gpu.front_end_turn).
+    bool other_channel_queued(std::size_t op) const;
 
     Params params_;
     std::vector<Gpu*> gpus_;
