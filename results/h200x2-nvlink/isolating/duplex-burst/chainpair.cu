@@ -66,7 +66,13 @@
 // first_us: the median from the start event to the event after the chain's first copy, that copy's own
 // end; other_us: the median from the start event to the end of what ran beside; other_gbps: a
 // kernel's bytes moved over other_us, 0 for the rest)
-// Usage: chainpair [ITERATIONS [engines|kernels|unrolled|control|front]]
+// With `turn`, whether what a chain into the GPU pays beside another channel's work is paid per
+// operation of that channel or while it has work queued: chains of 4 KiB copies into and out of the
+// GPU beside kernels that spin D us each (spins:D, D = 2, 5, 10, 20, 50; as many as fill 800 us, at
+// most 512), beside 512 empty kernels (kernels, as in `front`), and beside 512 empty kernels queued
+// behind a wait on an event that a third stream records only after a 1 ms spin (blocked: the
+// other channel has work queued but cannot run it while the chain runs).
+// Usage: chainpair [ITERATIONS [engines|kernels|unrolled|control|front|turn]]
 // Build: nvcc -O3 -arch=sm_90 chainpair.cu -o chainpair   (CUDA toolkit only)
 #include <cuda_runtime.h>
 
@@ -99,6 +105,8 @@ constexpr std::size_t kInside = std::size_t{1} << 30;  // d2dlong, and the bytes
 constexpr std::size_t kBesideBytes = 16 << 20;
 constexpr int kMaxBeside = 512;
 constexpr long long kGateTimeoutNs = 5000000000LL;
+constexpr long long kSpinsUs = 800;          // turn: what the spins:D kernels fill together
+constexpr long long kBlockedNs = 1000000;    // turn, blocked: the third stream's spin before its event
 
 __global__ void gate(volatile int* flag, long long timeout_ns) {
     long long t0 = 0;
@@ -248,9 +256,10 @@ int main(int argc, char** argv) {
     const bool kernels = set == "kernels";
     const bool unrolled = set == "unrolled";
     const bool control = set == "control";
+    const bool turn = set == "turn";
     const bool front = set == "front";
-    if (iterations < 5 || (argc > 2 && !engines && !kernels && !unrolled && !control && !front) || argc > 3) {
-        std::fprintf(stderr, "usage: chainpair [ITERATIONS >= 5 [engines|kernels|unrolled|control|front]]\n");
+    if (iterations < 5 || (argc > 2 && !engines && !kernels && !unrolled && !control && !front && !turn) || argc > 3) {
+        std::fprintf(stderr, "usage: chainpair [ITERATIONS >= 5 [engines|kernels|unrolled|control|front|turn]]\n");
         return 2;
     }
     unsigned* d_sink = nullptr;
@@ -288,7 +297,7 @@ int main(int argc, char** argv) {
     }
     CHECK(cudaMalloc(&d_sink, sizeof(unsigned)));
     CHECK(cudaMalloc(&d_moved, sizeof(unsigned long long)));
-    if (engines || kernels || unrolled || control || front) {
+    if (engines || kernels || unrolled || control || front || turn) {
         CHECK(cudaMalloc(&d_in_src, kInside));
         CHECK(cudaMalloc(&d_in_dst, kInside));
         CHECK(cudaMemset(d_in_src, 0x3c, kInside));
@@ -309,6 +318,10 @@ int main(int argc, char** argv) {
     CHECK(cudaStreamCreateWithFlags(&b, cudaStreamNonBlocking));
     cudaEvent_t start = nullptr, first = nullptr, last = nullptr, other_end = nullptr;
     cudaEvent_t first_b = nullptr, second_b = nullptr;  // front: the records beside
+    cudaStream_t c3 = nullptr;  // turn, blocked: the stream whose late event holds the kernels back
+    cudaEvent_t late = nullptr;
+    CHECK(cudaStreamCreateWithFlags(&c3, cudaStreamNonBlocking));
+    CHECK(cudaEventCreateWithFlags(&late, cudaEventDisableTiming));
     CHECK(cudaEventCreate(&start));
     CHECK(cudaEventCreate(&first));
     CHECK(cudaEventCreate(&last));
@@ -339,8 +352,15 @@ int main(int argc, char** argv) {
             }
         }
     }
+    if (turn) {
+        for (const bool up : {true, false}) {
+            for (const char* b : {"none", "kernels", "spins:2", "spins:5", "spins:10", "spins:20", "spins:50", "blocked"}) {
+                cells.push_back({up, 4 * kKiB, b, 4 * kKiB, {}});
+            }
+        }
+    }
     for (const bool up : {true, false}) {
-        if (control || front) break;
+        if (control || front || turn) break;
         for (const std::size_t size : {4 * kKiB, 64 * kKiB}) {
             if (kernels) {
                 if (size != 4 * kKiB) continue;  // the sweep at 4 KiB only
@@ -408,7 +428,9 @@ int main(int argc, char** argv) {
         CHECK(cudaGetLastError());
         CHECK(cudaEventRecord(start, a));
         CHECK(cudaStreamWaitEvent(b, start, 0));
-        if (blocks_of(c.beside) > 0) CHECK(cudaMemsetAsync(d_moved, 0, sizeof(unsigned long long), b));
+        // A kernel that counts what it moved (spins:D names a time, not blocks).
+        const bool counts = blocks_of(c.beside) > 0 && c.beside.rfind("spins:", 0) != 0;
+        if (counts) CHECK(cudaMemsetAsync(d_moved, 0, sizeof(unsigned long long), b));
         for (int k = 0; k < (c.size ? kChain : 0); ++k) {
             if (c.op == "d2d") {
                 CHECK(cudaMemcpyAsync(d_in_dst, d_src, c.size, cudaMemcpyDeviceToDevice, a));
@@ -452,6 +474,23 @@ int main(int argc, char** argv) {
         } else if (c.beside == "records") {
             for (int k = 0; k < kMaxBeside; ++k) CHECK(cudaEventRecord(k % 2 ? first_b : second_b, b));
         } else if (c.beside == "kernels") {
+            for (int k = 0; k < kMaxBeside; ++k) {
+                empty_kernel<<<1, 1, 0, b>>>();
+                CHECK(cudaGetLastError());
+            }
+        } else if (c.beside.rfind("spins:", 0) == 0) {
+            const long long each_us = blocks_of(c.beside);
+            const int n = std::min<long long>(kMaxBeside, kSpinsUs / each_us);
+            for (int k = 0; k < n; ++k) {
+                spin<<<1, 32, 0, b>>>(each_us * 1000);
+                CHECK(cudaGetLastError());
+            }
+        } else if (c.beside == "blocked") {
+            CHECK(cudaStreamWaitEvent(c3, start, 0));
+            spin<<<1, 32, 0, c3>>>(kBlockedNs);
+            CHECK(cudaGetLastError());
+            CHECK(cudaEventRecord(late, c3));
+            CHECK(cudaStreamWaitEvent(b, late, 0));
             for (int k = 0; k < kMaxBeside; ++k) {
                 empty_kernel<<<1, 1, 0, b>>>();
                 CHECK(cudaGetLastError());
@@ -504,7 +543,7 @@ int main(int argc, char** argv) {
         CHECK(cudaEventElapsedTime(&head, start, first));
         CHECK(cudaEventElapsedTime(&other, start, other_end));
         unsigned long long moved = 0;
-        if (blocks_of(c.beside) > 0) CHECK(cudaMemcpy(&moved, d_moved, sizeof(moved), cudaMemcpyDeviceToHost));
+        if (counts) CHECK(cudaMemcpy(&moved, d_moved, sizeof(moved), cudaMemcpyDeviceToHost));
         return std::array<double, 4>{1000.0 * ms / (kChain - 1), 1000.0 * head, 1000.0 * other,
                                      static_cast<double>(moved) / (1e6 * other)};
     };
