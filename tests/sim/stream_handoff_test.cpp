@@ -926,30 +926,51 @@ TEST(StreamHandoff, AChainOfCopiesBesideAKernelThatFillsTheLinkWaitsBehindItsTra
 
 
 // A chain of 10 copies of 4 KiB one way behind a gate on stream 0, and on stream 1 (behind an event
-// after the gate) `beside`: 512 kernels of 1.5 us ("kernels", the empty kernels of chainfront.cu,
-// 1.46-1.62 us each there), one kernel that spins for 2 ms ("spin"), 512 event records
-// ("records") or 512 copies of 4 KiB the other way ("chain"). The chain's cost a copy from its
-// fourth copy on, in us.
+// after the gate) `beside`, as duplex-burst's chainpair.cu (`front`, `turn`) has it: 512 empty
+// kernels ("kernels"), kernels that spin D us each, as many as fill 800 us ("spins:D"), 512
+// event records ("records"), 512 copies of 4 KiB the other way ("chain"), or 512 empty kernels
+// behind a wait on an event that a third stream records after a 1 ms kernel ("blocked"). The
+// chain's cost a copy from its fourth copy on, in us.
 double chain_beside_work_us(const config::ModelParams& p, CopyDirection dir, const std::string& beside) {
     constexpr int kChain = 10;
     constexpr int kSettled = 3;
     constexpr int kOthers = 512;
+    constexpr double kEmptyKernelUs = 0.05;
     Program prog;
     gate_both_streams(prog);
+    const std::size_t gate_record = prog.ops.size() - 2;
     std::vector<std::size_t> chain;
     for (int i = 0; i < kChain; ++i) {
         chain.push_back(prog.ops.size());
         prog.ops.push_back(strategies::copy_op(dir, 4096, 0, false));
     }
     const CopyDirection other = dir == CopyDirection::kHostToDevice ? CopyDirection::kDeviceToHost : CopyDirection::kHostToDevice;
-    for (int i = 0; i < (beside == "spin" ? 1 : beside == "none" ? 0 : kOthers); ++i) {
-        if (beside == "kernels") prog.ops.push_back(kernel(1.5, 1));
-        if (beside == "spin") prog.ops.push_back(kernel(2000.0, 1));
-        if (beside == "chain") prog.ops.push_back(strategies::copy_op(other, 4096, 1, false));
-        if (beside == "records") {
-            Op r = strategies::simple_op(Op::Kind::kRecord);
-            r.stream = 1;
-            prog.ops.push_back(r);
+    if (beside.rfind("spins:", 0) == 0) {
+        const int each_us = std::stoi(beside.substr(6));
+        for (int i = 0; i < std::min(kOthers, 800 / each_us); ++i) prog.ops.push_back(kernel(each_us, 1));
+    } else if (beside == "blocked") {
+        Op wait = strategies::simple_op(Op::Kind::kWaitFor);
+        wait.after = gate_record;
+        wait.stream = 2;
+        prog.ops.push_back(wait);
+        prog.ops.push_back(kernel(1000.0, 2));
+        Op late = strategies::simple_op(Op::Kind::kRecord);
+        late.stream = 2;
+        prog.ops.push_back(late);
+        Op held = strategies::simple_op(Op::Kind::kWaitFor);
+        held.after = prog.ops.size() - 1;
+        held.stream = 1;
+        prog.ops.push_back(held);
+        for (int i = 0; i < kOthers; ++i) prog.ops.push_back(kernel(kEmptyKernelUs, 1));
+    } else {
+        for (int i = 0; i < (beside == "none" ? 0 : kOthers); ++i) {
+            if (beside == "kernels") prog.ops.push_back(kernel(kEmptyKernelUs, 1));
+            if (beside == "chain") prog.ops.push_back(strategies::copy_op(other, 4096, 1, false));
+            if (beside == "records") {
+                Op r = strategies::simple_op(Op::Kind::kRecord);
+                r.stream = 1;
+                prog.ops.push_back(r);
+            }
         }
     }
     prog.ops.push_back(sync());
@@ -957,38 +978,63 @@ double chain_beside_work_us(const config::ModelParams& p, CopyDirection dir, con
     return (o.timings[chain.back()].end_ps - o.timings[chain[kSettled]].end_ps) / (kChain - 1 - kSettled) / kUs;
 }
 
-// gpu.front_end_turn: an application's copy into the GPU waits a turn of the front end behind the
-// work another channel of its GPU has queued, whatever that work moves. Measured (results/h200x2-
-// nvlink/isolating/duplex-burst, chainfront, two fresh leases of each kind): a chain of 4 KiB copies
-// into the GPU costs 0.87-0.92 us a copy more on the 2xH200 and 0.44-0.80 on the one-GPU H200 (the
-// H100's kind of host) beside 512 empty kernels or 512 copies inside the GPU on another stream,
-// nothing beside event records (no engine's work) or, in chainkernels, beside one kernel that spins;
-// a chain out of the GPU beside the kernels pays less than the chain into it on every lease.
-TEST(StreamHandoff, AChainOfCopiesIntoTheGpuWaitsAFrontEndTurnBehindAnotherChannelsQueuedWork) {
-    const std::filesystem::path runs =
-        std::filesystem::path(DMASIM_SOURCE_DIR) / "results/h200x2-nvlink/isolating/duplex-burst/chainfront";
-    // Per kind of host: each lease's cost a copy more than alone, into the GPU beside kernels or
-    // copies inside it, and beside records.
+// gpu.front_end_turn: an application's copy into the GPU queued behind the one before it on its
+// engine waits a turn of the front end for each launch of work by another channel of its GPU since
+// that one started (up to gpu.front_end_turn_max), whatever that work moves. Measured (results/h200x2-nvlink/isolating/duplex-burst,
+// chainfront, four fresh leases of each kind): a chain of 4 KiB copies into the GPU costs 0.84-0.92
+// us a copy more on the 2xH200 and 0.42-0.80 on the one-GPU H200 (the H100's kind of host) beside
+// 512 empty kernels or copies inside the GPU on another stream, nothing beside event records (no
+// engine's work); a chain out of the GPU pays less on the 2xH200. And per operation of the other
+// channel (chainturn, two of each kind): beside kernels that spin 2 / 5 / 10 / 20 / 50 us each the
+// chain pays less the longer they are (2xH200 +0.70…+0.89 / +0.32 / +0.17…+0.18 / +0.09 / +0.04),
+// and beside kernels queued behind a wait that holds them, nothing: not while the other channel
+// has work queued, but when it launches.
+TEST(StreamHandoff, AChainOfCopiesIntoTheGpuWaitsAFrontEndTurnWhereAnotherChannelLaunchedWork) {
+    const std::filesystem::path dir = std::filesystem::path(DMASIM_SOURCE_DIR) / "results/h200x2-nvlink/isolating/duplex-burst";
+    const auto kind_of = [](const std::filesystem::path& lease) {
+        return lease.filename().string().rfind("h200x2-", 0) == 0 ? std::string("h200x2-nvlink") : std::string("h100-sxm");
+    };
+    // Per kind of host: each lease's cost a copy more than alone, into the GPU, beside kernels or
+    // copies inside it and beside records (chainfront), and per neighbour of chainturn.
     std::map<std::string, std::vector<double>> beside_work, beside_records;
+    std::map<std::pair<std::string, std::string>, std::vector<double>> turn;
     int leases = 0;
-    for (const auto& lease : std::filesystem::directory_iterator(runs)) {
-        const std::string kind = lease.path().filename().string().rfind("h200x2-", 0) == 0 ? "h200x2-nvlink" : "h100-sxm";
+    for (const auto& lease : std::filesystem::directory_iterator(dir / "chainfront")) {
         std::map<std::pair<std::string, std::string>, double> cell;
         for (const ChainCell& c : read_chain_cells(lease.path() / "chainfront.csv")) cell[{c.dir, c.beside}] = c.median_us;
         for (const char* beside : {"none", "kernels", "d2d4K", "records"}) {
-            for (const char* dir : {"h2d", "d2h"}) ASSERT_TRUE(cell.count({dir, beside})) << lease.path() << " " << dir << " " << beside;
+            for (const char* d : {"h2d", "d2h"}) ASSERT_TRUE(cell.count({d, beside})) << lease.path() << " " << d << " " << beside;
         }
-        const auto more = [&cell](const char* dir, const char* beside) { return cell[{dir, beside}] - cell[{dir, "none"}]; };
-        beside_work[kind].push_back(more("h2d", "kernels"));
-        beside_work[kind].push_back(more("h2d", "d2d4K"));
-        beside_records[kind].push_back(more("h2d", "records"));
-        EXPECT_LT(more("d2h", "kernels"), more("h2d", "kernels")) << lease.path();
+        const auto more = [&cell](const char* d, const char* beside) { return cell[{d, beside}] - cell[{d, "none"}]; };
+        beside_work[kind_of(lease.path())].push_back(more("h2d", "kernels"));
+        beside_work[kind_of(lease.path())].push_back(more("h2d", "d2d4K"));
+        beside_records[kind_of(lease.path())].push_back(more("h2d", "records"));
+        // On the 2xH200 a chain out of the GPU pays less (the one-GPU host's 0.11-0.45 us is not modelled).
+        if (kind_of(lease.path()) == "h200x2-nvlink") {
+            EXPECT_LT(more("d2h", "kernels"), more("h2d", "kernels")) << lease.path();
+        }
         ++leases;
     }
-    ASSERT_GE(leases, 4);
+    ASSERT_GE(leases, 8);
+    const std::vector<std::string> neighbours = {"kernels", "spins:2", "spins:5", "spins:10", "spins:20", "spins:50", "blocked"};
+    for (const auto& lease : std::filesystem::directory_iterator(dir / "chainturn")) {
+        std::map<std::string, double> cell;
+        for (const ChainCell& c : read_chain_cells(lease.path() / "chainturn.csv")) {
+            if (c.dir == "h2d") cell[c.beside] = c.median_us;
+        }
+        ASSERT_TRUE(cell.count("none")) << lease.path();
+        for (const std::string& b : neighbours) {
+            ASSERT_TRUE(cell.count(b)) << lease.path() << " " << b;
+            turn[{kind_of(lease.path()), b}].push_back(cell[b] - cell["none"]);
+        }
+    }
+    const auto median = [](std::vector<double> v) {
+        std::sort(v.begin(), v.end());
+        return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+    };
     for (const char* kind : {"h200x2-nvlink", "h100-sxm"}) {
         const auto& work = beside_work[kind];
-        ASSERT_GE(work.size(), 4U) << kind;
+        ASSERT_GE(work.size(), 8U) << kind;
         const auto [lo, hi] = std::minmax_element(work.begin(), work.end());
         for (const double m : beside_records[kind]) EXPECT_LT(std::abs(m), 0.1) << kind << ": beside records";
         EXPECT_GT(*lo, 0.3) << kind;
@@ -1002,13 +1048,30 @@ TEST(StreamHandoff, AChainOfCopiesIntoTheGpuWaitsAFrontEndTurnBehindAnotherChann
         const double kernels = chain_beside_work_us(p, up, "kernels") - alone;
         EXPECT_GE(kernels, *lo - 0.05) << kind;
         EXPECT_LE(kernels, *hi + 0.05) << kind;
-        EXPECT_NEAR(kernels, static_cast<double>(p.gpu.front_end_turn.ps) / kUs, 0.05) << kind << ": one turn a copy";
+        EXPECT_LE(kernels, static_cast<double>(p.gpu.front_end_turn_max.ps) / kUs + 0.01) << kind << ": at most the limit a copy";
         EXPECT_LT(chain_beside_work_us(off, up, "kernels") - chain_beside_work_us(off, up, "none"), 0.1) << kind << ": no turn";
-        EXPECT_LT(chain_beside_work_us(p, up, "spin") - alone, 0.05) << kind << ": a single long kernel queues nothing";
         EXPECT_LT(chain_beside_work_us(p, up, "records") - alone, 0.05) << kind << ": records are no engine's work";
         // The chain beside copies the other way pays the turn too (the bursts of duplex-burst).
         EXPECT_GT(chain_beside_work_us(p, up, "chain") - alone, *lo - 0.05) << kind;
-        // Out of the GPU no turn: measured 0.07-0.08 us a copy beside the kernels on the 2xH200.
+        // Per launch of the other channel, not while it has work queued: within 0.15 us of the
+        // leases (the one-GPU host's leases differ by up to 0.3 us a copy).
+        for (const std::string& b : neighbours) {
+            const auto& m = turn[{kind, b}];
+            ASSERT_GE(m.size(), 2U) << kind << " " << b;
+            const double model = chain_beside_work_us(p, up, b) - alone;
+            if (std::string(kind) == "h100-sxm" && b == "spins:2") {
+                // Not modelled: on the one-GPU host a launch every 3.5 us, about the chain's own
+                // pace, costs the chain 0.47-0.78 us a copy, where one every 6.6-21.6 us costs it
+                // 0.29-0.36 us a launch (the turn) and two a copy (empty kernels) 0.58-0.66.
+                EXPECT_LT(model, *std::min_element(m.begin(), m.end()) - 0.15) << kind << " beside " << b;
+                continue;
+            }
+            EXPECT_GE(model, *std::min_element(m.begin(), m.end()) - 0.15) << kind << " beside " << b;
+            EXPECT_LE(model, *std::max_element(m.begin(), m.end()) + 0.15) << kind << " beside " << b;
+        }
+        for (const double m : turn[{kind, "blocked"}]) EXPECT_LT(std::abs(m), 0.05) << kind << ": blocked";
+        EXPECT_LT(median(turn[{kind, "spins:20"}]), 0.25 * median(turn[{kind, "kernels"}])) << kind;
+        // Out of the GPU no turn: measured 0.04-0.09 us a copy beside the kernels on the 2xH200.
         const auto down = CopyDirection::kDeviceToHost;
         EXPECT_LT(chain_beside_work_us(p, down, "kernels") - chain_beside_work_us(p, down, "none"), 0.1) << kind;
     }

@@ -194,6 +194,7 @@ void check_runtime(const RuntimeParams& r, const std::string& prefix, const Fail
     c.duration("call_overhead", r.call_overhead, kMaxSoftwareLatency);
     c.duration("sync_latency", r.sync_latency, kMaxSoftwareLatency);
     c.duration("kernel_launch_latency", r.kernel_launch_latency, kMaxSoftwareLatency);
+    c.duration("queued_kernel_latency", r.queued_kernel_latency, kMaxSoftwareLatency);
     c.duration("stream_wait_latency", r.stream_wait_latency, kMaxSoftwareLatency);
     c.duration("cross_device_wait", r.cross_device_wait, kMaxSoftwareLatency);
     c.duration("peer_call", r.peer_call, kMaxSoftwareLatency);
@@ -286,6 +287,7 @@ void check_gpu(const GpuParams& g, const std::string& prefix, const FailFn& fail
     c.bandwidth("sm_store_bandwidth", g.sm_store_bandwidth, kMaxBandwidth);
     c.bytes("sysmem_store_buffer", g.sysmem_store_buffer, 0, kGiB);
     c.duration("front_end_turn", g.front_end_turn, kMaxHardwareLatency);
+    c.duration("front_end_turn_max", g.front_end_turn_max, kMaxHardwareLatency);
     // BAR sizes are powers of two (PCIe Base Specification, §7.5.1.2.1); a Resizable BAR offers
     // 1 MiB and up.
     if (g.bar_aperture.value != 0) c.power_of_two("bar_aperture", g.bar_aperture, kMiB, kTiB);

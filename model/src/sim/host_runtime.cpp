@@ -122,6 +122,7 @@ void HostRuntime::driver() {
         stream_synced_.assign(streams_.size(), 1);
         if (gate_closed_) stream_synced_[0] = 0;
         engines_.assign(gpus_.size() * Gpu::kUnits, EngineState{});
+        launches_.assign(static_cast<std::size_t>(channels()), 0);
         compute_queue_.clear();
         compute_busy_ = false;
         sm_warps_used_ = 0.0;
@@ -430,7 +431,8 @@ void HostRuntime::start_op(std::size_t i) {
         gpu_work_started();
         const std::size_t k = compute_queue_.front();
         kernel_blocks_waiting_ = program_.ops[k].grid.blocks;
-        start_kernel_blocks(k, now_ps() + static_cast<double>(params_.runtime.kernel_launch_latency.ps));
+        const core::Duration latency = kernel_follows_[k] ? params_.runtime.queued_kernel_latency : params_.runtime.kernel_launch_latency;
+        start_kernel_blocks(k, now_ps() + static_cast<double>(latency.ps));
     }
 }
 
@@ -462,6 +464,7 @@ void HostRuntime::start_kernel_blocks(std::size_t k, double start_ps) {
         take_sms(op.grid, n, 1);
     }
     if (timings_[k].start_ps == 0.0) {
+        ++launches_[static_cast<std::size_t>(channel_of_compute(op.gpu))];
         timings_[k].start_ps = start_ps - t0_ps_;
         // From its launch: the launch latency is short beside any kernel that streams memory.
         if (op.grid.streams_memory) gpus_[static_cast<std::size_t>(op.gpu)]->memory.set_streaming_kernels(1);
@@ -487,6 +490,7 @@ void HostRuntime::sms_freed() {
 
 void HostRuntime::start_mapped(std::size_t i) {
     const Op& op = program_.ops[i];
+    ++launches_[static_cast<std::size_t>(channel_of_compute(op.gpu))];
     Op::MappedTraffic m = op.mapped;
     if (op.grid.blocks > 0) {
         // What of its grid fits beside the kernels running: its warps, and so the loads they keep
@@ -661,17 +665,23 @@ void HostRuntime::assign_channels() {
     }
     after_other_gpu_.assign(n, 0);
     record_behind_copy_.assign(n, 0);
+    behind_kernel_.assign(n, 0);
+    kernel_follows_.assign(n, 0);
     std::vector<int> last_gpu;  // per stream: the GPU of its latest work (-1: none yet)
     std::vector<char> last_copy;  // per stream: its latest operation but records is a copy
+    std::vector<int> last_kernel_gpu;  // per stream: its latest operation but records is a kernel, of this GPU (-1: not)
     for (std::size_t i = 0; i < n; ++i) {
         const Op& op = program_.ops[i];
         const auto s = static_cast<std::size_t>(op.stream);
         if (last_copy.size() <= s) last_copy.resize(s + 1, 0);
+        if (last_kernel_gpu.size() <= s) last_kernel_gpu.resize(s + 1, -1);
         if (op.kind == Op::Kind::kRecord) {
             record_behind_copy_[i] = last_copy[s];
             continue;
         }
         last_copy[s] = op.kind == Op::Kind::kCopy;
+        behind_kernel_[i] = op.kind == Op::Kind::kKernel && last_kernel_gpu[s] == op.gpu;
+        last_kernel_gpu[s] = op.kind == Op::Kind::kKernel ? op.gpu : -1;
         if (op.kind != Op::Kind::kCopy && op.kind != Op::Kind::kKernel && op.kind != Op::Kind::kMappedKernel) continue;
         if (last_gpu.size() <= s) last_gpu.resize(s + 1, -1);
         after_other_gpu_[i] = last_gpu[s] >= 0 && last_gpu[s] != op.gpu;
@@ -727,6 +737,9 @@ double HostRuntime::follow_ps(std::size_t done, std::size_t next) const {
     if (program_.ops[done].gpu == program_.ops[next].gpu && inline_behind && (nk == Op::Kind::kRecord || dk == Op::Kind::kWaitFor)) {
         return now;
     }
+    // A kernel behind a kernel on its stream (records between them aside) was fetched while that
+    // one ran: it starts runtime.queued_kernel_latency after it, with no handoff (start_op).
+    if (nk == Op::Kind::kKernel && behind_kernel_[next] && (dk == Op::Kind::kKernel || dk == Op::Kind::kRecord)) return now;
     // A copy right behind a record on its stream waits besides for the record's release to land
     // (runtime.record_follow, isolating/release-spacing); the record's stamp is its stream's latest.
     const bool behind_record = dk == Op::Kind::kRecord && nk == Op::Kind::kCopy &&
@@ -929,35 +942,33 @@ void HostRuntime::start_next_on(std::size_t engine) {
         e.last_channel = job.channel;
     }
     const std::size_t op = job_op_[job.id - first_job_id_];
-    // An application's copy into the GPU behind another channel's queued work: that work's turn in
-    // the front end comes first (gpu.front_end_turn; isolating/duplex-burst, chainfront).
+    // An application's copy into the GPU queued behind the one before it on its engine: where
+    // another channel of the GPU launched work since that one started, the front end turns back to
+    // this channel first (gpu.front_end_turn; isolating/duplex-burst, chainfront and chainturn).
+    const int gpu = static_cast<int>(engine / Gpu::kUnits);
+    const std::uint64_t others = launches_beside(gpu, engine);
     if (job.direction == CopyDirection::kHostToDevice && job.host_node == host_node_ && job.channel >= 0 && op != kNoOp &&
-        params_.gpu_front_end_turn.ps > 0 && other_channel_queued(op)) {
-        job.acquire_ps += static_cast<std::uint64_t>(params_.gpu_front_end_turn.ps);
+        job.queued && e.started) {
+        const auto turns = static_cast<double>(others - e.others_at_start);
+        job.acquire_ps += static_cast<std::uint64_t>(std::min(turns * static_cast<double>(params_.gpu_front_end_turn.ps),
+                                                              static_cast<double>(params_.gpu_front_end_turn_max.ps)));
     }
+    e.started = true;
+    e.others_at_start = others;
+    ++launches_[static_cast<std::size_t>(gpu * (Gpu::kUnits + 1)) + engine % Gpu::kUnits];
     e.fencing = job.peer || (job.direction == CopyDirection::kHostToDevice && job.host_node == host_node_);
     e.job = job.id;
     if (op != kNoOp && timings_[op].start_ps == 0.0) timings_[op].start_ps = now_ps() - t0_ps_;
     gpus_[engine / Gpu::kUnits]->engine(static_cast<int>(engine % Gpu::kUnits)).start(job);
 }
 
-bool HostRuntime::other_channel_queued(std::size_t op) const {
-    // Each stream's unfinished work in order: the first work operation of another channel runs (or
-    // is next); a second one queued behind it is what takes the front end's turn. Records and
-    // waits are semaphore methods, no engine's work.
-    const Op& mine = program_.ops[op];
-    for (std::size_t s = 0; s < streams_.size(); ++s) {
-        if (static_cast<int>(s) == mine.stream) continue;
-        int work = 0;
-        for (const std::size_t o : streams_[s].pending) {
-            const Op& other = program_.ops[o];
-            const bool engine_work =
-                other.kind == Op::Kind::kCopy || other.kind == Op::Kind::kKernel || other.kind == Op::Kind::kMappedKernel;
-            if (!engine_work || other.gpu != mine.gpu || channel_[o] == channel_[op] || channel_[o] == kFrontEnd) continue;
-            if (++work == 2) return true;
-        }
+std::uint64_t HostRuntime::launches_beside(int gpu, std::size_t engine) const {
+    const auto first = static_cast<std::size_t>(gpu * (Gpu::kUnits + 1));
+    std::uint64_t n = 0;
+    for (std::size_t c = first; c < first + Gpu::kUnits + 1; ++c) {
+        if (c != first + engine % Gpu::kUnits) n += launches_[c];
     }
-    return false;
+    return n;
 }
 
 void HostRuntime::semaphore_written(std::uint32_t job) {
@@ -1057,7 +1068,9 @@ void HostRuntime::op_finished(std::size_t i) {
     if (s.pending.empty()) {
         s.running = false;
     } else if (!early_[s.pending.front()]) {
-        ready_.push(follow_ps(i, s.pending.front()), s.pending.front());
+        const std::size_t next = s.pending.front();
+        kernel_follows_[next] = behind_kernel_[next] && (program_.ops[i].kind == Op::Kind::kKernel || program_.ops[i].kind == Op::Kind::kRecord);
+        ready_.push(follow_ps(i, next), next);
     }
     for (const std::size_t w : waiters_[i]) {
         // A wait on the same GPU has tried its semaphore since its stream reached it; one on

@@ -17,6 +17,7 @@ HostRuntime::Params runtime_params(const config::ModelParams& p) {
                                p.dma.channel_turn,
                                p.dma.held_releases,
                                p.gpu.front_end_turn,
+                               p.gpu.front_end_turn_max,
                                p.gpu.sms,
                                p.gpu.max_warps_per_sm,
                                p.gpu.max_blocks_per_sm};

@@ -79,7 +79,7 @@ double estimate_ps(const Program& prog, const config::ModelParams& p, const topo
                                                 rt.sync_latency.ps + rt.stream_wait_latency.ps +
                                                 rt.poll_period.ps + rt.kernel_launch_latency.ps + rt.staged_entry_hold.ps +
                                                 std::max(p.dma.launch_latency.ps, p.dma.queued_launch_latency.ps) +
-                                                p.dma.channel_turn.ps + p.gpu.front_end_turn.ps) +
+                                                p.dma.channel_turn.ps + p.gpu.front_end_turn_max.ps) +
                             2.0 * rtt_ps;
     auto ceil_div = [](double a, double b) { return std::ceil(a / std::max(b, 1.0)); };
     // Reads and writes of `bytes` by a DMA engine: rate, and a round trip per window of requests.

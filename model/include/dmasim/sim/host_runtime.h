@@ -152,6 +152,7 @@ public:
         core::Duration dma_channel_turn{};
         std::int64_t dma_held_releases = 1;
         core::Duration gpu_front_end_turn{};
+        core::Duration gpu_front_end_turn_max{};
         // The SMs' room for resident blocks, which kernels running at once share.
         std::int64_t sms = 132;
         std::int64_t max_warps_per_sm = 64;
@@ -197,6 +198,10 @@ private:
         // the job it runs has its release waiting there too (it goes on once one has landed).
         std::int64_t held = 0;
         bool current_held = false;
+        // Whether it has started a copy yet, and the launches of its GPU's other channels then
+        // (launches_beside).
+        bool started = false;
+        std::uint64_t others_at_start = 0;
     };
     // An event record whose release waits for copies of its GPU (runtime.busy_release_spacing):
     // the jobs it waits for (0: ended).
@@ -294,9 +299,9 @@ private:
     void cpu_mapped(std::size_t op);
     void trace_program();  // the finished program's timeline, if a tracer is active
     std::size_t engine_for(int gpu, CopyDirection dir) const;
-    // Whether a stream other than `op`'s has work for another channel of `op`'s GPU queued behind
-    // what it runs (gpu.front_end_turn).
-    bool other_channel_queued(std::size_t op) const;
+    // How many times the channels of `gpu` but `engine`'s have launched work (a copy engine's copy,
+    // a kernel) since the program started (gpu.front_end_turn).
+    std::uint64_t launches_beside(int gpu, std::size_t engine) const;
 
     Params params_;
     std::vector<Gpu*> gpus_;
@@ -336,6 +341,11 @@ private:
     // per op: an event record whose stream's operation before it (records aside) is a copy
     // (runtime.release_seen_lag)
     std::vector<char> record_behind_copy_;
+    // per op: a kernel whose stream's operation before it (records aside) is a kernel of its GPU,
+    // and of those, one its stream reached as that kernel (or a record behind it) ended, so its
+    // launch was fetched meanwhile (runtime.queued_kernel_latency)
+    std::vector<char> behind_kernel_;
+    std::vector<char> kernel_follows_;
     // per op: an event record held behind its GPU's copies, and when its release landed (absolute)
     std::vector<char> release_held_;
     std::vector<double> landed_ps_;
@@ -357,6 +367,9 @@ private:
     bool gate_closed_ = false;
     std::vector<std::size_t> behind_gate_;  // ops whose stream turn came while the gate was shut
     std::vector<EngineState> engines_;
+    // Per channel (assign_channels' numbering): how many times it has launched work, a copy or a
+    // kernel.
+    std::vector<std::uint64_t> launches_;
     std::deque<std::size_t> compute_queue_;
     bool compute_busy_ = false;
     // SM room taken, per SM (kernels' blocks spread evenly), and what waits for room: the
