@@ -72,7 +72,12 @@
 // most 512), beside 512 empty kernels (kernels, as in `front`), and beside 512 empty kernels queued
 // behind a wait on an event that a third stream records only after a 1 ms spin (blocked: the
 // other channel has work queued but cannot run it while the chain runs).
-// Usage: chainpair [ITERATIONS [engines|kernels|unrolled|control|front|turn]]
+// With `flush`, whether a chain out of the GPU pays for reads of host memory in flight beside it
+// whatever their rate: chains of 4 KiB copies out of and into the GPU beside a kernel of T threads
+// in one block, each thread loading host memory one word after another, each load's address
+// depending on the word before (chase:T, T = 1, 32, 256: T loads in flight at every moment), and
+// beside a chain of 4 KiB copies into the GPU (chain4K, as in the default set).
+// Usage: chainpair [ITERATIONS [engines|kernels|unrolled|control|front|turn|flush]]
 // Build: nvcc -O3 -arch=sm_90 chainpair.cu -o chainpair   (CUDA toolkit only)
 #include <cuda_runtime.h>
 
@@ -105,6 +110,7 @@ constexpr std::size_t kInside = std::size_t{1} << 30;  // d2dlong, and the bytes
 constexpr std::size_t kBesideBytes = 16 << 20;
 constexpr int kMaxBeside = 512;
 constexpr long long kGateTimeoutNs = 5000000000LL;
+constexpr long long kChaseNs = 1000000;    // flush, chase:T: outlasts the chain
 constexpr long long kSpinsUs = 800;          // turn: what the spins:D kernels fill together
 constexpr long long kBlockedNs = 1000000;    // turn, blocked: the third stream's spin before its event
 
@@ -193,6 +199,26 @@ __global__ void zc_for(const uint4* __restrict__ in, uint4* __restrict__ out, st
     atomicAdd(moved, count * sizeof(uint4));
 }
 
+// flush, chase:T: each thread loads a word of host memory whose address depends on the word it
+// loaded before, until `ns` have passed, so T loads are in flight at every moment; adds the bytes
+// it loaded to `moved`.
+__global__ void chase_for(const unsigned* src, std::size_t words, long long ns, unsigned long long* moved,
+                          unsigned* sink) {
+    const long long t0 = now_ns();
+    std::size_t i = (static_cast<std::size_t>(threadIdx.x) * 104729u) % words;
+    unsigned x = 0;
+    unsigned long long count = 0;
+    while (now_ns() - t0 < ns) {
+        for (int k = 0; k < 16; ++k) {
+            x = *(reinterpret_cast<const volatile unsigned*>(src) + i);
+            i = (i + 4099u + (x & 1u)) % words;
+            ++count;
+        }
+    }
+    if (x == 0xdeadbeefu) *sink = x;
+    atomicAdd(moved, count * sizeof(unsigned));
+}
+
 __global__ void compute_for(uint4* buf, std::size_t elems, long long ns, unsigned long long* moved) {
     const long long t0 = now_ns();
     const std::size_t step = static_cast<std::size_t>(gridDim.x) * blockDim.x;
@@ -257,9 +283,10 @@ int main(int argc, char** argv) {
     const bool unrolled = set == "unrolled";
     const bool control = set == "control";
     const bool turn = set == "turn";
+    const bool flush = set == "flush";
     const bool front = set == "front";
-    if (iterations < 5 || (argc > 2 && !engines && !kernels && !unrolled && !control && !front && !turn) || argc > 3) {
-        std::fprintf(stderr, "usage: chainpair [ITERATIONS >= 5 [engines|kernels|unrolled|control|front|turn]]\n");
+    if (iterations < 5 || (argc > 2 && !engines && !kernels && !unrolled && !control && !front && !turn && !flush) || argc > 3) {
+        std::fprintf(stderr, "usage: chainpair [ITERATIONS >= 5 [engines|kernels|unrolled|control|front|turn|flush]]\n");
         return 2;
     }
     unsigned* d_sink = nullptr;
@@ -297,7 +324,7 @@ int main(int argc, char** argv) {
     }
     CHECK(cudaMalloc(&d_sink, sizeof(unsigned)));
     CHECK(cudaMalloc(&d_moved, sizeof(unsigned long long)));
-    if (engines || kernels || unrolled || control || front || turn) {
+    if (engines || kernels || unrolled || control || front || turn || flush) {
         CHECK(cudaMalloc(&d_in_src, kInside));
         CHECK(cudaMalloc(&d_in_dst, kInside));
         CHECK(cudaMemset(d_in_src, 0x3c, kInside));
@@ -359,8 +386,15 @@ int main(int argc, char** argv) {
             }
         }
     }
+    if (flush) {
+        for (const bool up : {false, true}) {
+            for (const char* b : {"none", "chase:1", "chase:32", "chase:256", "chain4K"}) {
+                cells.push_back({up, 4 * kKiB, b, 4 * kKiB, {}});
+            }
+        }
+    }
     for (const bool up : {true, false}) {
-        if (control || front || turn) break;
+        if (control || front || turn || flush) break;
         for (const std::size_t size : {4 * kKiB, 64 * kKiB}) {
             if (kernels) {
                 if (size != 4 * kKiB) continue;  // the sweep at 4 KiB only
@@ -478,6 +512,10 @@ int main(int argc, char** argv) {
                 empty_kernel<<<1, 1, 0, b>>>();
                 CHECK(cudaGetLastError());
             }
+        } else if (c.beside.rfind("chase:", 0) == 0) {
+            chase_for<<<1, blocks_of(c.beside), 0, b>>>(reinterpret_cast<const unsigned*>(h_big), kLong / sizeof(unsigned),
+                                                        kChaseNs, d_moved, d_sink);
+            CHECK(cudaGetLastError());
         } else if (c.beside.rfind("spins:", 0) == 0) {
             const long long each_us = blocks_of(c.beside);
             const int n = std::min<long long>(kMaxBeside, kSpinsUs / each_us);

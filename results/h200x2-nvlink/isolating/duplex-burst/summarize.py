@@ -3,7 +3,7 @@
 (2 x one way's burst alone / both ways' burst, each lease's medians), its two runs (first and again
 last), what a chain loses beside the other way's traffic (chainpair.csv: us a copy, and over
 the same chain alone), and beside copies inside the GPU and kernels (chainengines.csv,
-chainkernels.csv, chainunrolled.csv, chaincontrol.csv, chainfront.csv, chainturn.csv: the same, each kind of host's medians over
+chainkernels.csv, chainunrolled.csv, chaincontrol.csv, chainfront.csv, chainturn.csv, chainflush.csv: the same, each kind of host's medians over
 its leases, and what ran beside alone). With a compare.csv (dmasim compare over leases/), the model's aggregate.
     summarize.py [CASE_DIR] [COMPARE_CSV]   (defaults: this folder, none)"""
 import csv
@@ -80,7 +80,7 @@ def main():
                 alone = cells[(d, size, "none")]
                 print(f"    {d} {label(size):>7}: {alone:6.2f} " +
                       " ".join(f"{cells[(d, size, b)] - alone:+10.2f}" for b in besides))
-    for name in ("chainengines", "chainkernels", "chainunrolled", "chaincontrol", "chainfront", "chainturn"):
+    for name in ("chainengines", "chainkernels", "chainunrolled", "chaincontrol", "chainfront", "chainturn", "chainflush"):
         neighbours(root, name)
 
 
