@@ -173,6 +173,7 @@ void check_dma(const DmaParams& d, const std::string& prefix, const FailFn& fail
     c.duration("launch_latency", d.launch_latency, kMaxSoftwareLatency);
     c.duration("queued_launch_latency", d.queued_launch_latency, kMaxSoftwareLatency);
     c.duration("host_write_hold", d.host_write_hold, kMaxHardwareLatency);
+    c.duration("host_write_hold_beside_reads", d.host_write_hold_beside_reads, kMaxHardwareLatency);
     c.duration("channel_turn", d.channel_turn, kMaxHardwareLatency);
     c.duration("gpu_memory_latency", d.gpu_memory_latency, kMaxHardwareLatency);
     c.bytes("semaphore_size", d.semaphore_size, 1, 4096);

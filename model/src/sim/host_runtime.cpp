@@ -914,6 +914,7 @@ void HostRuntime::start_next_on(std::size_t engine) {
     if (e.queue.empty()) {
         e.busy = false;
         e.fencing = false;
+        e.reads_host = false;
         e.job = 0;
         return;
     }
@@ -953,13 +954,31 @@ void HostRuntime::start_next_on(std::size_t engine) {
         job.acquire_ps += static_cast<std::uint64_t>(std::min(turns * static_cast<double>(params_.gpu_front_end_turn.ps),
                                                               static_cast<double>(params_.gpu_front_end_turn_max.ps)));
     }
+    // The engine's hold after a copy into host memory, while another engine of the GPU reads host
+    // memory (dma.host_write_hold_beside_reads): what it holds beyond dma.host_write_hold, which
+    // the engine applies itself; not where it waited for a release to land (let_go).
+    if (job.queued && e.last_into_host && job.stream == e.last_stream && reading_beside(gpu, engine)) {
+        const auto more = params_.dma_host_write_hold_beside_reads.ps - params_.dma_host_write_hold.ps;
+        if (more > 0) job.acquire_ps += static_cast<std::uint64_t>(more);
+    }
+    e.last_stream = job.stream;
+    e.last_into_host = job.into_host_memory;
     e.started = true;
     e.others_at_start = others;
     ++launches_[static_cast<std::size_t>(gpu * (Gpu::kUnits + 1)) + engine % Gpu::kUnits];
     e.fencing = job.peer || (job.direction == CopyDirection::kHostToDevice && job.host_node == host_node_);
+    e.reads_host = job.direction == CopyDirection::kHostToDevice && job.host_node == host_node_ && job.bytes > 0;
     e.job = job.id;
     if (op != kNoOp && timings_[op].start_ps == 0.0) timings_[op].start_ps = now_ps() - t0_ps_;
     gpus_[engine / Gpu::kUnits]->engine(static_cast<int>(engine % Gpu::kUnits)).start(job);
+}
+
+bool HostRuntime::reading_beside(int gpu, std::size_t engine) const {
+    for (int u = 0; u < Gpu::kMaxEngines; ++u) {
+        const std::size_t other = unit(gpu, u);
+        if (other != engine && engines_[other].busy && engines_[other].reads_host) return true;
+    }
+    return false;
 }
 
 std::uint64_t HostRuntime::launches_beside(int gpu, std::size_t engine) const {
@@ -998,7 +1017,7 @@ void HostRuntime::semaphore_written(std::uint32_t job) {
         // Its engine went on already; the copy it runs now, if its release waits too, may let it
         // go on again now that one fewer does.
         --engine.held;
-        if (engine.current_held) let_go(job_engine_[idx]);
+        if (engine.current_held) let_go(job_engine_[idx], true);
     } else {
         engine.current_held = false;
         start_next_on(job_engine_[idx]);
@@ -1018,7 +1037,7 @@ void HostRuntime::semaphore_held(std::uint32_t job) {
     EngineState& e = engines_[engine];
     if (e.job != job || params_.dma_held_releases == 0) return;
     e.current_held = true;
-    let_go(engine);
+    let_go(engine, false);
 }
 
 // The runtime's own pieces (a staged peer copy's, a pageable copy's) release without the flush that
@@ -1030,12 +1049,15 @@ bool HostRuntime::release_waits_for_reads(std::uint32_t job) const {
     return job_runtime_piece_[job - first_job_id_] == 0;
 }
 
-void HostRuntime::let_go(std::size_t engine) {
+void HostRuntime::let_go(std::size_t engine, bool after_landing) {
     EngineState& e = engines_[engine];
     if (e.held >= params_.dma_held_releases) return;
     ++e.held;
     e.current_held = false;
     job_let_go_[e.job - first_job_id_] = 1;
+    // An engine stopped until an earlier release landed has waited for the reads ahead already: it
+    // goes on without dma.host_write_hold_beside_reads.
+    if (after_landing) e.last_into_host = false;
     start_next_on(engine);
 }
 

@@ -18,6 +18,8 @@ HostRuntime::Params runtime_params(const config::ModelParams& p) {
                                p.dma.held_releases,
                                p.gpu.front_end_turn,
                                p.gpu.front_end_turn_max,
+                               p.dma.host_write_hold,
+                               p.dma.host_write_hold_beside_reads,
                                p.gpu.sms,
                                p.gpu.max_warps_per_sm,
                                p.gpu.max_blocks_per_sm};

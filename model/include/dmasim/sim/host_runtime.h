@@ -153,6 +153,8 @@ public:
         std::int64_t dma_held_releases = 1;
         core::Duration gpu_front_end_turn{};
         core::Duration gpu_front_end_turn_max{};
+        core::Duration dma_host_write_hold{};
+        core::Duration dma_host_write_hold_beside_reads{};
         // The SMs' room for resident blocks, which kernels running at once share.
         std::int64_t sms = 132;
         std::int64_t max_warps_per_sm = 64;
@@ -202,6 +204,13 @@ private:
         // (launches_beside).
         bool started = false;
         std::uint64_t others_at_start = 0;
+        // The stream of the copy it last started, and whether that copy wrote host memory
+        // (dma.host_write_hold_beside_reads).
+        int last_stream = -1;
+        bool last_into_host = false;
+        // The copy it runs reads host memory (a copy into the GPU; not a peer's, nor one the
+        // front end or the command stream carries).
+        bool reads_host = false;
     };
     // An event record whose release waits for copies of its GPU (runtime.busy_release_spacing):
     // the jobs it waits for (0: ended).
@@ -213,7 +222,8 @@ private:
     bool hold_release(std::size_t op, double stamp_ps);
     void land_release(std::size_t op);
     // The engine takes its next copy while the release of the one it ran waits (dma.held_releases).
-    void let_go(std::size_t engine);
+    // `after_landing`: an earlier release of the engine has just landed (it had stopped for it).
+    void let_go(std::size_t engine, bool after_landing);
 
     void driver();          // SC_THREAD: the application thread
     void front_end();       // SC_METHOD: starts stream operations whose turn has come
@@ -302,6 +312,8 @@ private:
     // How many times the channels of `gpu` but `engine`'s have launched work (a copy engine's copy,
     // a kernel) since the program started (gpu.front_end_turn).
     std::uint64_t launches_beside(int gpu, std::size_t engine) const;
+    // Whether a copy engine of `gpu` other than `engine` is running a copy that reads host memory.
+    bool reading_beside(int gpu, std::size_t engine) const;
 
     Params params_;
     std::vector<Gpu*> gpus_;
