@@ -695,6 +695,13 @@ void gate_both_streams(Program& prog) {
     prog.ops.push_back(wait);
 }
 
+// A kind of lent host's parameters as `dmasim run` gives them with its platform's calibration
+// (kind: "h200x2-nvlink" or "h100-sxm"), without the spread between machines.
+config::ModelParams host_params(const std::string& kind) {
+    const std::string yaml = "strategy: pinned\nsizes: 4KiB\nplatform: " + kind + "\n";
+    return config::parse_scenarios(yaml, kind + ".yaml", {}, config::CalibrationChoice::platform()).at(0).params.without_spread();
+}
+
 // One cell of a duplex-burst chain*.csv lease file (dir,size,beside,median_us,...).
 struct ChainCell {
     std::string dir;
@@ -778,9 +785,7 @@ TEST(StreamHandoff, AChainOutOfTheGpuBesideALongCopyIntoItWaitsForEveryOtherHeld
     };
     const auto down = CopyDirection::kDeviceToHost;
     for (const char* kind : {"h200x2-nvlink", "h100-sxm"}) {
-        const std::string yaml = std::string("strategy: pinned\nsizes: 4KiB\nplatform: ") + kind + "\n";
-        const config::ModelParams p =
-            config::parse_scenarios(yaml, "held.yaml", {}, config::CalibrationChoice::platform()).at(0).params.without_spread();
+        const config::ModelParams p = host_params(kind);
         ASSERT_EQ(p.dma.held_releases, 1);
         config::ModelParams every = p;
         every.dma.held_releases = 0;
@@ -887,9 +892,7 @@ TEST(StreamHandoff, AChainOfCopiesBesideAKernelThatFillsTheLinkWaitsBehindItsTra
     }
     ASSERT_GE(leases, 4);
     for (const char* kind : {"h200x2-nvlink", "h100-sxm"}) {
-        const std::string yaml = std::string("strategy: pinned\nsizes: 4KiB\nplatform: ") + kind + "\n";
-        const config::ModelParams p =
-            config::parse_scenarios(yaml, "fifo.yaml", {}, config::CalibrationChoice::platform()).at(0).params.without_spread();
+        const config::ModelParams p = host_params(kind);
         ASSERT_TRUE(p.gpu.copies_in_order);
         config::ModelParams turns = p;
         turns.gpu.copies_in_order = false;
@@ -1039,9 +1042,7 @@ TEST(StreamHandoff, AChainOfCopiesIntoTheGpuWaitsAFrontEndTurnWhereAnotherChanne
         const auto [lo, hi] = std::minmax_element(work.begin(), work.end());
         for (const double m : beside_records[kind]) EXPECT_LT(std::abs(m), 0.1) << kind << ": beside records";
         EXPECT_GT(*lo, 0.3) << kind;
-        const std::string yaml = std::string("strategy: pinned\nsizes: 4KiB\nplatform: ") + kind + "\n";
-        const config::ModelParams p =
-            config::parse_scenarios(yaml, "turn.yaml", {}, config::CalibrationChoice::platform()).at(0).params.without_spread();
+        const config::ModelParams p = host_params(kind);
         config::ModelParams off = p;
         off.gpu.front_end_turn = core::Duration{0};
         const auto up = CopyDirection::kHostToDevice;
@@ -1109,9 +1110,7 @@ TEST(StreamHandoff, AChainOutOfTheGpuBesideCopiesIntoItHoldsItsEngineTheLongerHo
         const auto& m = measured[kind];
         ASSERT_GE(m.size(), 4U) << kind;
         const auto [lo, hi] = std::minmax_element(m.begin(), m.end());
-        const std::string yaml = std::string("strategy: pinned\nsizes: 4KiB\nplatform: ") + kind + "\n";
-        const config::ModelParams p =
-            config::parse_scenarios(yaml, "hold.yaml", {}, config::CalibrationChoice::platform()).at(0).params.without_spread();
+        const config::ModelParams p = host_params(kind);
         config::ModelParams off = p;
         off.dma.host_write_hold_beside_reads = core::Duration{0};
         const auto down = CopyDirection::kDeviceToHost;
