@@ -739,7 +739,7 @@ double HostRuntime::follow_ps(std::size_t done, std::size_t next) const {
     }
     // A kernel behind a kernel on its stream (records between them aside) was fetched while that
     // one ran: it starts runtime.queued_kernel_latency after it, with no handoff (start_op).
-    if (nk == Op::Kind::kKernel && behind_kernel_[next] && (dk == Op::Kind::kKernel || dk == Op::Kind::kRecord)) return now;
+    if (kernel_follows_[next]) return now;
     // A copy right behind a record on its stream waits besides for the record's release to land
     // (runtime.record_follow, isolating/release-spacing); the record's stamp is its stream's latest.
     const bool behind_record = dk == Op::Kind::kRecord && nk == Op::Kind::kCopy &&
