@@ -23,6 +23,18 @@
 //
 // Output (stdout, CSV): size,beside,reps,event_us,land_us,land_p10_us,land_p90_us,span_us,gap_us
 // (medians over the repetitions)
+//
+// With `mid` as the second argument (chainland ITER mid): do the reads of copies into the GPU of
+// 64 KiB to 1 MiB (chainpair: a chain out of the GPU costs +1.1..1.4 us a copy beside copies of
+// 256 KiB, where the model gives +0.2..0.4) make every copy of the chain wait a little, or some of
+// them a lot? The cells: the chain of 4 or 64 KiB copies out of the GPU beside nothing, chains into
+// the GPU of T = 64, 128, 256, 512 KiB and 1 MiB (32 MiB of them, at most 512) and the long copy;
+// and each of those chains alone (size 0). Every gap between two copies of every repetition is
+// kept, so the output gives their spread, and an event after the neighbour's 2nd and 10th copies
+// times eight of its copies while the chain runs:
+// size,beside,reps,event_us,land_us,gap_p10_us,gap_p25_us,gap_us,gap_p75_us,gap_p90_us,other_us
+// (event_us and land_us medians over the repetitions; the gaps' quantiles over all gaps of all
+// repetitions; other_us the neighbour's time a copy over those eight, median over the repetitions)
 // Build: nvcc -O3 -arch=sm_90 chainland.cu -o chainland   (CUDA toolkit only)
 #include <cuda_runtime.h>
 
@@ -96,16 +108,21 @@ struct Cell {
     std::string beside;
     std::size_t other;  // chain: its copies' size; long: the copy's
     std::vector<double> event, land, span, gap;
+    std::vector<double> gaps_all, other_copy;  // mid: every gap; the neighbour's time a copy
 };
 
 }  // namespace
 
 int main(int argc, char** argv) {
     const int iterations = argc > 1 ? std::atoi(argv[1]) : 30;
-    if (iterations < 5) {
-        std::fprintf(stderr, "usage: chainland [ITERATIONS >= 5]\n");
+    const bool mid = argc > 2 && std::string(argv[2]) == "mid";
+    if (iterations < 5 || (argc > 2 && !mid)) {
+        std::fprintf(stderr, "usage: chainland [ITERATIONS >= 5 [mid]]\n");
         return 2;
     }
+    // mid: the neighbour's chain outlasts a chain of 64 KiB copies out of the GPU beside 1 MiB copies.
+    const std::size_t beside_bytes = mid ? 2 * kBesideBytes : kBesideBytes;
+    constexpr int kOtherFirst = 1, kOtherLast = 9;  // mid: the neighbour's copies timed (indices)
     CHECK(cudaSetDevice(0));
     const std::size_t chain_bytes = kChain * kMaxSize;
     unsigned char *d_src = nullptr, *h_dst = nullptr, *h_big = nullptr, *d_big = nullptr;
@@ -132,18 +149,30 @@ int main(int argc, char** argv) {
     cudaStream_t a = nullptr, b = nullptr;
     CHECK(cudaStreamCreateWithFlags(&a, cudaStreamNonBlocking));
     CHECK(cudaStreamCreateWithFlags(&b, cudaStreamNonBlocking));
-    cudaEvent_t start = nullptr, first = nullptr, last = nullptr, other_end = nullptr;
+    cudaEvent_t start = nullptr, first = nullptr, last = nullptr, other_end = nullptr, other_a = nullptr, other_b = nullptr;
+    CHECK(cudaEventCreate(&other_a));
+    CHECK(cudaEventCreate(&other_b));
     CHECK(cudaEventCreate(&start));
     CHECK(cudaEventCreate(&first));
     CHECK(cudaEventCreate(&last));
     CHECK(cudaEventCreate(&other_end));
 
     std::vector<Cell> cells;
-    for (const std::size_t size : {4 * kKiB, 64 * kKiB}) {
-        cells.push_back({size, "none", 0, {}, {}, {}, {}});
-        cells.push_back({size, "chain4K", 4 * kKiB, {}, {}, {}, {}});
-        cells.push_back({size, "chain64K", 64 * kKiB, {}, {}, {}, {}});
-        cells.push_back({size, "long", kLong, {}, {}, {}, {}});
+    if (mid) {
+        for (const std::size_t size : {std::size_t{0}, 4 * kKiB, 64 * kKiB}) {
+            if (size > 0) cells.push_back({size, "none", 0, {}, {}, {}, {}, {}, {}});
+            for (const std::size_t t : {64 * kKiB, 128 * kKiB, 256 * kKiB, 512 * kKiB, 1024 * kKiB}) {
+                cells.push_back({size, "chain" + std::to_string(t / kKiB) + "K", t, {}, {}, {}, {}, {}, {}});
+            }
+            if (size > 0) cells.push_back({size, "long", kLong, {}, {}, {}, {}, {}, {}});
+        }
+    } else {
+        for (const std::size_t size : {4 * kKiB, 64 * kKiB}) {
+            cells.push_back({size, "none", 0, {}, {}, {}, {}, {}, {}});
+            cells.push_back({size, "chain4K", 4 * kKiB, {}, {}, {}, {}, {}, {}});
+            cells.push_back({size, "chain64K", 64 * kKiB, {}, {}, {}, {}, {}, {}});
+            cells.push_back({size, "long", kLong, {}, {}, {}, {}, {}, {}});
+        }
     }
     std::uint32_t stamp = 0;
     std::vector<double> seen(kChain * (kMaxSize / kChunk));
@@ -162,14 +191,20 @@ int main(int argc, char** argv) {
         CHECK(cudaGetLastError());
         CHECK(cudaEventRecord(start, a));
         CHECK(cudaStreamWaitEvent(b, start, 0));
-        for (int k = 0; k < kChain; ++k) {
+        // size 0 (mid): the neighbour alone.
+        for (int k = 0; k < kChain && c.size > 0; ++k) {
             CHECK(cudaMemcpyAsync(h_dst + k * c.size, d_src + k * c.size, c.size, cudaMemcpyDeviceToHost, a));
             if (k == 0) CHECK(cudaEventRecord(first, a));
         }
+        if (c.size == 0) CHECK(cudaEventRecord(first, a));
         CHECK(cudaEventRecord(last, a));
         if (c.beside.rfind("chain", 0) == 0) {
-            const int n = std::min<int>(kMaxBeside, static_cast<int>(kBesideBytes / c.other));
-            for (int k = 0; k < n; ++k) CHECK(cudaMemcpyAsync(d_big, h_big, c.other, cudaMemcpyHostToDevice, b));
+            const int n = std::min<int>(kMaxBeside, static_cast<int>(beside_bytes / c.other));
+            for (int k = 0; k < n; ++k) {
+                CHECK(cudaMemcpyAsync(d_big, h_big, c.other, cudaMemcpyHostToDevice, b));
+                if (mid && k == kOtherFirst) CHECK(cudaEventRecord(other_a, b));
+                if (mid && k == kOtherLast) CHECK(cudaEventRecord(other_b, b));
+            }
         } else if (c.beside == "long") {
             CHECK(cudaMemcpyAsync(d_big, h_big, kLong, cudaMemcpyHostToDevice, b));
         }
@@ -197,6 +232,11 @@ int main(int argc, char** argv) {
         }
         if (!keep) return;
         float ms = 0;
+        if (mid && c.beside.rfind("chain", 0) == 0) {
+            CHECK(cudaEventElapsedTime(&ms, other_a, other_b));
+            c.other_copy.push_back(ms * 1000.0 / (kOtherLast - kOtherFirst));
+        }
+        if (c.size == 0) return;
         CHECK(cudaEventElapsedTime(&ms, first, last));
         c.event.push_back(ms * 1000.0 / (kChain - 1));
         std::vector<double> land, span, gap;
@@ -208,6 +248,7 @@ int main(int argc, char** argv) {
                 gap.push_back(head - seen[k * per_copy - 1]);
             }
         }
+        c.gaps_all.insert(c.gaps_all.end(), gap.begin(), gap.end());
         c.land.push_back(quantile(land, 0.5));
         c.span.push_back(quantile(span, 0.5));
         c.gap.push_back(quantile(gap, 0.5));
@@ -222,6 +263,16 @@ int main(int argc, char** argv) {
     if (std::memcmp(want.data(), h_dst, chain_bytes) != 0) {
         std::fprintf(stderr, "chainland: the chain's data differ from its source\n");
         return 1;
+    }
+    if (mid) {
+        std::printf("size,beside,reps,event_us,land_us,gap_p10_us,gap_p25_us,gap_us,gap_p75_us,gap_p90_us,other_us\n");
+        for (const Cell& c : cells) {
+            const auto& g = c.gaps_all;
+            std::printf("%zu,%s,%zu,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f\n", c.size, c.beside.c_str(),
+                        c.size > 0 ? c.event.size() : c.other_copy.size(), quantile(c.event, 0.5), quantile(c.land, 0.5), quantile(g, 0.1),
+                        quantile(g, 0.25), quantile(g, 0.5), quantile(g, 0.75), quantile(g, 0.9), quantile(c.other_copy, 0.5));
+        }
+        return 0;
     }
     std::printf("size,beside,reps,event_us,land_us,land_p10_us,land_p90_us,span_us,gap_us\n");
     for (const Cell& c : cells) {

@@ -4,7 +4,8 @@
 last), what a chain loses beside the other way's traffic (chainpair.csv: us a copy, and over
 the same chain alone), and beside copies inside the GPU and kernels (chainengines.csv,
 chainkernels.csv, chainunrolled.csv, chaincontrol.csv, chainfront.csv, chainturn.csv, chainflush.csv: the same, each kind of host's medians over
-its leases, and what ran beside alone). With a compare.csv (dmasim compare over leases/), the model's aggregate.
+its leases, and what ran beside alone), and where a chain out of the GPU loses it beside chains into the GPU of
+64 KiB-1 MiB (chainland-mid*.csv: a copy's share, the gaps between copies, the neighbour's own pace). With a compare.csv (dmasim compare over leases/), the model's aggregate.
     summarize.py [CASE_DIR] [COMPARE_CSV]   (defaults: this folder, none)"""
 import csv
 import glob
@@ -82,6 +83,37 @@ def main():
                       " ".join(f"{cells[(d, size, b)] - alone:+10.2f}" for b in besides))
     for name in ("chainengines", "chainkernels", "chainunrolled", "chaincontrol", "chainfront", "chainturn", "chainflush"):
         neighbours(root, name)
+    landing_mid(root)
+
+
+def landing_mid(root):
+    """chainland/*/chainland-mid*.csv: per kind of host, medians over its leases and both runs of a
+    chain out of the GPU's time a copy (events) and what it costs more than alone, the quartiles of
+    the gaps from one copy's last data to the next one's first, and the neighbour chain's time a
+    copy (us) beside the chain and alone."""
+    kinds = {}
+    for path in sorted(glob.glob(os.path.join(root, "chainland", "*", "chainland-mid*.csv"))):
+        kind = os.path.basename(os.path.dirname(path)).split("-")[0]
+        kinds.setdefault(kind, []).append({(int(r["size"]), r["beside"]): r for r in csv.DictReader(open(path))})
+    for kind, runs in kinds.items():
+        leases = len({p for p in glob.glob(os.path.join(root, "chainland", kind + "-*", "chainland-mid.csv"))})
+        print(f"chainland mid {kind} ({leases} leases, {len(runs)} runs): a chain of 64 copies out of the GPU beside a "
+              "chain into it, us: a copy (events), more than alone, the gaps' p25 / p50 / p75, the neighbour a copy "
+              "(alone)")
+
+        def med(size, beside, col):
+            return statistics.median(float(r[(size, beside)][col]) for r in runs)
+        besides = [k[1] for k in runs[0] if k[0] == 4096 and k[1] != "none"]
+        for size in (4096, 65536):
+            alone = med(size, "none", "event_us")
+            print(f"    {label(size):>7} alone {alone:5.2f}, gaps {med(size, 'none', 'gap_p25_us'):.2f} / "
+                  f"{med(size, 'none', 'gap_us'):.2f} / {med(size, 'none', 'gap_p75_us'):.2f}")
+            for b in besides:
+                line = (f"      {b:>10}: {med(size, b, 'event_us'):5.2f} {med(size, b, 'event_us') - alone:+5.2f}, gaps "
+                        f"{med(size, b, 'gap_p25_us'):.2f} / {med(size, b, 'gap_us'):.2f} / {med(size, b, 'gap_p75_us'):.2f}")
+                if b != "long":
+                    line += f", neighbour {med(size, b, 'other_us'):5.2f} ({med(0, b, 'other_us'):5.2f})"
+                print(line)
 
 
 def neighbours(root, name):
