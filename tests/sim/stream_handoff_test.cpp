@@ -755,14 +755,15 @@ double chain_beside_ps(const config::ModelParams& p, CopyDirection dir, std::uin
     return (o.timings[chain.back()].end_ps - o.timings[chain.front()].end_ps) / (kChain - 1);
 }
 
-// dma.held_releases: a copy out of the GPU whose release waits at the root port for the reads of a
-// copy into the GPU ahead of it (RootComplex::release_held) lets its engine take the next copy; a
-// second such release stops the engine until the first has landed. Measured (results/h200x2-nvlink/
-// isolating/duplex-burst, chainpair): a chain of 64 copies out of the GPU beside one 64 MiB copy
-// into it costs 2.3 us a copy more on the 2xH200 and 3.0 on the one-GPU H200 (the H100's kind of
-// host), at 4 and 64 KiB alike, where one such copy alone ends 8.4-9 us late (h100-sxm/isolating/
-// behind-reads): the engine does not wait out every release, nor does it ignore them.
-TEST(StreamHandoff, AChainOutOfTheGpuBesideALongCopyIntoItWaitsForEveryOtherHeldRelease) {
+// dma.release_wait_max, dma.held_releases: a copy out of the GPU whose release waits at the root port
+// for the reads of a copy into the GPU ahead of it (RootComplex::release_held) holds its engine for
+// at most release_wait_max; then the engine takes its next copy, unless held_releases of its
+// releases wait already. Measured (results/h200x2-nvlink/isolating/duplex-burst, chainpair): a chain
+// of 64 copies out of the GPU beside one 64 MiB copy into it costs 2.3 us a copy more on the 2xH200
+// and 3.0 on the one-GPU H200 (the H100's kind of host), at 4 and 64 KiB alike, where one such copy
+// alone ends 8.4-9 us late (h100-sxm/isolating/behind-reads): the engine does not wait out every
+// release, nor does it ignore them.
+TEST(StreamHandoff, AChainOutOfTheGpuBesideALongCopyIntoItWaitsForEachHeldReleaseAWhile) {
     const std::filesystem::path runs =
         std::filesystem::path(DMASIM_SOURCE_DIR) / "results/h200x2-nvlink/isolating/duplex-burst/chainpair";
     // Per host kind and size: each lease's `long` less `none`, us a copy.
@@ -786,10 +787,12 @@ TEST(StreamHandoff, AChainOutOfTheGpuBesideALongCopyIntoItWaitsForEveryOtherHeld
     const auto down = CopyDirection::kDeviceToHost;
     for (const char* kind : {"h200x2-nvlink", "h100-sxm"}) {
         const config::ModelParams p = host_params(kind);
-        ASSERT_EQ(p.dma.held_releases, 1);
+        ASSERT_EQ(p.dma.held_releases, 2);
+        ASSERT_EQ(p.dma.release_wait_max.ps, 2'000'000);
         config::ModelParams every = p;
         every.dma.held_releases = 0;
         config::ModelParams none = p;
+        none.dma.release_wait_max = core::Duration{0};
         none.dma.held_releases = 64;
         for (const std::uint64_t bytes : {std::uint64_t{4096}, std::uint64_t{65536}}) {
             const auto& leases = measured[{kind, bytes}];
@@ -800,7 +803,7 @@ TEST(StreamHandoff, AChainOutOfTheGpuBesideALongCopyIntoItWaitsForEveryOtherHeld
             const auto more_us = [&](const config::ModelParams& q) {
                 return (chain_beside_ps(q, down, bytes, false, 64ULL << 20) - chain_beside_ps(q, down, bytes, true, 4096)) / kUs;
             };
-            EXPECT_NEAR(more_us(p), lost_us, 1.0) << kind << " " << bytes << " B, " << leases.size() << " leases";
+            EXPECT_NEAR(more_us(p), lost_us, 0.6) << kind << " " << bytes << " B, " << leases.size() << " leases";
             EXPECT_GT(more_us(every), lost_us + 4.0) << kind << " " << bytes << " B: waiting out every release";
             EXPECT_LT(more_us(none), lost_us - 1.5) << kind << " " << bytes << " B: waiting for none";
         }
@@ -920,9 +923,15 @@ TEST(StreamHandoff, AChainOfCopiesBesideAKernelThatFillsTheLinkWaitsBehindItsTra
             ASSERT_EQ(full.size(), part.size());
             for (std::size_t i = 0; i < full.size(); ++i) EXPECT_GT(full[i], 2.0 * part[i]) << kind << " " << d;
             EXPECT_GT(loads_full, 2.0 * loads) << kind << " " << d;
-            // Round robin the copy would barely notice the kernel.
-            EXPECT_LT(more(turns, false, 264), 2.0) << kind << " " << d;
-            EXPECT_LT(more(turns, true, 264), 2.0) << kind << " " << d;
+            // Round robin the copy would barely notice the kernel: under a tenth of what it measured
+            // (the engine's wait for a release held behind the loads still costs it up to
+            // dma.release_wait_max a copy).
+            const auto least = [&](const char* beside) {
+                const auto& m = measured[std::make_tuple(std::string(kind), d, std::string(beside))];
+                return *std::min_element(m.begin(), m.end());
+            };
+            EXPECT_LT(more(turns, false, 264), 0.1 * least("zcload:264")) << kind << " " << d;
+            EXPECT_LT(more(turns, true, 264), 0.1 * least("zcstore:264")) << kind << " " << d;
         }
     }
 }
@@ -1111,7 +1120,11 @@ TEST(StreamHandoff, AChainOutOfTheGpuBesideCopiesIntoItHoldsItsEngineTheLongerHo
         ASSERT_GE(m.size(), 4U) << kind;
         const auto [lo, hi] = std::minmax_element(m.begin(), m.end());
         const config::ModelParams p = host_params(kind);
-        config::ModelParams off = p;
+        // The hold alone: without the engine's wait for its held releases (dma.release_wait_max),
+        // which the next test takes with it over chains of every size.
+        config::ModelParams hold_only = p;
+        hold_only.dma.release_wait_max = core::Duration{0};
+        config::ModelParams off = hold_only;
         off.dma.host_write_hold_beside_reads = core::Duration{0};
         const auto down = CopyDirection::kDeviceToHost;
         // Against the chain beside a chain the same way, which costs it nothing (same4K).
@@ -1119,8 +1132,8 @@ TEST(StreamHandoff, AChainOutOfTheGpuBesideCopiesIntoItHoldsItsEngineTheLongerHo
             return (chain_beside_ps(q, down, 4096, false, other) - chain_beside_ps(q, down, 4096, true, 4096)) / kUs;
         };
         for (const std::uint64_t other : {std::uint64_t{4096}, std::uint64_t{16384}}) {
-            const double model = more_us(p, other);
-            EXPECT_GE(model, *lo - 0.15) << kind << " beside copies of " << other << " B";
+            const double model = more_us(hold_only, other);
+            EXPECT_GE(model, *lo - 0.3) << kind << " beside copies of " << other << " B";
             EXPECT_LE(model, *hi + 0.15) << kind << " beside copies of " << other << " B";
             const double hold = static_cast<double>(p.dma.host_write_hold_beside_reads.ps - p.dma.host_write_hold.ps) / kUs;
             EXPECT_NEAR(model, hold, 0.1) << kind << ": the longer hold, less the engine's own";
@@ -1128,6 +1141,100 @@ TEST(StreamHandoff, AChainOutOfTheGpuBesideCopiesIntoItHoldsItsEngineTheLongerHo
         }
         // No reads beside, no hold: a chain of short kernels on another stream.
         EXPECT_LT(chain_beside_work_us(p, down, "kernels") - chain_beside_work_us(p, down, "none"), 0.1) << kind;
+    }
+}
+
+// dma.release_wait_max with dma.host_write_hold_beside_reads, over chains of every size: a chain of
+// 64 copies out of the GPU (4 or 64 KiB) beside chains of copies into it of 4 KiB-1 MiB and one 64
+// MiB copy. Measured (results/h200x2-nvlink/isolating/duplex-burst): chainpair's chains beside
+// copies of 4 and 16 KiB, chainland mid's beside 64 KiB-1 MiB and the long copy (two fresh leases of
+// each kind, each run twice). There a copy's gaps are its own or 4.3-4.6 us, whatever reads are
+// ahead of its release, so the cost grows with the neighbour's size; the model before (its engine
+// went on at once past one held release, dma.held_releases 1) stepped at its window of reads.
+TEST(StreamHandoff, AChainOutOfTheGpuBesideCopiesIntoItOfEverySizeWaitsAWhileForItsHeldReleases) {
+    const std::filesystem::path root = std::filesystem::path(DMASIM_SOURCE_DIR) / "results/h200x2-nvlink/isolating/duplex-burst";
+    const auto kind_of = [](const std::filesystem::path& lease) {
+        return lease.filename().string().rfind("h200x2-", 0) == 0 ? std::string("h200x2-nvlink") : std::string("h100-sxm");
+    };
+    // (kind, size, neighbour): each run's cost a copy more than the chain alone, us.
+    std::map<std::tuple<std::string, std::uint64_t, std::string>, std::vector<double>> measured;
+    for (const auto& lease : std::filesystem::directory_iterator(root / "chainpair")) {
+        std::map<std::pair<std::uint64_t, std::string>, double> cell;
+        for (const ChainCell& c : read_chain_cells(lease.path() / "chainpair.csv")) {
+            if (c.dir == "d2h") cell[{c.size, c.beside}] = c.median_us;
+        }
+        for (const std::uint64_t bytes : {std::uint64_t{4096}, std::uint64_t{65536}}) {
+            for (const char* b : {"chain4K", "chain16K"}) {
+                ASSERT_TRUE(cell.count({bytes, b}) && cell.count({bytes, "none"})) << lease.path();
+                measured[{kind_of(lease.path()), bytes, b}].push_back(cell[{bytes, b}] - cell[{bytes, "none"}]);
+            }
+        }
+    }
+    int mid_runs = 0;
+    for (const auto& lease : std::filesystem::directory_iterator(root / "chainland")) {
+        for (const char* file : {"chainland-mid.csv", "chainland-mid-again.csv"}) {
+            const std::filesystem::path csv = lease.path() / file;
+            if (!std::filesystem::exists(csv)) continue;
+            std::ifstream in(csv);
+            std::string line;
+            std::getline(in, line);
+            ASSERT_EQ(line.rfind("size,beside,reps,event_us,", 0), 0U) << csv;
+            std::map<std::pair<std::uint64_t, std::string>, double> cell;
+            while (std::getline(in, line)) {
+                std::stringstream ss(line);
+                std::string size, beside, reps, event;
+                std::getline(ss, size, ',');
+                std::getline(ss, beside, ',');
+                std::getline(ss, reps, ',');
+                std::getline(ss, event, ',');
+                cell[{std::stoull(size), beside}] = std::stod(event);
+            }
+            for (const std::uint64_t bytes : {std::uint64_t{4096}, std::uint64_t{65536}}) {
+                for (const char* b : {"chain64K", "chain128K", "chain256K", "chain512K", "chain1024K", "long"}) {
+                    ASSERT_TRUE(cell.count({bytes, b}) && cell.count({bytes, "none"})) << csv;
+                    measured[{kind_of(lease.path()), bytes, b}].push_back(cell[{bytes, b}] - cell[{bytes, "none"}]);
+                }
+            }
+            ++mid_runs;
+        }
+    }
+    ASSERT_GE(mid_runs, 8);
+    const auto median = [](std::vector<double> v) {
+        std::sort(v.begin(), v.end());
+        return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+    };
+    const auto neighbour_bytes = [](const std::string& b) {
+        return b == "long" ? std::uint64_t{64} << 20 : std::stoull(b.substr(5)) * 1024;
+    };
+    const auto down = CopyDirection::kDeviceToHost;
+    for (const char* kind : {"h200x2-nvlink", "h100-sxm"}) {
+        const config::ModelParams p = host_params(kind);
+        config::ModelParams before = p;  // the engine goes on at once past one held release
+        before.dma.release_wait_max = core::Duration{0};
+        before.dma.held_releases = 1;
+        before.dma.host_write_hold_beside_reads = core::Duration{1'150'000};
+        double sum = 0.0, sum_before = 0.0;
+        int cells = 0;
+        for (const auto& [key, runs] : measured) {
+            const auto& [k, bytes, b] = key;
+            if (k != kind) continue;
+            const auto more_us = [&](const config::ModelParams& q) {
+                return (chain_beside_ps(q, down, bytes, false, neighbour_bytes(b)) - chain_beside_ps(q, down, bytes, true, 4096)) / kUs;
+            };
+            const double m = median(runs);
+            const double error = std::abs(more_us(p) - m);
+            // The worst, 0.77 us: the one-GPU host's chain of 64 KiB copies beside 4 KiB ones pays
+            // 0.30 where the hold gives it 1.0 (before 1.15), not modelled.
+            EXPECT_LT(error, 0.8) << kind << " " << bytes << " B beside " << b << ": measured " << m;
+            sum += error;
+            sum_before += std::abs(more_us(before) - m);
+            ++cells;
+        }
+        ASSERT_EQ(cells, 16) << kind;
+        // Summed over the 16 cells: 2.72 / 5.46 us a copy (2xH200 / H100 calibration on the one-GPU
+        // H200), before 6.64 / 9.38.
+        EXPECT_LT(sum, 0.65 * sum_before) << kind;
+        EXPECT_LT(sum, kind == std::string("h200x2-nvlink") ? 3.5 : 6.0) << kind;
     }
 }
 

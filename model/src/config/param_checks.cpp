@@ -170,6 +170,7 @@ void check_dma(const DmaParams& d, const std::string& prefix, const FailFn& fail
     c.count("engines", d.engines, 1, 16);
     c.count("max_read_requests", d.max_read_requests, 1, 16384);
     c.count("held_releases", d.held_releases, 0, 64);
+    c.duration("release_wait_max", d.release_wait_max, kMaxHardwareLatency);
     c.duration("launch_latency", d.launch_latency, kMaxSoftwareLatency);
     c.duration("queued_launch_latency", d.queued_launch_latency, kMaxSoftwareLatency);
     c.duration("host_write_hold", d.host_write_hold, kMaxHardwareLatency);

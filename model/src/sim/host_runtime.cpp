@@ -22,6 +22,9 @@ HostRuntime::HostRuntime(sc_core::sc_module_name name, const Params& params, std
     SC_METHOD(wait_finished);
     sensitive << wait_end_.event();
     dont_initialize();
+    SC_METHOD(release_wait_over);
+    sensitive << release_wait_end_.event();
+    dont_initialize();
 }
 
 void HostRuntime::configure(const Params& params) { params_ = params; }
@@ -96,6 +99,7 @@ void HostRuntime::driver() {
         // A held release that landed when its copies ended leaves its latest time behind: the
         // last program's waits are all over, so what is left is only that.
         wait_end_.clear();
+        release_wait_end_.clear();
         handed_ps_.assign(n_ops, -1.0);
         early_.assign(n_ops, 0);
         dispatched_.assign(n_ops, 0);
@@ -1029,15 +1033,32 @@ void HostRuntime::semaphore_written(std::uint32_t job) {
 }
 
 // dma.held_releases: a copy's release waits at the root port for the reads ahead of it
-// (RootComplex::release_held); the engine takes its next copy meanwhile if fewer than that many of
-// its releases wait already, else once the oldest has landed.
+// (RootComplex::release_held); the engine waits for it to land, but only dma.release_wait_max, and
+// then takes its next copy if fewer than held_releases of its releases wait already, else once the
+// oldest has landed. The engine's gap between copies beside reads is one length whatever is ahead
+// of the release (isolating/duplex-burst, chainland mid): a wait that gives up, not one that drains.
 void HostRuntime::semaphore_held(std::uint32_t job) {
     DMASIM_ASSERT(job >= first_job_id_ && job - first_job_id_ < job_op_.size());
     const std::size_t engine = job_engine_[job - first_job_id_];
     EngineState& e = engines_[engine];
     if (e.job != job || params_.dma_held_releases == 0) return;
     e.current_held = true;
+    if (params_.dma_release_wait_max.ps > 0) {
+        release_wait_end_.push(now_ps() + static_cast<double>(params_.dma_release_wait_max.ps), job);
+        return;
+    }
     let_go(engine, false);
+}
+
+void HostRuntime::release_wait_over() {
+    while (release_wait_end_.due()) {
+        const std::uint32_t job = release_wait_end_.front();
+        release_wait_end_.pop();
+        const std::size_t engine = job_engine_[job - first_job_id_];
+        // Landed meanwhile, its engine has gone on already.
+        if (engines_[engine].job == job && engines_[engine].current_held) let_go(engine, false);
+    }
+    release_wait_end_.rearm();
 }
 
 // The runtime's own pieces (a staged peer copy's, a pageable copy's) release without the flush that

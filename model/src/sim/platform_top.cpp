@@ -16,6 +16,7 @@ HostRuntime::Params runtime_params(const config::ModelParams& p) {
                                p.dma.queued_launch_latency,
                                p.dma.channel_turn,
                                p.dma.held_releases,
+                               p.dma.release_wait_max,
                                p.gpu.front_end_turn,
                                p.gpu.front_end_turn_max,
                                p.dma.host_write_hold,

@@ -73,7 +73,8 @@ double estimate_ps(const Program& prog, const config::ModelParams& p, const topo
     // Every call as dear as the dearest kind (a plain, a peer or a staged peer call, or a staged piece,
     // an event, a wait and a device switch), every wait as long as a cross-GPU try, every copy held
     // as a staged copy's first piece enters its GPU, turning its engine from another stream, waiting
-    // the front end's turns and its engine's hold after a copy into host memory.
+    // the front end's turns, its engine's hold after a copy into host memory and its wait for that
+    // copy's held release.
     const double fixed_ps = static_cast<double>(rt.call_overhead.ps + rt.peer_call.ps + rt.peer_gpu_call.ps + rt.peer_staged_call.ps +
                                                 rt.peer_staged_piece_call.ps + rt.record_call.ps + rt.stream_wait_call.ps +
                                                 rt.cross_device_wait_call.ps + rt.set_device_call.ps + rt.cross_device_try.ps +
@@ -81,7 +82,8 @@ double estimate_ps(const Program& prog, const config::ModelParams& p, const topo
                                                 rt.poll_period.ps + rt.kernel_launch_latency.ps + rt.staged_entry_hold.ps +
                                                 std::max(p.dma.launch_latency.ps, p.dma.queued_launch_latency.ps) +
                                                 p.dma.channel_turn.ps + p.gpu.front_end_turn_max.ps +
-                                                std::max(p.dma.host_write_hold.ps, p.dma.host_write_hold_beside_reads.ps)) +
+                                                std::max(p.dma.host_write_hold.ps, p.dma.host_write_hold_beside_reads.ps) +
+                                                p.dma.release_wait_max.ps) +
                             2.0 * rtt_ps;
     auto ceil_div = [](double a, double b) { return std::ceil(a / std::max(b, 1.0)); };
     // Reads and writes of `bytes` by a DMA engine: rate, and a round trip per window of requests.

@@ -150,7 +150,8 @@ public:
         core::Duration dma_launch_latency{};
         core::Duration dma_queued_launch_latency{};
         core::Duration dma_channel_turn{};
-        std::int64_t dma_held_releases = 1;
+        std::int64_t dma_held_releases = 2;
+        core::Duration dma_release_wait_max{};
         core::Duration gpu_front_end_turn{};
         core::Duration gpu_front_end_turn_max{};
         core::Duration dma_host_write_hold{};
@@ -241,6 +242,7 @@ private:
     void start_kernel_blocks(std::size_t k, double start_ps);
     void start_mapped(std::size_t op);
     void wait_finished();   // SC_METHOD: kWaitFor operations whose wait is over
+    void release_wait_over();  // SC_METHOD: engines that go on past a held release (dma.release_wait_max)
     void wait_for(std::size_t op);  // a kWaitFor operation's stream has reached it
     // When a wait on another channel of the GPU can see `op` done, `op` having been stamped at
     // `stamp_ps`: an event recorded right behind a copy runtime.release_seen_lag later.
@@ -442,6 +444,7 @@ private:
     TimedHeap<std::size_t> ready_;          // stream operations whose stream let them go
     TimedFifo<std::size_t> kernel_end_;     // kernels finishing
     TimedHeap<std::size_t> wait_end_;       // kWaitFor operations whose wait ends
+    TimedHeap<std::uint32_t> release_wait_end_;  // jobs whose engine stops waiting for their held release
     std::vector<std::vector<std::size_t>> waiters_;  // per op: kWaitFor operations waiting for it
     sc_core::sc_event work_event_;
     sc_core::sc_event progress_event_;      // any operation or job finished
