@@ -77,7 +77,11 @@
 // in one block, each thread loading host memory one word after another, each load's address
 // depending on the word before (chase:T, T = 1, 32, 256: T loads in flight at every moment), and
 // beside a chain of 4 KiB copies into the GPU (chain4K, as in the default set).
-// Usage: chainpair [ITERATIONS [engines|kernels|unrolled|control|front|turn|flush]]
+// With `sizes`, whether the hold a chain out of the GPU pays beside small copies into it is counted
+// from its copy's end or its start (the one-GPU host: +1.24 us a copy at 4 KiB, +0.30 at 64 KiB,
+// beside a chain of 4 KiB copies into the GPU): chains out of the GPU of 4, 8, 16, 32 and 64 KiB
+// copies beside nothing, chain4K and chain16K.
+// Usage: chainpair [ITERATIONS [engines|kernels|unrolled|control|front|turn|flush|sizes]]
 // Build: nvcc -O3 -arch=sm_90 chainpair.cu -o chainpair   (CUDA toolkit only)
 #include <cuda_runtime.h>
 
@@ -285,8 +289,10 @@ int main(int argc, char** argv) {
     const bool turn = set == "turn";
     const bool flush = set == "flush";
     const bool front = set == "front";
-    if (iterations < 5 || (argc > 2 && !engines && !kernels && !unrolled && !control && !front && !turn && !flush) || argc > 3) {
-        std::fprintf(stderr, "usage: chainpair [ITERATIONS >= 5 [engines|kernels|unrolled|control|front|turn|flush]]\n");
+    const bool sizes = set == "sizes";
+    if (iterations < 5 || (argc > 2 && !engines && !kernels && !unrolled && !control && !front && !turn && !flush && !sizes) ||
+        argc > 3) {
+        std::fprintf(stderr, "usage: chainpair [ITERATIONS >= 5 [engines|kernels|unrolled|control|front|turn|flush|sizes]]\n");
         return 2;
     }
     unsigned* d_sink = nullptr;
@@ -393,8 +399,15 @@ int main(int argc, char** argv) {
             }
         }
     }
+    if (sizes) {
+        for (const std::size_t size : {4 * kKiB, 8 * kKiB, 16 * kKiB, 32 * kKiB, 64 * kKiB}) {
+            cells.push_back({false, size, "none", 0, {}});
+            cells.push_back({false, size, "chain4K", 4 * kKiB, {}});
+            cells.push_back({false, size, "chain16K", 16 * kKiB, {}});
+        }
+    }
     for (const bool up : {true, false}) {
-        if (control || front || turn || flush) break;
+        if (control || front || turn || flush || sizes) break;
         for (const std::size_t size : {4 * kKiB, 64 * kKiB}) {
             if (kernels) {
                 if (size != 4 * kKiB) continue;  // the sweep at 4 KiB only
@@ -598,11 +611,15 @@ int main(int argc, char** argv) {
     }
     // The measured chains' last copies: into the GPU d_dst holds h_src; out of it h_dst holds d_src, as
     // far as the largest measured copy reached.
-    std::size_t checked = 0;
-    for (const Cell& c : cells) checked = std::max(checked, c.size);
+    // (`sizes` measures chains out of the GPU only.)
+    std::size_t checked = 0, checked_up = 0;
+    for (const Cell& c : cells) {
+        checked = std::max(checked, c.size);
+        if (c.up) checked_up = std::max(checked_up, c.size);
+    }
     std::vector<unsigned char> got(kMaxSize);
-    CHECK(cudaMemcpy(got.data(), d_dst, checked, cudaMemcpyDeviceToHost));
-    if (std::memcmp(got.data(), h_src, checked) != 0) {
+    CHECK(cudaMemcpy(got.data(), d_dst, checked_up, cudaMemcpyDeviceToHost));
+    if (std::memcmp(got.data(), h_src, checked_up) != 0) {
         std::fprintf(stderr, "chainpair: the copy into the GPU delivered wrong data\n");
         return 1;
     }

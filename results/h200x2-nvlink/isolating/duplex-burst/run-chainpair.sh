@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # chainpair.cu on one lease (CUDA toolkit only):
-#   results/h200x2-nvlink/isolating/duplex-burst/run-chainpair.sh OUTDIR [engines|kernels|unrolled|control|front|turn|flush]
+#   results/h200x2-nvlink/isolating/duplex-burst/run-chainpair.sh OUTDIR [engines|kernels|unrolled|control|front|turn|flush|sizes]
 # Writes OUTDIR/<kind>-<date>-<boot id>/: chainpair.csv (with `engines`: chainengines.csv, the
 # cells beside copies inside the GPU; `kernels`: chainkernels.csv, beside dmaprobe's kernels;
 # `unrolled`: chainunrolled.csv, beside kernels that keep more in flight; `control`: chaincontrol.csv,
 # chains of copies inside the GPU, memsets and empty kernels beside them; `front`: chainfront.csv,
 # chains beside records, empty kernels and copies; `turn`: chainturn.csv, chains beside kernels
 # spinning 2-50 us each and beside empty kernels held behind a late event; `flush`: chainflush.csv,
-# chains beside kernels that keep 1-256 dependent loads of host memory in flight), machine.txt.
+# chains beside kernels that keep 1-256 dependent loads of host memory in flight; `sizes`: chainsizes.csv,
+# chains out of the GPU of 4-64 KiB copies beside small copies into it), machine.txt.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-out=${1:?usage: run-chainpair.sh OUTDIR [engines|kernels|unrolled|control|front|turn|flush]}
+out=${1:?usage: run-chainpair.sh OUTDIR [engines|kernels|unrolled|control|front|turn|flush|sizes]}
 cells=${2:-}
 case "$cells" in
   '') csv=chainpair.csv ;;
@@ -21,7 +22,8 @@ case "$cells" in
   front) csv=chainfront.csv ;;
   turn) csv=chainturn.csv ;;
   flush) csv=chainflush.csv ;;
-  *) echo "run-chainpair.sh: unknown cell set '$cells' (engines, kernels, unrolled, control, front, turn, flush, or nothing)" >&2; exit 2 ;;
+  sizes) csv=chainsizes.csv ;;
+  *) echo "run-chainpair.sh: unknown cell set '$cells' (engines, kernels, unrolled, control, front, turn, flush, sizes, or nothing)" >&2; exit 2 ;;
 esac
 boot=$(tr -d '-' </proc/sys/kernel/random/boot_id | cut -c1-8)
 kind=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | awk '{print tolower($2)}')x$(nvidia-smi -L | wc -l)

@@ -3,7 +3,7 @@
 (2 x one way's burst alone / both ways' burst, each lease's medians), its two runs (first and again
 last), what a chain loses beside the other way's traffic (chainpair.csv: us a copy, and over
 the same chain alone), and beside copies inside the GPU and kernels (chainengines.csv,
-chainkernels.csv, chainunrolled.csv, chaincontrol.csv, chainfront.csv, chainturn.csv, chainflush.csv: the same, each kind of host's medians over
+chainkernels.csv, chainunrolled.csv, chaincontrol.csv, chainfront.csv, chainturn.csv, chainflush.csv, chainsizes.csv: the same, each kind of host's medians over
 its leases, and what ran beside alone), and where a chain out of the GPU loses it beside chains into the GPU of
 64 KiB-1 MiB (chainland-mid*.csv: a copy's share, the gaps between copies, the neighbour's own pace). With a compare.csv (dmasim compare over leases/), the model's aggregate.
     summarize.py [CASE_DIR] [COMPARE_CSV]   (defaults: this folder, none)"""
@@ -81,7 +81,8 @@ def main():
                 alone = cells[(d, size, "none")]
                 print(f"    {d} {label(size):>7}: {alone:6.2f} " +
                       " ".join(f"{cells[(d, size, b)] - alone:+10.2f}" for b in besides))
-    for name in ("chainengines", "chainkernels", "chainunrolled", "chaincontrol", "chainfront", "chainturn", "chainflush"):
+    for name in ("chainengines", "chainkernels", "chainunrolled", "chaincontrol", "chainfront", "chainturn", "chainflush",
+                 "chainsizes"):
         neighbours(root, name)
     landing_mid(root)
 
@@ -139,8 +140,9 @@ def neighbours(root, name):
             for k in c:
                 if k[1] > 0 and k[0] not in dirs:
                     dirs.append(k[0])
+        sizes = sorted({k[1] for c in leases for k in c if k[1] > 0})
         for d in dirs:
-            for size in (4096, 65536):
+            for size in sizes:
                 if not any((d, size, "none") in c for c in leases):
                     continue
                 alone = statistics.median(float(c[(d, size, "none")]["median_us"]) for c in leases)
