@@ -634,7 +634,7 @@ void HostRuntime::assign_channels() {
                     break;
                 }
                 const CopyDirection dir = op.peer_gpu >= 0 ? CopyDirection::kDeviceToHost : op.direction;
-                channel_[i] = op.gpu * (Gpu::kUnits + 1) + static_cast<int>(engine_for(op.gpu, dir) % Gpu::kUnits);
+                channel_[i] = channel_of_engine(engine_for(op.gpu, dir));
                 break;
             }
             case Op::Kind::kKernel:
@@ -969,7 +969,7 @@ void HostRuntime::start_next_on(std::size_t engine) {
     e.last_into_host = job.into_host_memory;
     e.started = true;
     e.others_at_start = others;
-    ++launches_[static_cast<std::size_t>(gpu * (Gpu::kUnits + 1)) + engine % Gpu::kUnits];
+    ++launches_[static_cast<std::size_t>(channel_of_engine(engine))];
     e.fencing = job.peer || (job.direction == CopyDirection::kHostToDevice && job.host_node == host_node_);
     e.reads_host = job.direction == CopyDirection::kHostToDevice && job.host_node == host_node_ && job.bytes > 0;
     e.job = job.id;
@@ -987,9 +987,10 @@ bool HostRuntime::reading_beside(int gpu, std::size_t engine) const {
 
 std::uint64_t HostRuntime::launches_beside(int gpu, std::size_t engine) const {
     const auto first = static_cast<std::size_t>(gpu * (Gpu::kUnits + 1));
+    const auto own = static_cast<std::size_t>(channel_of_engine(engine));
     std::uint64_t n = 0;
     for (std::size_t c = first; c < first + Gpu::kUnits + 1; ++c) {
-        if (c != first + engine % Gpu::kUnits) n += launches_[c];
+        if (c != own) n += launches_[c];
     }
     return n;
 }

@@ -275,6 +275,10 @@ private:
     // Work on one channel follows work on another only through a semaphore (polled).
     void assign_channels();
     int channel_of_compute(int gpu) const { return gpu * (Gpu::kUnits + 1) + Gpu::kUnits; }
+    // The channel of a copy engine (engines_' numbering: GPU by GPU, Gpu::kUnits each).
+    static int channel_of_engine(std::size_t engine) {
+        return static_cast<int>(engine / Gpu::kUnits) * (Gpu::kUnits + 1) + static_cast<int>(engine % Gpu::kUnits);
+    }
     // What the front end does itself (a small copy it writes) waits on no other channel.
     static constexpr int kFrontEnd = -2;
     void enqueue(std::size_t op);
