@@ -85,6 +85,83 @@ def main():
                  "chainsizes"):
         neighbours(root, name)
     landing_mid(root)
+    context(root)
+
+
+def context(root):
+    """chaincontext/*/chainctx*.csv (chainctx.cu): per kind of host, medians over its leases and both
+    runs. The cells: a chain's pace (us a copy, first copy's end to last's over N - 1). The window: a
+    chain out of the GPU of N copies against N, and the fit of N - 1 stretches of which the last W run
+    at one pace (e) and the rest at another (m), with a cost X once at the chain's end (least squares
+    over W = 40..80). The profile: the pace between events along a chain of 512 copies."""
+    for mode, columns in (("", ("dir", "size", "cell")), ("-window", ("dir", "size", "cell", "n")), ("-profile", ("dir", "size", "from", "to"))):
+        kinds = {}
+        for path in sorted(glob.glob(os.path.join(root, "chaincontext", "*", f"chainctx{mode}.csv")) +
+                           glob.glob(os.path.join(root, "chaincontext", "*", f"chainctx{mode}-again.csv"))):
+            kind = os.path.basename(os.path.dirname(path)).split("-")[0]
+            lease = os.path.basename(os.path.dirname(path))
+            for r in csv.DictReader(open(path)):
+                kinds.setdefault(kind, {}).setdefault(tuple(r[c] for c in columns), {}).setdefault(lease, []).append(
+                    float(r["copy_us"]))
+        for kind, cells in sorted(kinds.items()):
+            leases = sorted({lease for v in cells.values() for lease in v})
+            what = {"": "cells", "-window": "window", "-profile": "profile"}[mode]
+            print(f"chaincontext {what} {kind} ({len(leases)} leases, both runs): us a copy, medians")
+            values = {k: statistics.median(x for runs in v.values() for x in runs) for k, v in cells.items()}
+            if mode == "":
+                for d in ("h2d", "d2h"):
+                    for size in ("4096", "16384"):
+                        row = [(k[2], v) for k, v in values.items() if k[0] == d and k[1] == size]
+                        if row:
+                            print(f"    {d} {label(int(size)):>7}: " + "  ".join(f"{c} {v:.2f}" for c, v in row))
+            elif mode == "-window":
+                for size in sorted({k[1] for k in values}, key=int):
+                    row = sorted(((int(k[3]), k[2], v) for k, v in values.items() if k[1] == size))
+                    print(f"    d2h {label(int(size)):>7}: " + "  ".join(f"{c}{n} {v:.3f}" for n, c, v in row))
+                base = {n: v for n, c, v in ((int(k[3]), k[2], v) for k, v in values.items() if k[1] == "4096") if c == "base"}
+                fit = window_fit(base)
+                if fit:
+                    w, e, m, x, rms = fit
+                    print(f"    fit (4 KiB, N = {min(base)}..{max(base)}): the last {w} copies at {e:.3f}, the others at "
+                          f"{m:.3f} ({m - e:+.3f}), {x:.2f} us once at the end; rms {rms:.4f} us")
+            else:
+                for (d, size) in sorted({(k[0], k[1]) for k in values}, key=lambda t: (t[0], int(t[1]))):
+                    row = sorted(((int(k[2]), int(k[3]), v) for k, v in values.items() if k[0] == d and k[1] == size))
+                    print(f"    {d} {label(int(size)):>7}: " + " ".join(f"{a}-{b} {v:.2f}" for a, b, v in row))
+
+
+def window_fit(base):
+    """(W, e, m, X, rms) minimising the squared error of e + X / (N - 1) + max(0, N - 1 - W) (m - e) / (N - 1)
+    over the chains of N copies; linear in (e, m - e, X) for each W."""
+    best = None
+    for w in range(40, 81):
+        rows = [(1.0, max(0, n - 1 - w) / (n - 1), 1.0 / (n - 1), v) for n, v in base.items()]
+        # Normal equations of a three-parameter least-squares fit.
+        a = [[sum(r[i] * r[j] for r in rows) for j in range(3)] for i in range(3)]
+        b = [sum(r[i] * r[3] for r in rows) for i in range(3)]
+        try:
+            sol = solve3(a, b)
+        except ZeroDivisionError:
+            continue
+        rms = (sum((sol[0] * r[0] + sol[1] * r[1] + sol[2] * r[2] - r[3]) ** 2 for r in rows) / len(rows)) ** 0.5
+        if best is None or rms < best[4]:
+            best = (w, sol[0], sol[0] + sol[1], sol[2], rms)
+    return best
+
+
+def solve3(a, b):
+    """Gaussian elimination for a 3x3 system."""
+    m = [row[:] + [b[i]] for i, row in enumerate(a)]
+    for c in range(3):
+        p = max(range(c, 3), key=lambda r: abs(m[r][c]))
+        m[c], m[p] = m[p], m[c]
+        if m[c][c] == 0:
+            raise ZeroDivisionError
+        for r in range(3):
+            if r != c:
+                f = m[r][c] / m[c][c]
+                m[r] = [x - f * y for x, y in zip(m[r], m[c])]
+    return [m[i][3] / m[i][i] for i in range(3)]
 
 
 def landing_mid(root):
