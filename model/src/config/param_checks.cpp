@@ -175,6 +175,7 @@ void check_dma(const DmaParams& d, const std::string& prefix, const FailFn& fail
     c.duration("queued_launch_latency", d.queued_launch_latency, kMaxSoftwareLatency);
     c.duration("host_write_hold", d.host_write_hold, kMaxHardwareLatency);
     c.duration("host_write_hold_beside_reads", d.host_write_hold_beside_reads, kMaxHardwareLatency);
+    c.duration("host_write_hold_fetching", d.host_write_hold_fetching, kMaxHardwareLatency);
     c.duration("channel_turn", d.channel_turn, kMaxHardwareLatency);
     c.duration("gpu_memory_latency", d.gpu_memory_latency, kMaxHardwareLatency);
     c.bytes("semaphore_size", d.semaphore_size, 1, 4096);
@@ -290,6 +291,7 @@ void check_gpu(const GpuParams& g, const std::string& prefix, const FailFn& fail
     c.bytes("sysmem_store_buffer", g.sysmem_store_buffer, 0, kGiB);
     c.duration("front_end_turn", g.front_end_turn, kMaxHardwareLatency);
     c.duration("front_end_turn_max", g.front_end_turn_max, kMaxHardwareLatency);
+    c.count("fetch_window", g.fetch_window, 1, 1000000);
     // BAR sizes are powers of two (PCIe Base Specification, §7.5.1.2.1); a Resizable BAR offers
     // 1 MiB and up.
     if (g.bar_aperture.value != 0) c.power_of_two("bar_aperture", g.bar_aperture, kMiB, kTiB);

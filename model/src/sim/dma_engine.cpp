@@ -46,9 +46,10 @@ void DmaEngine::start(const CopyJob& job) {
     DMASIM_ASSERT(!active_);
     // The next copy of a stream queued behind one into host memory starts dma.host_write_hold
     // later still, after that one's semaphore (which the CPU and events see on time); other
-    // streams' copies do not wait for it.
-    const double hold_ps =
-        job.queued && job_.into_host_memory && job.stream == job_.stream ? static_cast<double>(params_.host_write_hold.ps) : 0.0;
+    // streams' copies do not wait for it. While its channel still fetches the work queued behind
+    // it, the hold is dma.host_write_hold_fetching instead (isolating/duplex-burst, chaincontext).
+    const core::Duration hold = job.fetching ? params_.host_write_hold_fetching : params_.host_write_hold;
+    const double hold_ps = job.queued && job_.into_host_memory && job.stream == job_.stream ? static_cast<double>(hold.ps) : 0.0;
     job_ = job;
     active_ = true;
     started_ = false;

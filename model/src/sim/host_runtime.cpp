@@ -958,11 +958,16 @@ void HostRuntime::start_next_on(std::size_t engine) {
         job.acquire_ps += static_cast<std::uint64_t>(std::min(turns * static_cast<double>(params_.gpu_front_end_turn.ps),
                                                               static_cast<double>(params_.gpu_front_end_turn_max.ps)));
     }
+    // Whether the copy's channel still fetches work queued behind it (gpu.fetch_window): the engine
+    // then holds after a copy into host memory dma.host_write_hold_fetching, not
+    // dma.host_write_hold (it applies either itself).
+    job.fetching = op != kNoOp && static_cast<std::int64_t>(queued_behind(op)) > params_.gpu_fetch_window;
     // The engine's hold after a copy into host memory, while another engine of the GPU reads host
-    // memory (dma.host_write_hold_beside_reads): what it holds beyond dma.host_write_hold, which
-    // the engine applies itself; not where it waited for a release to land (let_go).
+    // memory (dma.host_write_hold_beside_reads): what it holds beyond the hold the engine applies;
+    // not where it waited for a release to land (let_go).
     if (job.queued && e.last_into_host && job.stream == e.last_stream && reading_beside(gpu, engine)) {
-        const auto more = params_.dma_host_write_hold_beside_reads.ps - params_.dma_host_write_hold.ps;
+        const auto own = job.fetching ? params_.dma_host_write_hold_fetching.ps : params_.dma_host_write_hold.ps;
+        const auto more = params_.dma_host_write_hold_beside_reads.ps - own;
         if (more > 0) job.acquire_ps += static_cast<std::uint64_t>(more);
     }
     e.last_stream = job.stream;
@@ -975,6 +980,12 @@ void HostRuntime::start_next_on(std::size_t engine) {
     e.job = job.id;
     if (op != kNoOp && timings_[op].start_ps == 0.0) timings_[op].start_ps = now_ps() - t0_ps_;
     gpus_[engine / Gpu::kUnits]->engine(static_cast<int>(engine % Gpu::kUnits)).start(job);
+}
+
+std::size_t HostRuntime::queued_behind(std::size_t op) const {
+    const std::deque<std::size_t>& pending = streams_[static_cast<std::size_t>(program_.ops[op].stream)].pending;
+    const auto it = std::find(pending.begin(), pending.end(), op);
+    return it == pending.end() ? 0 : static_cast<std::size_t>(pending.end() - it - 1);
 }
 
 bool HostRuntime::reading_beside(int gpu, std::size_t engine) const {

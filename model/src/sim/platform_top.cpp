@@ -21,6 +21,8 @@ HostRuntime::Params runtime_params(const config::ModelParams& p) {
                                p.gpu.front_end_turn_max,
                                p.dma.host_write_hold,
                                p.dma.host_write_hold_beside_reads,
+                               p.dma.host_write_hold_fetching,
+                               p.gpu.fetch_window,
                                p.gpu.sms,
                                p.gpu.max_warps_per_sm,
                                p.gpu.max_blocks_per_sm};

@@ -82,7 +82,7 @@ double estimate_ps(const Program& prog, const config::ModelParams& p, const topo
                                                 rt.poll_period.ps + rt.kernel_launch_latency.ps + rt.staged_entry_hold.ps +
                                                 std::max(p.dma.launch_latency.ps, p.dma.queued_launch_latency.ps) +
                                                 p.dma.channel_turn.ps + p.gpu.front_end_turn_max.ps +
-                                                std::max(p.dma.host_write_hold.ps, p.dma.host_write_hold_beside_reads.ps) +
+                                                std::max({p.dma.host_write_hold.ps, p.dma.host_write_hold_beside_reads.ps, p.dma.host_write_hold_fetching.ps}) +
                                                 p.dma.release_wait_max.ps) +
                             2.0 * rtt_ps;
     auto ceil_div = [](double a, double b) { return std::ceil(a / std::max(b, 1.0)); };

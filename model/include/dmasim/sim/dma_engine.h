@@ -88,10 +88,12 @@ struct CopyJob {
     // after dma.queued_launch_latency rather than dma.launch_latency.
     bool queued = false;
     // A copy engine's copy into host memory: the next copy of its stream, queued behind it on
-    // its engine, starts dma.host_write_hold later. The stream of the operation (-1: the
-    // runtime's own pieces of one call).
+    // its engine, starts dma.host_write_hold later (dma.host_write_hold_fetching where that next
+    // copy's channel still fetches work queued behind it: `fetching`). The stream of the
+    // operation (-1: the runtime's own pieces of one call).
     bool into_host_memory = false;
     int stream = -1;
+    bool fetching = false;
     // One of the runtime's own pieces (a staged peer copy's, a pageable copy's): its release does
     // not wait at the root port for the reads ahead of it (CompletionListener::release_waits_for_reads).
     bool runtime_piece = false;

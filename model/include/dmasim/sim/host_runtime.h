@@ -156,6 +156,8 @@ public:
         core::Duration gpu_front_end_turn_max{};
         core::Duration dma_host_write_hold{};
         core::Duration dma_host_write_hold_beside_reads{};
+        core::Duration dma_host_write_hold_fetching{};
+        std::int64_t gpu_fetch_window = 57;
         // The SMs' room for resident blocks, which kernels running at once share.
         std::int64_t sms = 132;
         std::int64_t max_warps_per_sm = 64;
@@ -318,6 +320,8 @@ private:
     // How many times the channels of `gpu` but `engine`'s have launched work (a copy engine's copy,
     // a kernel) since the program started (gpu.front_end_turn).
     std::uint64_t launches_beside(int gpu, std::size_t engine) const;
+    // Operations of `op`'s stream issued behind it and not yet finished (gpu.fetch_window).
+    std::size_t queued_behind(std::size_t op) const;
     // Whether a copy engine of `gpu` other than `engine` is running a copy that reads host memory.
     bool reading_beside(int gpu, std::size_t engine) const;
 
