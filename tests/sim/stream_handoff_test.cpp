@@ -1242,9 +1242,9 @@ TEST(StreamHandoff, AChainOutOfTheGpuBesideCopiesIntoItOfEverySizeWaitsAWhileFor
 // behind it on its channel, a copy out of the GPU is followed by the fetching hold instead of
 // dma.host_write_hold. Measured (results/h200x2-nvlink/isolating/duplex-burst, chaincontext,
 // chainctx.cu window: chains of 16-256 copies of 4 KiB behind a gate, an event after the first and
-// after the last, each run's median over 30 repetitions): a chain of 256 runs 0.25 us a copy slower
-// than one of 64 on the one-GPU H200 (the H100's kind of host) and 0.32 faster on the 2xH200; the
-// chains into the GPU keep their pace. The model, each kind's calibration, against the lengths'
+// after the last, each run's median over 30 repetitions; two fresh leases of each kind, two runs
+// each): a chain of 256 runs 0.25-0.27 us a copy slower than one of 64 on the one-GPU H200 (the
+// H100's kind of host) and 0.32 faster on the 2xH200; the chains into the GPU keep their pace. The model, each kind's calibration, against the lengths'
 // differences from the chain of 64.
 TEST(StreamHandoff, AChainOutOfTheGpuLongerThanItsChannelsFetchWindowTakesTheFetchingHold) {
     const std::filesystem::path root =
@@ -1299,14 +1299,14 @@ TEST(StreamHandoff, AChainOutOfTheGpuLongerThanItsChannelsFetchWindowTakesTheFet
         config::ModelParams off = p;  // every operation's work held: no fetching hold
         off.gpu.fetch_window = 1'000'000;
         const std::vector<double>& runs64 = measured[std::make_pair(std::string(kind), 64)];
-        ASSERT_EQ(runs64.size(), 2U) << kind;
+        ASSERT_GE(runs64.size(), 2U) << kind;
         const double at64 = median(runs64);
         double worst = 0.0, worst_off = 0.0;
         // Past the window only: shorter chains carry the last event's lag over fewer copies (2.9 us
         // on the 2xH200, 1.3 on the one-GPU host, in the fit of summary.txt), which this is not about.
         for (const int n : {72, 96, 128, 192, 256}) {
             const std::vector<double>& runs = measured[std::make_pair(std::string(kind), n)];
-            ASSERT_EQ(runs.size(), 2U) << kind << " " << n;
+            ASSERT_GE(runs.size(), 2U) << kind << " " << n;
             const double m = median(runs) - at64;
             const double model = pace_us(p, down, n) - pace_us(p, down, 64);
             EXPECT_NEAR(model, m, 0.07) << kind << ": a chain of " << n << " against one of 64";
