@@ -710,6 +710,23 @@ struct ChainCell {
     double median_us = 0.0;
 };
 
+// The rows of a measured CSV file as fields, its header first checked to start with `header`.
+std::vector<std::vector<std::string>> read_csv_rows(const std::filesystem::path& csv, const std::string& header) {
+    std::vector<std::vector<std::string>> rows;
+    std::ifstream in(csv);
+    EXPECT_TRUE(in) << csv;
+    std::string line;
+    std::getline(in, line);
+    EXPECT_EQ(line.rfind(header, 0), 0U) << csv;
+    while (std::getline(in, line)) {
+        std::stringstream ss(line);
+        std::vector<std::string> fields;
+        for (std::string f; std::getline(ss, f, ',');) fields.push_back(f);
+        rows.push_back(fields);
+    }
+    return rows;
+}
+
 std::vector<ChainCell> read_chain_cells(const std::filesystem::path& csv) {
     std::vector<ChainCell> cells;
     std::ifstream in(csv);
@@ -1175,19 +1192,10 @@ TEST(StreamHandoff, AChainOutOfTheGpuBesideCopiesIntoItOfEverySizeWaitsAWhileFor
         for (const char* file : {"chainland-mid.csv", "chainland-mid-again.csv"}) {
             const std::filesystem::path csv = lease.path() / file;
             if (!std::filesystem::exists(csv)) continue;
-            std::ifstream in(csv);
-            std::string line;
-            std::getline(in, line);
-            ASSERT_EQ(line.rfind("size,beside,reps,event_us,", 0), 0U) << csv;
             std::map<std::pair<std::uint64_t, std::string>, double> cell;
-            while (std::getline(in, line)) {
-                std::stringstream ss(line);
-                std::string size, beside, reps, event;
-                std::getline(ss, size, ',');
-                std::getline(ss, beside, ',');
-                std::getline(ss, reps, ',');
-                std::getline(ss, event, ',');
-                cell[{std::stoull(size), beside}] = std::stod(event);
+            for (const auto& f : read_csv_rows(csv, "size,beside,reps,event_us,")) {
+                ASSERT_GE(f.size(), 4U) << csv;
+                cell[{std::stoull(f[0]), f[1]}] = std::stod(f[3]);
             }
             for (const std::uint64_t bytes : {std::uint64_t{4096}, std::uint64_t{65536}}) {
                 for (const char* b : {"chain64K", "chain128K", "chain256K", "chain512K", "chain1024K", "long"}) {
@@ -1257,15 +1265,9 @@ TEST(StreamHandoff, AChainOutOfTheGpuLongerThanItsChannelsFetchWindowTakesTheFet
         for (const char* file : {"chainctx-window.csv", "chainctx-window-again.csv"}) {
             const std::filesystem::path csv = lease.path() / file;
             if (!std::filesystem::exists(csv)) continue;
-            std::ifstream in(csv);
-            std::string line;
-            std::getline(in, line);
-            ASSERT_EQ(line.rfind("dir,size,cell,n,reps,copy_us,", 0), 0U) << csv;
-            while (std::getline(in, line)) {
-                std::stringstream ss(line);
-                std::string dir, size, cell, n, reps, copy;
-                for (std::string* f : {&dir, &size, &cell, &n, &reps, &copy}) std::getline(ss, *f, ',');
-                if (dir == "d2h" && size == "4096" && cell == "base") measured[{kind, std::stoi(n)}].push_back(std::stod(copy));
+            for (const auto& f : read_csv_rows(csv, "dir,size,cell,n,reps,copy_us,")) {
+                ASSERT_GE(f.size(), 6U) << csv;
+                if (f[0] == "d2h" && f[1] == "4096" && f[2] == "base") measured[{kind, std::stoi(f[3])}].push_back(std::stod(f[5]));
             }
         }
     }

@@ -182,15 +182,19 @@ int main(int argc, char** argv) {
     }
 
     std::uint32_t seed = 10;
-    // One gated burst: `up` copies into the GPU on a, `down` out of it on b (0: none), as dmaprobe
-    // runs its pair and its bursts; returns when it is done.
-    const auto gated_burst = [&](std::size_t size, int up, int down) {
+    // dmaprobe's gate: a kernel on a spinning until the CPU sets the flag, then the start event.
+    const auto close_gate = [&]() {
         flag[0] = 0;
         flag[1] = 0;
         __sync_synchronize();
         gate<<<1, 1, 0, a>>>(flag_dev, kGateTimeoutNs);
         CHECK(cudaGetLastError());
         CHECK(cudaEventRecord(start, a));
+    };
+    // One gated burst: `up` copies into the GPU on a, `down` out of it on b (0: none), as dmaprobe
+    // runs its pair and its bursts; returns when it is done.
+    const auto gated_burst = [&](std::size_t size, int up, int down) {
+        close_gate();
         CHECK(cudaStreamWaitEvent(b, start, 0));
         for (int k = 0; k < up; ++k) CHECK(cudaMemcpyAsync(d_a, h_a, size, cudaMemcpyHostToDevice, a));
         for (int k = 0; k < down; ++k) CHECK(cudaMemcpyAsync(h_b, d_b, size, cudaMemcpyDeviceToHost, b));
@@ -224,12 +228,7 @@ int main(int argc, char** argv) {
             CHECK(cudaDeviceSynchronize());
         }
         cudaStream_t s = c.waiter ? b : a;
-        flag[0] = 0;
-        flag[1] = 0;
-        __sync_synchronize();
-        gate<<<1, 1, 0, a>>>(flag_dev, kGateTimeoutNs);
-        CHECK(cudaGetLastError());
-        CHECK(cudaEventRecord(start, a));
+        close_gate();
         if (c.waiter) CHECK(cudaStreamWaitEvent(b, start, 0));
         for (int k = 0; k < c.n; ++k) {
             const std::size_t off = c.distinct ? static_cast<std::size_t>(k) * c.size : 0;
