@@ -6,6 +6,7 @@ Usage:
   scripts/host_spread.py fit SPREAD_CSV [--leases ID,ID,...]
   scripts/host_spread.py coverage SPREAD_CSV RESULTS_CSV [--leases ID,ID,...]
   scripts/host_spread.py tails SPREAD_CSV [--leases ID,ID,...]
+  scripts/host_spread.py levels RESULTS_CSV MEASURED_DIR [MEASURED_DIR ...]
 
 fit: for each lease and row, the log of the lease's median over the cross-lease median; the
 robust sigma of a kind of row is (p90 - p10) / 2.563 of those logs (2.563 = the p10-p90 width
@@ -23,12 +24,21 @@ tails: each lease's p99 of every periodic stream ("periodic p99" rows), and for 
 split of the leases at the widest gap between consecutive log p99s: whether machines fall into a
 quiet and a noisy kind, and whether the same leases are noisy in every stream.
 
+levels: the small blocking pinned copies (the `pinned` and `latency` scenarios, up to 64 KiB), every
+lease's median of each from the measured folders' leases (measured.csv), pooled over both scenarios
+per direction and size: split at the widest gap between the sorted values of their middle 80 %
+(two levels of the host's driver calls, docs/model.md), each level's share and median, the pooled
+median and each scenario's median over its leases (what a comparison takes), and the model's row
+from RESULTS_CSV (`dmasim run`) and which level it sits at.
+
 --leases keeps only those leases (prefix of the folder name or its boot id), for a fit on some
 and a check on others. Standard library only.
 """
 import argparse
 import csv
+import glob
 import math
+import os
 import statistics
 import sys
 
@@ -227,6 +237,50 @@ def cmd_tails(args):
             print(f"  {a} and {b}: the same side for {same} of {len(both)} leases")
 
 
+def cmd_levels(args):
+    pooled, by_scenario = {}, {}
+    leases = 0
+    for folder in args.measured:
+        paths = sorted(glob.glob(os.path.join(folder, "*", "measured.csv")))
+        if not paths:
+            sys.exit(f"host_spread.py: {folder}: no lease folders with a measured.csv")
+        for path in paths:
+            leases += 1
+            for r in read_csv(path, {"scenario", "strategy", "direction", "size_bytes", "variant", "time_us"}):
+                size = int(r["size_bytes"])
+                if r["strategy"] != "pinned" or r["variant"] or r["scenario"] not in ("pinned", "latency") or size > 65536:
+                    continue
+                value = number(r["time_us"])
+                if value is None:
+                    continue
+                pooled.setdefault((r["direction"], size), []).append(value)
+                by_scenario.setdefault((r["scenario"], r["direction"], size), []).append(value)
+    model = {}
+    for r in read_csv(args.results, {"scenario", "strategy", "direction", "size_bytes", "variant", "time_us"}):
+        if r["strategy"] == "pinned" and not r["variant"] and r["scenario"] in ("pinned", "latency"):
+            model[(r["direction"], int(r["size_bytes"]))] = number(r["time_us"])
+    print(f"{leases} leases of {', '.join(args.measured)}: small blocking pinned copies, the leases' medians pooled over "
+          f"the pinned and latency scenarios (us); the model: {args.results}")
+    print("direction,size,n,lower_share,lower_median_us,upper_share,upper_median_us,gap_us,pooled_median_us,"
+          "pinned_median_us,latency_median_us,model_us,model_at")
+    for (d, size) in sorted(pooled):
+        v = sorted(pooled[(d, size)])
+        middle = [x for x in v if quantile(v, 0.1) <= x <= quantile(v, 0.9)]
+        low, high, _ = widest_gap(middle)
+        cut = (low[-1] + high[0]) / 2
+        lower = [x for x in v if x < cut]
+        upper = [x for x in v if x >= cut]
+        m = model.get((d, size))
+        at = "" if m is None else ("lower" if m < low[-1] else "upper" if m > high[0] else "gap")
+        if m is not None and at == "lower" and m < statistics.median(lower) - (cut - statistics.median(lower)):
+            at = "below"
+        scen = [statistics.median(by_scenario[(s, d, size)]) if (s, d, size) in by_scenario else float("nan")
+                for s in ("pinned", "latency")]
+        print(f"{d},{size},{len(v)},{len(lower) / len(v):.2f},{statistics.median(lower):.2f},{len(upper) / len(v):.2f},"
+              f"{statistics.median(upper):.2f},{high[0] - low[-1]:.2f},{statistics.median(v):.2f},"
+              f"{scen[0]:.2f},{scen[1]:.2f},{'' if m is None else f'{m:.2f}'},{at}")
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -240,8 +294,11 @@ def main():
     t = sub.add_parser("tails", help="each lease's p99 of the periodic streams, and how they split")
     t.add_argument("spread")
     t.add_argument("--leases", type=lambda s: [x for x in s.split(",") if x], default=[])
+    lv = sub.add_parser("levels", help="the two levels of the small blocking copies, pooled over leases")
+    lv.add_argument("results")
+    lv.add_argument("measured", nargs="+")
     args = ap.parse_args()
-    {"fit": cmd_fit, "coverage": cmd_coverage, "tails": cmd_tails}[args.cmd](args)
+    {"fit": cmd_fit, "coverage": cmd_coverage, "tails": cmd_tails, "levels": cmd_levels}[args.cmd](args)
 
 
 if __name__ == "__main__":

@@ -124,5 +124,36 @@ class HostSpread(unittest.TestCase):
         self.assertIn("bad.csv", p.stderr)
 
 
+    def test_levels_split_the_small_copies_at_the_hosts_two_levels(self):
+        # Ten leases, each a measured.csv: the 4 KiB copy out of the GPU at 7.4 us on four of them
+        # and 8.6 on six, in both cases, pinned and latency, (a little jitter); the model at 8.5.
+        measured = os.path.join(self.tmp, "measured")
+        fields = ["scenario", "strategy", "direction", "size_bytes", "variant", "time_us"]
+        for i, lease in enumerate(LEASES):
+            os.makedirs(os.path.join(measured, lease))
+            level = 7.4 if i < 4 else 8.6
+            rows = [{"scenario": s, "strategy": "pinned", "direction": "d2h", "size_bytes": "4096", "variant": "",
+                     "time_us": f"{level + 0.01 * i:.3f}"} for s in ("pinned", "latency")]
+            # Rows levels does not pool: a setup variant, a large copy.
+            rows.append({"scenario": "pinned", "strategy": "pinned", "direction": "d2h", "size_bytes": "4096",
+                         "variant": "setup=mallochost", "time_us": "3.0"})
+            rows.append({"scenario": "pinned", "strategy": "pinned", "direction": "d2h", "size_bytes": str(1 << 20),
+                         "variant": "", "time_us": "27.0"})
+            write(os.path.join(measured, lease, "measured.csv"), fields, rows)
+        results = os.path.join(self.tmp, "results.csv")
+        write(results, fields, [{"scenario": "pinned", "strategy": "pinned", "direction": "d2h", "size_bytes": "4096",
+                                 "variant": "", "time_us": "8.5"}])
+        out = self.run_script("levels", results, measured)
+        line = [l for l in out.splitlines() if l.startswith("d2h,4096,")]
+        self.assertEqual(len(line), 1, out)
+        f = line[0].split(",")
+        self.assertEqual(f[2], "20")  # ten leases, two cases each
+        self.assertEqual(float(f[3]), 0.40)  # the lower level's share
+        self.assertAlmostEqual(float(f[4]), 7.415, delta=0.006)
+        self.assertEqual(float(f[5]), 0.60)
+        self.assertAlmostEqual(float(f[6]), 8.665, delta=0.006)
+        self.assertEqual(f[-1], "gap")  # 8.5 lies between the levels
+        self.assertNotIn(str(1 << 20), out)
+
 if __name__ == "__main__":
     unittest.main()
