@@ -5,7 +5,9 @@ last), what a chain loses beside the other way's traffic (chainpair.csv: us a co
 the same chain alone), and beside copies inside the GPU and kernels (chainengines.csv,
 chainkernels.csv, chainunrolled.csv, chaincontrol.csv, chainfront.csv, chainturn.csv, chainflush.csv, chainsizes.csv: the same, each kind of host's medians over
 its leases, and what ran beside alone), and where a chain out of the GPU loses it beside chains into the GPU of
-64 KiB-1 MiB (chainland-mid*.csv: a copy's share, the gaps between copies, the neighbour's own pace). With a compare.csv (dmasim compare over leases/), the model's aggregate.
+64 KiB-1 MiB (chainland-mid*.csv: a copy's share, the gaps between copies, the neighbour's own pace), and what
+sets a chain's own pace (chaincontext/*/chainctx*.csv: the cells, the window with its fit, the profile). With a
+compare.csv (dmasim compare over leases/), the model's aggregate.
     summarize.py [CASE_DIR] [COMPARE_CSV]   (defaults: this folder, none)"""
 import csv
 import glob
