@@ -30,8 +30,15 @@
 // of 16 KiB), and `records`: 64 copies with 448 event records queued behind them on their stream
 // (nothing timed after the last copy): where along a chain its pace changes, and whether what is
 // queued behind a copy has to be copies.
-//   chainctx [ITERATIONS >= 5 [profile|window]]   -> CSV on stdout
+// With `source`, chains of 64 copies into the GPU (4 and 16 KiB) as `base`, their host source left in
+// the CPU's caches (`base`: the CPU wrote it last), flushed from them once before the cell's
+// repetitions (`flush-once`) or before each (`flush-each`, as chains.cu), the GPU's destination
+// rewritten before each by a memset (`memset-dst`, dmaprobe's poison) or a kernel (`kernel-dst`),
+// and dmaprobe's way (`dmaprobe`: flushed once, the destination memset before each): what sets the
+// pace of a chain into the GPU.
+//   chainctx [ITERATIONS >= 5 [profile|window|source]]   -> CSV on stdout
 #include <cuda_runtime.h>
+#include <emmintrin.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -101,6 +108,11 @@ struct Cell {
     int records_after = 0;  // window: event records queued behind the chain on its stream
     std::vector<double> copy, total, first;
     std::vector<std::vector<double>> stretch;  // profile: µs a copy between two marks
+    // source: 1 flushes the host side from the CPU's caches once before the cell, 2 before each
+    // repetition; a kernel, not a memset, rewrites the GPU's side first.
+    int flush = 0;
+    bool kernel_first = false;
+    bool flushed = false;
 };
 
 }  // namespace
@@ -109,8 +121,9 @@ int main(int argc, char** argv) {
     const int iterations = argc > 1 ? std::atoi(argv[1]) : 30;
     const bool profile = argc > 2 && std::string(argv[2]) == "profile";
     const bool window = argc > 2 && std::string(argv[2]) == "window";
-    if (iterations < 5 || argc > 3 || (argc > 2 && !profile && !window)) {
-        std::fprintf(stderr, "usage: chainctx [ITERATIONS >= 5 [profile|window]]\n");
+    const bool source = argc > 2 && std::string(argv[2]) == "source";
+    if (iterations < 5 || argc > 3 || (argc > 2 && !profile && !window && !source)) {
+        std::fprintf(stderr, "usage: chainctx [ITERATIONS >= 5 [profile|window|source]]\n");
         return 2;
     }
     CHECK(cudaSetDevice(0));
@@ -163,8 +176,24 @@ int main(int argc, char** argv) {
         add(16 * kKiB, 64, 0);
         add(16 * kKiB, 128, 0);
     }
+    if (source) {
+        for (const std::size_t size : {4 * kKiB, 16 * kKiB}) {
+            const auto add = [&](const char* name, int flush, bool fill_first, bool kernel_first) {
+                Cell c{true, size, name, 64, false, false, fill_first, false, false, 0, {}, {}, {}, {}};
+                c.flush = flush;
+                c.kernel_first = kernel_first;
+                cells.push_back(c);
+            };
+            add("base", 0, false, false);
+            add("flush-once", 1, false, false);
+            add("flush-each", 2, false, false);
+            add("memset-dst", 0, true, false);
+            add("kernel-dst", 0, true, true);
+            add("dmaprobe", 1, true, false);
+        }
+    }
     for (const bool h2d : {true, false}) {
-        if (profile || window) break;
+        if (profile || window || source) break;
         for (const std::size_t size : {4 * kKiB, 16 * kKiB}) {
             const auto add = [&](const char* name, int n, bool waiter, bool large, bool fill_first, bool distinct, bool prior) {
                 cells.push_back({h2d, size, name, n, waiter, large, fill_first, distinct, prior, 0, {}, {}, {}, {}});
@@ -216,10 +245,16 @@ int main(int argc, char** argv) {
             gated_burst(c.size, c.n, c.n);
             if (!c.h2d) gated_burst(c.size, c.n, 0);
         }
+        if (c.flush == 2 || (c.flush == 1 && !c.flushed)) {
+            const std::size_t bytes = c.distinct ? c.n * c.size : c.size;
+            for (std::size_t off = 0; off < bytes; off += 64) _mm_clflush(host + off);
+            _mm_mfence();
+            c.flushed = true;
+        }
         if (c.fill) {
             // dmaprobe overwrites the GPU's side before each repetition: a memset of a copy's
             // destination, a kernel writing a copy's source.
-            if (c.h2d) {
+            if (c.h2d && !c.kernel_first) {
                 CHECK(cudaMemset(dev, 0, c.distinct ? c.n * c.size : c.size));
             } else {
                 fill<<<264, 256>>>(dev, c.distinct ? c.n * c.size : c.size, ++seed);

@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # chainctx.cu on one lease (CUDA toolkit only), twice:
-#   results/h200x2-nvlink/isolating/duplex-burst/run-chainctx.sh OUTDIR [profile|window]
+#   results/h200x2-nvlink/isolating/duplex-burst/run-chainctx.sh OUTDIR [profile|window|source]
 # Writes OUTDIR/<kind>-<date>-<boot id>/: chainctx.csv and chainctx-again.csv (with `profile`:
 # chainctx-profile.csv and chainctx-profile-again.csv, the chains' pace along 512 copies; `window`:
-# chainctx-window.csv and chainctx-window-again.csv, chains of 16-256 copies), machine.txt.
+# chainctx-window.csv and chainctx-window-again.csv, chains of 16-256 copies; `source`: chainctx-source.csv
+# and chainctx-source-again.csv, chains into the GPU by the state of their source and destination), machine.txt.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-out=${1:?usage: run-chainctx.sh OUTDIR [profile|window]}
+out=${1:?usage: run-chainctx.sh OUTDIR [profile|window|source]}
 mode=${2:-}
-if [ -n "$mode" ] && [ "$mode" != profile ] && [ "$mode" != window ]; then
-  echo "run-chainctx.sh: unknown mode '$mode' (profile, window or nothing)" >&2
+if [ -n "$mode" ] && [ "$mode" != profile ] && [ "$mode" != window ] && [ "$mode" != source ]; then
+  echo "run-chainctx.sh: unknown mode '$mode' (profile, window, source or nothing)" >&2
   exit 2
 fi
 name=chainctx${mode:+-$mode}

@@ -6,7 +6,8 @@ the same chain alone), and beside copies inside the GPU and kernels (chainengine
 chainkernels.csv, chainunrolled.csv, chaincontrol.csv, chainfront.csv, chainturn.csv, chainflush.csv, chainsizes.csv: the same, each kind of host's medians over
 its leases, and what ran beside alone), and where a chain out of the GPU loses it beside chains into the GPU of
 64 KiB-1 MiB (chainland-mid*.csv: a copy's share, the gaps between copies, the neighbour's own pace), and what
-sets a chain's own pace (chaincontext/*/chainctx*.csv: the cells, the window with its fit, the profile). With a
+sets a chain's own pace (chaincontext/*/chainctx*.csv: the cells, the window with its fit, the profile, the
+sources of chains into the GPU). With a
 compare.csv (dmasim compare over leases/), the model's aggregate.
     summarize.py [CASE_DIR] [COMPARE_CSV]   (defaults: this folder, none)"""
 import csv
@@ -96,7 +97,8 @@ def context(root):
     chain out of the GPU of N copies against N, and the fit of N - 1 stretches of which the last W run
     at one pace (e) and the rest at another (m), with a cost X once at the chain's end (least squares
     over W = 40..80). The profile: the pace between events along a chain of 512 copies."""
-    for mode, columns in (("", ("dir", "size", "cell")), ("-window", ("dir", "size", "cell", "n")), ("-profile", ("dir", "size", "from", "to"))):
+    for mode, columns in (("", ("dir", "size", "cell")), ("-window", ("dir", "size", "cell", "n")), ("-profile", ("dir", "size", "from", "to")),
+                          ("-source", ("dir", "size", "cell"))):
         kinds = {}
         for path in sorted(glob.glob(os.path.join(root, "chaincontext", "*", f"chainctx{mode}.csv")) +
                            glob.glob(os.path.join(root, "chaincontext", "*", f"chainctx{mode}-again.csv"))):
@@ -107,10 +109,10 @@ def context(root):
                     float(r["copy_us"]))
         for kind, cells in sorted(kinds.items()):
             leases = sorted({lease for v in cells.values() for lease in v})
-            what = {"": "cells", "-window": "window", "-profile": "profile"}[mode]
+            what = {"": "cells", "-window": "window", "-profile": "profile", "-source": "source"}[mode]
             print(f"chaincontext {what} {kind} ({len(leases)} leases, both runs): us a copy, medians")
             values = {k: statistics.median(x for runs in v.values() for x in runs) for k, v in cells.items()}
-            if mode == "":
+            if mode in ("", "-source"):
                 for d in ("h2d", "d2h"):
                     for size in ("4096", "16384"):
                         row = [(k[2], v) for k, v in values.items() if k[0] == d and k[1] == size]
