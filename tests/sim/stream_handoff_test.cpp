@@ -710,6 +710,12 @@ struct ChainCell {
     double median_us = 0.0;
 };
 
+// The median of measured values (the mean of the middle two of an even count).
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
+}
+
 // The rows of a measured CSV file as fields, its header first checked to start with `header`.
 std::vector<std::vector<std::string>> read_csv_rows(const std::filesystem::path& csv, const std::string& header) {
     std::vector<std::vector<std::string>> rows;
@@ -797,10 +803,6 @@ TEST(StreamHandoff, AChainOutOfTheGpuBesideALongCopyIntoItWaitsForEachHeldReleas
             measured[{kind, bytes}].push_back(cell[{bytes, "long"}] - cell[{bytes, "none"}]);
         }
     }
-    const auto median = [](std::vector<double> v) {
-        std::sort(v.begin(), v.end());
-        return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
-    };
     const auto down = CopyDirection::kDeviceToHost;
     for (const char* kind : {"h200x2-nvlink", "h100-sxm"}) {
         const config::ModelParams p = host_params(kind);
@@ -1058,10 +1060,6 @@ TEST(StreamHandoff, AChainOfCopiesIntoTheGpuWaitsAFrontEndTurnWhereAnotherChanne
             turn[{kind_of(lease.path()), b}].push_back(cell[b] - cell["none"]);
         }
     }
-    const auto median = [](std::vector<double> v) {
-        std::sort(v.begin(), v.end());
-        return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
-    };
     for (const char* kind : {"h200x2-nvlink", "h100-sxm"}) {
         const auto& work = beside_work[kind];
         ASSERT_GE(work.size(), 8U) << kind;
@@ -1207,10 +1205,6 @@ TEST(StreamHandoff, AChainOutOfTheGpuBesideCopiesIntoItOfEverySizeWaitsAWhileFor
         }
     }
     ASSERT_GE(mid_runs, 8);
-    const auto median = [](std::vector<double> v) {
-        std::sort(v.begin(), v.end());
-        return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
-    };
     const auto neighbour_bytes = [](const std::string& b) {
         return b == "long" ? std::uint64_t{64} << 20 : std::stoull(b.substr(5)) * 1024;
     };
@@ -1294,10 +1288,6 @@ TEST(StreamHandoff, AChainOutOfTheGpuLongerThanItsChannelsFetchWindowTakesTheFet
             }
         }
     }
-    const auto median = [](std::vector<double> v) {
-        std::sort(v.begin(), v.end());
-        return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
-    };
     // chainctx.cu's chains behind a gate kernel on stream 0: `n` copies with a record after each of
     // `marks`; the records' stamps (us).
     const auto stamps = [](const config::ModelParams& p, CopyDirection dir, std::uint64_t bytes, int n, const std::vector<int>& marks) {

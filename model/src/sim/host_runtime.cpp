@@ -960,8 +960,10 @@ void HostRuntime::start_next_on(std::size_t engine) {
     }
     // Whether the copy's channel still fetches work queued behind it (gpu.fetch_window): the engine
     // then holds after a copy into host memory dma.host_write_hold_fetching, not
-    // dma.host_write_hold (it applies either itself).
-    job.fetching = op != kNoOp && static_cast<std::int64_t>(queued_behind(op)) > params_.gpu_fetch_window;
+    // dma.host_write_hold (it applies either itself). Only a copy queued behind one of its own
+    // stream is held at all, so only such a copy counts what waits behind it.
+    job.fetching = job.queued && job.stream == e.last_stream && op != kNoOp &&
+                   static_cast<std::int64_t>(queued_behind(op)) > params_.gpu_fetch_window;
     // The engine's hold after a copy into host memory, while another engine of the GPU reads host
     // memory (dma.host_write_hold_beside_reads): what it holds beyond the hold the engine applies;
     // not where it waited for a release to land (let_go).
