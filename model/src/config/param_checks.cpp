@@ -283,6 +283,7 @@ void check_gpu(const GpuParams& g, const std::string& prefix, const FailFn& fail
     c.count("sysmem_max_outstanding_lines", g.sysmem_max_outstanding_lines, 1, 16384);
     c.duration("sm_loop", g.sm_loop, kMaxPerItemTime);
     c.duration("host_load_line_gap", g.host_load_line_gap, kMaxPerItemTime);
+    c.duration("sm_host_path", g.sm_host_path, kMaxHardwareLatency);
     c.duration("device_load_latency", g.device_load_latency, kMaxHardwareLatency);
     c.duration("device_load_miss_latency", g.device_load_miss_latency, kMaxHardwareLatency);
     c.bytes("l2_size", g.l2_size, kMiB, kTiB);

@@ -18,6 +18,7 @@ DmaEngine::DmaEngine(sc_core::sc_module_name name, const Params& params, int ind
     chunks_.event().calls<&DmaEngine::chunk_ready>(this);
     landed_.event().calls<&DmaEngine::data_landed>(this);
     warp_ready_.event().calls<&DmaEngine::warp_ready>(this);
+    returning_.event().calls<&DmaEngine::returned>(this);
 }
 
 void DmaEngine::configure(const Params& params, const config::LinkParams& link) {
@@ -28,6 +29,7 @@ void DmaEngine::configure(const Params& params, const config::LinkParams& link) 
     completion_bytes_per_ps_ = pcie::completion_efficiency(link, mps_).gbps * 1e-3;
     chunks_ahead_ = static_cast<int>(std::max<std::uint64_t>(1, params_.read_ahead.value / kChunk));
     stats_ = EngineStats{};
+    return_path_ps_ = 0.0;
     // A case that ended early (an error) may leave tags taken; the next starts with all free.
     if (free_tags_.size() != tag_remaining_.size()) reset_tags(tag_remaining_.size());
 }
@@ -393,18 +395,35 @@ void DmaEngine::take_warp_line(std::uint32_t slot) {
 }
 
 void DmaEngine::on_completion(const Tlp& t) {
-    const std::uint32_t slot = t.tag & 0xFFFF;
+    if (return_path_ps_ > 0.0) {
+        returning_.push(now_ps() + return_path_ps_, Returning{t.tag, t.payload});
+        return;
+    }
+    complete(t.tag, t.payload);
+}
+
+void DmaEngine::returned() {
+    while (returning_.due()) {
+        const Returning r = returning_.front();
+        returning_.pop();
+        complete(r.tag, r.payload);
+    }
+    returning_.rearm();
+}
+
+void DmaEngine::complete(std::uint32_t tag, std::uint32_t payload) {
+    const std::uint32_t slot = tag & 0xFFFF;
     if (slot == kDescriptorSlot) {
-        DMASIM_ASSERT(desc_remaining_ >= t.payload);
-        desc_remaining_ -= t.payload;
+        DMASIM_ASSERT(desc_remaining_ >= payload);
+        desc_remaining_ -= payload;
         if (desc_remaining_ == 0) described_ = requested_desc_;
         prepare();
         return;
     }
-    DMASIM_ASSERT(slot < tag_remaining_.size() && tag_remaining_[slot] >= t.payload);
-    tag_remaining_[slot] -= t.payload;
-    received_ += t.payload;
-    unwritten_ += t.payload;
+    DMASIM_ASSERT(slot < tag_remaining_.size() && tag_remaining_[slot] >= payload);
+    tag_remaining_[slot] -= payload;
+    received_ += payload;
+    unwritten_ += payload;
     if (tag_remaining_[slot] == 0) {
         free_tags_.push_back(slot);
         --outstanding_;

@@ -54,6 +54,7 @@ void Gpu::configure(const config::ModelParams& params, const config::DmaParams& 
     sm.queued_launch_latency = params.runtime.kernel_launch_latency;
     sm.max_read_requests = params.gpu.sysmem_max_outstanding_reads;
     engines[kSmReadUnit]->configure(sm, params.link);
+    engines[kSmReadUnit]->set_return_path(params.gpu.sm_host_path);
     engines[kSmWriteUnit]->configure(sm, params.link);
     sources_.clear();
     copy_queue_cap_ = dma.egress_queue.value;

@@ -114,8 +114,9 @@ void run_chase(Engine& engine, Case& c) {
         result.rows.push_back(not_modelled("", 1, "loads from GPU memory (L2, HBM) are not part of the model"));
         return;
     }
-    // What the model says today: each hop is one 32-byte read of host memory, the next
-    // issued when the last returns. It shares its round trip with the copy engines' reads.
+    // Each hop is one 32-byte read of host memory, the next issued when the last is back at its
+    // warp: the copy engines' round trip and the SMs' own path to the host interface and back
+    // (gpu.sm_host_path, DmaEngine::set_return_path).
     Op op;
     op.kind = Op::Kind::kMappedKernel;
     op.blocking = false;

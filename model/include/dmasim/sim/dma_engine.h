@@ -138,6 +138,10 @@ public:
               Doorbell& doorbell);
 
     void configure(const Params& params, const config::LinkParams& link);
+    // The SMs' request units: what a load's way from its warp to the GPU's host interface and
+    // back adds to each read (gpu.sm_host_path), its line held all along; a copy engine sits at
+    // the host interface (0). Set after configure, which clears it.
+    void set_return_path(core::Duration path) { return_path_ps_ = static_cast<double>(path.ps); }
     // Starts a copy after the launch latency. The engine must be idle.
     void start(const CopyJob& job);
     bool busy() const { return active_; }
@@ -171,6 +175,8 @@ private:
     void launch();        // on launch_event_: the launch latency has passed
     void chunk_ready();   // read-ahead data from GPU memory is available
     void data_landed();   // the last completion's data is in GPU memory
+    void returned();      // completions that have come back to their warps (return_path_ps_)
+    void complete(std::uint32_t tag, std::uint32_t payload);  // a completion's data is back
     void prepare();       // decides the next TLP
     void make_semaphore(Tlp& t) const;  // the completion write that ends a job
     void read_ahead();
@@ -272,6 +278,13 @@ private:
     FabricEvent launch_event_;
     TimedFifo<std::uint64_t, FabricEvent> chunks_;
     TimedFifo<int, FabricEvent> landed_;
+    // Completions on their way back to the warps (tag, payload), return_path_ps_ after they came.
+    struct Returning {
+        std::uint32_t tag = 0;
+        std::uint32_t payload = 0;
+    };
+    double return_path_ps_ = 0.0;
+    TimedFifo<Returning, FabricEvent> returning_;
     EngineStats stats_;
 };
 
