@@ -18,7 +18,7 @@ DmaEngine::DmaEngine(sc_core::sc_module_name name, const Params& params, int ind
     chunks_.event().calls<&DmaEngine::chunk_ready>(this);
     landed_.event().calls<&DmaEngine::data_landed>(this);
     warp_ready_.event().calls<&DmaEngine::warp_ready>(this);
-    returning_.event().calls<&DmaEngine::returned>(this);
+    line_back_event_.calls<&DmaEngine::line_back>(this);
 }
 
 void DmaEngine::configure(const Params& params, const config::LinkParams& link) {
@@ -30,6 +30,8 @@ void DmaEngine::configure(const Params& params, const config::LinkParams& link) 
     chunks_ahead_ = static_cast<int>(std::max<std::uint64_t>(1, params_.read_ahead.value / kChunk));
     stats_ = EngineStats{};
     return_path_ps_ = 0.0;
+    lines_back_.clear();
+    line_back_armed_ = false;
     // A case that ended early (an error) may leave tags taken; the next starts with all free.
     if (free_tags_.size() != tag_remaining_.size()) reset_tags(tag_remaining_.size());
 }
@@ -61,6 +63,7 @@ void DmaEngine::start(const CopyJob& job) {
     issued_ = received_ = available_ = fetched_ = unwritten_ = 0;
     chunks_in_flight_ = 0;
     outstanding_ = 0;
+    lines_back_.clear();
     outstanding_cap_ = job.max_outstanding ? job.max_outstanding : static_cast<std::uint32_t>(params_.max_read_requests);
     read_size_ = job.request_bytes ? job.request_bytes : mrrs_;
     write_size_ = job.request_bytes ? job.request_bytes : mps_;
@@ -280,7 +283,7 @@ void DmaEngine::prepare() {
     offered_since_ps_ = now_ps();
     if (job_.direction == CopyDirection::kHostToDevice) {
         if (issued_ < job_.bytes) {
-            if (outstanding_ >= outstanding_cap_) return;  // a completion will free a tag
+            if (outstanding_ >= outstanding_cap_ && !lines_free()) return;  // a completion will free a tag
             if (issued_ >= described_) return;            // its descriptors are on their way
             if (warp_reads_ && !next_warp_due()) return;  // warp_ready() runs when one is
             t.kind = TlpKind::kMemRead;
@@ -394,24 +397,27 @@ void DmaEngine::take_warp_line(std::uint32_t slot) {
     warp_ready_.rearm_if_later();  // a warp due now is taken from prepare() below
 }
 
+void DmaEngine::line_back() {
+    line_back_armed_ = false;
+    prepare();
+}
+
+bool DmaEngine::lines_free() {
+    while (!lines_back_.empty() && lines_back_.front() <= now_ps() + 0.5) {
+        lines_back_.pop();
+        --outstanding_;
+    }
+    if (outstanding_ < outstanding_cap_) return true;
+    if (!lines_back_.empty() && !line_back_armed_) {
+        notify_after_ps(line_back_event_, lines_back_.front() - now_ps());
+        line_back_armed_ = true;
+    }
+    return false;
+}
+
 void DmaEngine::on_completion(const Tlp& t) {
-    if (return_path_ps_ > 0.0) {
-        returning_.push(now_ps() + return_path_ps_, Returning{t.tag, t.payload});
-        return;
-    }
-    complete(t.tag, t.payload);
-}
-
-void DmaEngine::returned() {
-    while (returning_.due()) {
-        const Returning r = returning_.front();
-        returning_.pop();
-        complete(r.tag, r.payload);
-    }
-    returning_.rearm();
-}
-
-void DmaEngine::complete(std::uint32_t tag, std::uint32_t payload) {
+    const std::uint32_t tag = t.tag;
+    const std::uint32_t payload = t.payload;
     const std::uint32_t slot = tag & 0xFFFF;
     if (slot == kDescriptorSlot) {
         DMASIM_ASSERT(desc_remaining_ >= payload);
@@ -426,7 +432,12 @@ void DmaEngine::complete(std::uint32_t tag, std::uint32_t payload) {
     unwritten_ += payload;
     if (tag_remaining_[slot] == 0) {
         free_tags_.push_back(slot);
-        --outstanding_;
+        // An SM's read keeps its line until the data is back at its warp (gpu.sm_host_path).
+        if (return_path_ps_ > 0.0) {
+            lines_back_.push(now_ps() + return_path_ps_);
+        } else {
+            --outstanding_;
+        }
         if (warp_reads_) {
             // The warp's access is complete when all its lines are: then its loop, then the next.
             const std::uint32_t w = tag_warp_[slot];
@@ -440,14 +451,14 @@ void DmaEngine::complete(std::uint32_t tag, std::uint32_t payload) {
                     queued_requests_ += job_.loop.lines;
                     retire_requests(0);
                 }
-                warp_ready_.push(now_ps() + job_.loop.loop_ps, w);
+                warp_ready_.push(now_ps() + return_path_ps_ + job_.loop.loop_ps, w);
             }
         }
     }
     if (unwritten_ >= kChunk || received_ == job_.bytes) {
         const double t_write = gpu_memory.access_ps(true, unwritten_, 0.0, static_cast<double>(params_.gpu_memory_latency.ps));
         unwritten_ = 0;
-        if (received_ == job_.bytes) landed_.push(now_ps() + t_write, 0);
+        if (received_ == job_.bytes) landed_.push(now_ps() + return_path_ps_ + t_write, 0);
     }
     prepare();
 }

@@ -175,8 +175,8 @@ private:
     void launch();        // on launch_event_: the launch latency has passed
     void chunk_ready();   // read-ahead data from GPU memory is available
     void data_landed();   // the last completion's data is in GPU memory
-    void returned();      // completions that have come back to their warps (return_path_ps_)
-    void complete(std::uint32_t tag, std::uint32_t payload);  // a completion's data is back
+    void line_back();     // a line on its way back to its warp is free (return_path_ps_)
+    bool lines_free();    // frees the lines back by now; whether one is free for a read
     void prepare();       // decides the next TLP
     void make_semaphore(Tlp& t) const;  // the completion write that ends a job
     void read_ahead();
@@ -278,13 +278,13 @@ private:
     FabricEvent launch_event_;
     TimedFifo<std::uint64_t, FabricEvent> chunks_;
     TimedFifo<int, FabricEvent> landed_;
-    // Completions on their way back to the warps (tag, payload), return_path_ps_ after they came.
-    struct Returning {
-        std::uint32_t tag = 0;
-        std::uint32_t payload = 0;
-    };
+    // SM reads: a read's line stays taken until its data is back at its warp, return_path_ps_
+    // after its completion came; those lines' free times, oldest first (outstanding_ counts
+    // them). An event wakes the engine only while it waits for one.
     double return_path_ps_ = 0.0;
-    TimedFifo<Returning, FabricEvent> returning_;
+    Ring<double> lines_back_;
+    FabricEvent line_back_event_;
+    bool line_back_armed_ = false;  // one wake-up pending at a time: the front only gets later
     EngineStats stats_;
 };
 
