@@ -1366,27 +1366,34 @@ TEST(StreamHandoff, AChainOutOfTheGpuLongerThanItsChannelsFetchWindowTakesTheFet
 // complex, DRAM). Measured on three fresh one-GPU H200 leases, the H100's kind of host
 // (results/h100-sxm/isolating/sm-host-path, smpath.cu: the chase and the chains on one machine):
 // the chase takes 1.12-1.23 us a hop, while a chain of 4 KiB copies into the GPU costs only
-// 0.91-1.01 us more a copy than one out of it, the engine's read round trip. One round trip for
-// both, as the model had, puts the chains 1.2 us apart or the chase 0.25 us short.
+// 0.91-1.01 us more a copy than one out of it, the engine's read round trip; two more leases
+// held out of the path's value, 1.18 and 0.90-0.91. One round trip for both, as the model had,
+// puts the chains 1.2 us apart or the chase 0.25 us short.
 TEST(StreamHandoff, AnSmsLoadTakesItsOwnPathToTheHostInterfaceBesideTheEnginesRoundTrip) {
-    const std::filesystem::path dir = std::filesystem::path(DMASIM_SOURCE_DIR) / "results/h100-sxm/isolating/sm-host-path/leases";
-    std::vector<double> chase, apart;
-    for (const auto& lease : std::filesystem::directory_iterator(dir)) {
-        if (lease.path().filename().string().rfind("h200x1-", 0) != 0) continue;
-        std::vector<double> hops, h2d, d2h;
-        for (const char* run : {"smpath-1.csv", "smpath-2.csv"}) {
-            for (const auto& f : read_csv_rows(lease.path() / run, "kind,where,bytes,us_median,")) {
-                ASSERT_GE(f.size(), 4U) << lease.path();
-                const double us = std::stod(f[3]);
-                if (f[0] == "chase" && f[1] == "host") hops.push_back(us);
-                if (f[0] == "chain" && f[2] == "4096") (f[1] == "h2d" ? h2d : d2h).push_back(us);
+    const std::filesystem::path root = std::filesystem::path(DMASIM_SOURCE_DIR) / "results/h100-sxm/isolating/sm-host-path";
+    // Each one-GPU lease's chase (a hop, us) and its 4 KiB chains into and out of the GPU apart.
+    const auto leases = [](const std::filesystem::path& dir, std::vector<double>* chase, std::vector<double>* apart) {
+        for (const auto& lease : std::filesystem::directory_iterator(dir)) {
+            if (lease.path().filename().string().rfind("h200x1-", 0) != 0) continue;
+            std::vector<double> hops, h2d, d2h;
+            for (const char* run : {"smpath-1.csv", "smpath-2.csv"}) {
+                for (const auto& f : read_csv_rows(lease.path() / run, "kind,where,bytes,us_median,")) {
+                    ASSERT_GE(f.size(), 4U) << lease.path();
+                    const double us = std::stod(f[3]);
+                    if (f[0] == "chase" && f[1] == "host") hops.push_back(us);
+                    if (f[0] == "chain" && f[2] == "4096") (f[1] == "h2d" ? h2d : d2h).push_back(us);
+                }
             }
+            ASSERT_FALSE(hops.empty() || h2d.empty() || d2h.empty()) << lease.path();
+            chase->push_back(median(hops));
+            apart->push_back(median(h2d) - median(d2h));
         }
-        ASSERT_FALSE(hops.empty() || h2d.empty() || d2h.empty()) << lease.path();
-        chase.push_back(median(hops));
-        apart.push_back(median(h2d) - median(d2h));
-    }
+    };
+    std::vector<double> chase, apart, held_chase, held_apart;
+    leases(root / "leases", &chase, &apart);
+    leases(root / "held-out", &held_chase, &held_apart);
     ASSERT_EQ(chase.size(), 3U);
+    ASSERT_EQ(held_chase.size(), 2U);
     const std::string yaml = "strategy: pinned\nsizes: 4KiB\nplatform: h100-sxm\n";
     const config::ModelParams h100 =
         config::parse_scenarios(yaml, "path.yaml", {}, config::CalibrationChoice::platform()).at(0).params.without_spread();
@@ -1404,6 +1411,11 @@ TEST(StreamHandoff, AnSmsLoadTakesItsOwnPathToTheHostInterfaceBesideTheEnginesRo
     EXPECT_NEAR(hop / median(chase), 1.0, 0.05) << hop << " us a hop";
     EXPECT_NEAR(chains_apart, median(apart), 0.1);
     EXPECT_NEAR(hop - chains_apart, median(chase) - median(apart), 0.1);
+    // The two leases held out of the path's value, each.
+    for (std::size_t i = 0; i < held_chase.size(); ++i) {
+        EXPECT_NEAR(hop / held_chase[i], 1.0, 0.05) << "held-out lease " << i;
+        EXPECT_NEAR(chains_apart, held_apart[i], 0.1) << "held-out lease " << i;
+    }
     // Without the SMs' path (the root complex's latency raised by half of it, the chase as before)
     // the chains would stand a full chase apart.
     config::ModelParams one_trip = h100;
@@ -1412,6 +1424,7 @@ TEST(StreamHandoff, AnSmsLoadTakesItsOwnPathToTheHostInterfaceBesideTheEnginesRo
     double one_trip_apart = 0.0;
     EXPECT_NEAR(model(one_trip, &one_trip_apart), hop, 0.01);
     EXPECT_GT(one_trip_apart - median(apart), 0.15);
+    EXPECT_GT(one_trip_apart - *std::max_element(held_apart.begin(), held_apart.end()), 0.15);
 }
 
 }  // namespace
