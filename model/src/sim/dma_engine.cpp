@@ -283,7 +283,7 @@ void DmaEngine::prepare() {
     offered_since_ps_ = now_ps();
     if (job_.direction == CopyDirection::kHostToDevice) {
         if (issued_ < job_.bytes) {
-            if (outstanding_ >= outstanding_cap_ && !lines_free()) return;  // a completion will free a tag
+            if (outstanding_ >= outstanding_cap_ && !lines_free()) return;  // a completion, or a line back, frees one
             if (issued_ >= described_) return;            // its descriptors are on their way
             if (warp_reads_ && !next_warp_due()) return;  // warp_ready() runs when one is
             t.kind = TlpKind::kMemRead;
@@ -416,20 +416,18 @@ bool DmaEngine::lines_free() {
 }
 
 void DmaEngine::on_completion(const Tlp& t) {
-    const std::uint32_t tag = t.tag;
-    const std::uint32_t payload = t.payload;
-    const std::uint32_t slot = tag & 0xFFFF;
+    const std::uint32_t slot = t.tag & 0xFFFF;
     if (slot == kDescriptorSlot) {
-        DMASIM_ASSERT(desc_remaining_ >= payload);
-        desc_remaining_ -= payload;
+        DMASIM_ASSERT(desc_remaining_ >= t.payload);
+        desc_remaining_ -= t.payload;
         if (desc_remaining_ == 0) described_ = requested_desc_;
         prepare();
         return;
     }
-    DMASIM_ASSERT(slot < tag_remaining_.size() && tag_remaining_[slot] >= payload);
-    tag_remaining_[slot] -= payload;
-    received_ += payload;
-    unwritten_ += payload;
+    DMASIM_ASSERT(slot < tag_remaining_.size() && tag_remaining_[slot] >= t.payload);
+    tag_remaining_[slot] -= t.payload;
+    received_ += t.payload;
+    unwritten_ += t.payload;
     if (tag_remaining_[slot] == 0) {
         free_tags_.push_back(slot);
         // An SM's read keeps its line until the data is back at its warp (gpu.sm_host_path).
