@@ -646,7 +646,10 @@ TEST(Peer, TheStagedRowBothWaysAtOneMiBFallsOnTheMainPlansLeases) {
 // GPU 1's staged call (the other way's, made first) shows: 77.5-79.6 us with calls of 5.5-6.0 us,
 // 84.3-86.8 with 7.8-9.1 (results/h200x2-nvlink/isolating/staged-both, `both` at 1 MiB, runs whose
 // call was steady; ../copy-levels). The model, given each run's call (which lengthens both of its
-// staged calls), puts the row in its group and within 6 % of it: 4.0-5.7 % low in both states. Its
+// staged calls), puts the row in its group and within 6.5 % of it: 4.4-6.0 % low in both states
+// (within 6 % until dma.queued_launch_latency was re-derived, 0.83 -> 0.77 us, once a timed
+// record's cost was modelled: 0.06 us less on these rows, one queued launch; why the row is low is
+// not known). Its
 // rows rise with the call, about 2 us a us, where the hardware's step 7 us between the states and
 // rise 1-2 us over 4 us of the CPU's delay within one (`bothlate`): what the test holds is where the
 // rows fall, not why. (Until 2026-11-30 the model held a piece's release behind the other way's
@@ -695,7 +698,7 @@ TEST(Peer, TheStagedRowBothWaysAtOneMiBFollowsTheOtherWaysCall) {
     double fast_measured = 0.0, slow_measured = 1e9, fast_model = 0.0, slow_model = 1e9;
     for (std::size_t i = 0; i < runs.size(); ++i) {
         const double m = model_us(runs[i].call_us);
-        EXPECT_NEAR(m / runs[i].row_us, 1.0, 0.06) << "call " << runs[i].call_us << " us: measured " << runs[i].row_us << " us";
+        EXPECT_NEAR(m / runs[i].row_us, 1.0, 0.065) << "call " << runs[i].call_us << " us: measured " << runs[i].row_us << " us";
         if (i < split) {
             fast_measured = std::max(fast_measured, runs[i].row_us);
             fast_model = std::max(fast_model, m);

@@ -422,16 +422,23 @@ TEST(StreamHandoff, AWaitWhoseChannelPolledFindsTheEventAtThePoll) {
 namespace dmasim::sim {
 namespace {
 
-// `n` copies of `bytes` back to back on stream 0 (records between them with `records`), then a
-// synchronize: the time a copy adds once the chain runs (the last four's ends, per copy).
-double per_copy_ps(Simulator& sim, const config::ModelParams& p, CopyDirection dir, std::uint64_t bytes, bool records = false) {
+enum class Records { kNone, kUntimed, kTimed };
+
+// `n` copies of `bytes` back to back on stream 0 (an event record behind each but with `records`),
+// then a synchronize: the time a copy adds once the chain runs (the last four's ends, per copy).
+double per_copy_ps(Simulator& sim, const config::ModelParams& p, CopyDirection dir, std::uint64_t bytes,
+                   Records records = Records::kNone) {
     constexpr int kCopies = 8;
     Program prog;
     std::vector<std::size_t> copies;
     for (int i = 0; i < kCopies; ++i) {
         copies.push_back(prog.ops.size());
         prog.ops.push_back(strategies::copy_op(dir, bytes, 0, false));
-        if (records) prog.ops.push_back(record(0));
+        if (records != Records::kNone) {
+            Op r = record(0);
+            r.timed = records == Records::kTimed;
+            prog.ops.push_back(r);
+        }
     }
     prog.ops.push_back(sync());
     const ProgramOutcome o = sim.execute(p, prog);
@@ -440,9 +447,10 @@ double per_copy_ps(Simulator& sim, const config::ModelParams& p, CopyDirection d
 
 // The channel has fetched the next copy while the engine ran this one: the copy goes to the
 // engine as the next in its queue (dma.queued_launch_latency after the other's semaphore), with
-// no handoff between stream operations and no idle engine's launch. Records between the copies
-// are stamped inline and change nothing (isolating/copy-records: 12.11 us a 512 KiB piece into
-// the GPU, 12.06 with a record after each).
+// no handoff between stream operations and no idle engine's launch. Records of untimed events
+// between the copies are stamped inline and change nothing (isolating/copy-records: 12.11 us a
+// 512 KiB piece into the GPU, 12.06 with such a record after each); a timed record's timestamp
+// holds the next copy runtime.record_follow (isolating/record-cost).
 TEST(StreamHandoff, ACopyBehindACopyOnItsChannelGoesToTheEngineAsItsNext) {
     constexpr std::uint64_t kPiece = 512 * 1024;
     config::ModelParams p;
@@ -455,7 +463,8 @@ TEST(StreamHandoff, ACopyBehindACopyOnItsChannelGoesToTheEngineAsItsNext) {
         config::ModelParams slow_start = p;
         slow_start.dma.queued_launch_latency = core::Duration{p.dma.queued_launch_latency.ps + 1'000'000};
         EXPECT_NEAR(per_copy_ps(simulator(), slow_start, dir, kPiece) - base, 1e6, 1e3);
-        EXPECT_NEAR(per_copy_ps(simulator(), p, dir, kPiece, true), base, 1e3);
+        EXPECT_NEAR(per_copy_ps(simulator(), p, dir, kPiece, Records::kUntimed), base, 1e3);
+        EXPECT_NEAR(per_copy_ps(simulator(), p, dir, kPiece, Records::kTimed) - base, static_cast<double>(p.runtime.record_follow.ps), 1e3);
     }
 }
 
@@ -489,19 +498,25 @@ namespace {
 
 // `kCopies` copies of `bytes` back to back on stream 0, queued behind a long kernel so that the
 // chain runs on the GPU's side alone (isolating/copy-chains, chains.cu): a copy's share of the
-// running chain, from the first copy's end to the last's.
+// running chain, from a timing event recorded behind the first copy to one behind the last, as
+// measured (the first event's timestamp is one of the interval's costs, runtime.record_follow).
 double chain_per_copy_ps(Simulator& sim, const config::ModelParams& p, CopyDirection dir, std::uint64_t bytes) {
     constexpr int kCopies = 32;
     Program prog;
     prog.ops.push_back(kernel(2000.0, 0));
-    std::vector<std::size_t> copies;
+    std::size_t first = 0;
     for (int i = 0; i < kCopies; ++i) {
-        copies.push_back(prog.ops.size());
         prog.ops.push_back(strategies::copy_op(dir, bytes, 0, false));
+        if (i == 0) {
+            first = prog.ops.size();
+            prog.ops.push_back(record(0));
+        }
     }
+    const std::size_t stop = prog.ops.size();
+    prog.ops.push_back(record(0));
     prog.ops.push_back(sync());
     const ProgramOutcome o = sim.execute(p, prog);
-    return (o.timings[copies[kCopies - 1]].end_ps - o.timings[copies[0]].end_ps) / (kCopies - 1);
+    return (o.timings[stop].end_ps - o.timings[first].end_ps) / (kCopies - 1);
 }
 
 // A copy engine reaches GPU memory through the L2 (dma.gpu_memory_latency): a copy into the GPU
@@ -1355,8 +1370,10 @@ TEST(StreamHandoff, AChainOutOfTheGpuLongerThanItsChannelsFetchWindowTakesTheFet
         }
         // Without the window the long chains keep the short ones' pace.
         EXPECT_LT(sum, (one_gpu ? 0.15 : 0.65) * sum_off) << kind;
-        // A chain into the GPU holds nothing after its copies: its pace does not change.
-        EXPECT_NEAR(pace(p, up, 256), pace(p, up, 64), 0.01) << kind;
+        // A chain into the GPU holds nothing after its copies: its pace does not change, but for
+        // the first event's timestamp (runtime.record_follow) spread over its copies.
+        const double first_event = static_cast<double>(p.runtime.record_follow.ps) / kUs;
+        EXPECT_NEAR(pace(p, up, 256) - first_event / 255, pace(p, up, 64) - first_event / 63, 0.01) << kind;
     }
 }
 
@@ -1425,6 +1442,84 @@ TEST(StreamHandoff, AnSmsLoadTakesItsOwnPathToTheHostInterfaceBesideTheEnginesRo
     EXPECT_NEAR(model(one_trip, &one_trip_apart), hop, 0.01);
     EXPECT_GT(one_trip_apart - median(apart), 0.15);
     EXPECT_GT(one_trip_apart - *std::max_element(held_apart.begin(), held_apart.end()), 0.15);
+}
+
+}  // namespace
+}  // namespace dmasim::sim
+
+namespace dmasim::sim {
+namespace {
+
+// isolating/record-cost (recordcost.cu): 24 copies of one size back to back on a stream behind a
+// spin kernel, a timing event behind the first copy and one behind the last, and between them,
+// behind every other copy, nothing, a timed record or an untimed one. A timed record's timestamp
+// holds the channel runtime.record_follow, riding copies too; an untimed one costs nothing. The
+// H100 calibration against the medians of two fresh one-GPU H200 leases (the H100's kind of
+// host): per record, and the chain without records per copy.
+TEST(StreamHandoff, ATimedRecordBetweenCopiesHoldsTheChainAndAnUntimedOneCostsNothing) {
+    struct Row {
+        std::string dir;
+        std::uint64_t kib = 0;
+        double alone_us = 0.0, timed_us = 0.0, untimed_us = 0.0;
+    };
+    std::vector<Row> rows;
+    {
+        const std::filesystem::path summary =
+            std::filesystem::path(DMASIM_SOURCE_DIR) / "results/h100-sxm/isolating/record-cost/summary.txt";
+        std::ifstream in(summary);
+        ASSERT_TRUE(in) << summary;
+        std::string line;
+        bool medians = false;
+        while (std::getline(in, line)) {
+            if (line.rfind("medians over the leases", 0) == 0) medians = true;
+            if (!medians || line.rfind("h200x1 (", 0) != 0) continue;
+            // "h200x1 (2 leases) d2h   4 KiB:  1.629 | +1.342 | +0.001"
+            std::istringstream f(line.substr(line.find(')') + 1));
+            Row r;
+            std::string unit, bar;
+            f >> r.dir >> r.kib >> unit >> r.alone_us >> bar >> r.timed_us >> bar >> r.untimed_us;
+            ASSERT_FALSE(f.fail()) << line;
+            rows.push_back(r);
+        }
+    }
+    ASSERT_EQ(rows.size(), 16U) << "8 sizes each way";
+    const std::string yaml = "strategy: pinned\nsizes: 4KiB\nplatform: h100-sxm\n";
+    const config::ModelParams p =
+        config::parse_scenarios(yaml, "records.yaml", {}, config::CalibrationChoice::platform()).at(0).params.without_spread();
+    constexpr int kCopies = 24;
+    enum class Between { kNone, kTimed, kUntimed };
+    const auto interval = [&p](CopyDirection dir, std::uint64_t bytes, Between between) {
+        Program prog;
+        prog.ops.push_back(kernel(500.0, 0));
+        std::size_t first = 0;
+        for (int k = 0; k < kCopies; ++k) {
+            prog.ops.push_back(strategies::copy_op(dir, bytes, 0, false));
+            if (k == 0) {
+                first = prog.ops.size();
+                prog.ops.push_back(record(0));
+            } else if (k < kCopies - 1 && between != Between::kNone) {
+                Op r = record(0);
+                r.timed = between == Between::kTimed;
+                prog.ops.push_back(r);
+            }
+        }
+        const std::size_t stop = prog.ops.size();
+        prog.ops.push_back(record(0));
+        prog.ops.push_back(sync());
+        const ProgramOutcome o = simulator().execute(p, prog);
+        return (o.timings[stop].end_ps - o.timings[first].end_ps) / kUs;
+    };
+    for (const Row& r : rows) {
+        const CopyDirection dir = r.dir == "h2d" ? CopyDirection::kHostToDevice : CopyDirection::kDeviceToHost;
+        const std::uint64_t bytes = r.kib << 10;
+        const double none = interval(dir, bytes, Between::kNone);
+        const double per_record = (interval(dir, bytes, Between::kTimed) - none) / (kCopies - 2);
+        const double untimed = (interval(dir, bytes, Between::kUntimed) - none) / (kCopies - 2);
+        // Measured (cell - none) x 23 / 22 per record: 1.27-1.39 us timed, |untimed| <= 0.07 us.
+        EXPECT_NEAR(per_record, r.timed_us, 0.1) << r.dir << " " << r.kib << " KiB";
+        EXPECT_NEAR(untimed, r.untimed_us, 0.1) << r.dir << " " << r.kib << " KiB";
+        EXPECT_NEAR(none / (kCopies - 1) / r.alone_us, 1.0, 0.05) << r.dir << " " << r.kib << " KiB, the chain alone";
+    }
 }
 
 }  // namespace
