@@ -710,7 +710,7 @@ double HostRuntime::polled_ps(double tried, double done_ps) const {
 // handoff between them (isolating/copy-records, pipeline.cu: 512 KiB pieces back to back take
 // 12.11 us each on both hosts, where a handoff and an idle engine's launch would add 3-4 us).
 // Records between them are stamped inline; a timed one's timestamp holds the copy behind it
-// (runtime.record_follow, start_next_on), an untimed one nothing.
+// (runtime.release_spacing, start_next_on), an untimed one nothing.
 bool HostRuntime::rides_behind(std::size_t before, std::size_t op) const {
     const Op& a = program_.ops[before];
     const Op& b = program_.ops[op];
@@ -986,13 +986,13 @@ void HostRuntime::start_next_on(std::size_t engine) {
         if (more > 0) job.acquire_ps += static_cast<std::uint64_t>(more);
     }
     // A copy riding behind timed event records on its stream: each record's timestamp holds the
-    // channel after the copy before (stamped as it ended), the last one runtime.record_follow, as
-    // for a copy that was not riding (follow_ps): isolating/record-cost, 1.27-1.39 us a record
-    // between copies of 4-128 KiB either way on the H100's kind of host.
+    // channel runtime.release_spacing after the copy before it ended, as it holds a record right
+    // behind it (isolating/record-cost: 1.27-1.39 us a record between copies of 4-128 KiB either
+    // way on the H100's kind of host, records 1.25-1.28 apart; 2.92-3.01 on the 2xH200, records
+    // 2.85-3.04 apart). A copy its channel hands to an idle engine waits runtime.record_follow
+    // instead (follow_ps), part of which its engine's start hides on the 2xH200.
     if (job.queued && op != kNoOp && records_ridden_[op] > 0) {
-        const std::uint32_t k = records_ridden_[op];
-        job.acquire_ps += static_cast<std::uint64_t>(params_.runtime.record_follow.ps +
-                                                     static_cast<std::int64_t>(k - 1) * params_.runtime.release_spacing.ps);
+        job.acquire_ps += static_cast<std::uint64_t>(static_cast<std::int64_t>(records_ridden_[op]) * params_.runtime.release_spacing.ps);
     }
     e.last_stream = job.stream;
     e.last_into_host = job.into_host_memory;
