@@ -14,9 +14,12 @@
 //               end event behind the copy on its stream, less the call's time: what the GPU adds
 //               after the call returns;
 //   `blocking`: cudaMemcpy, host clock from the call to its return (as dmaprobe's pinned rows);
-//   `blocking_d2h`: the same out of the GPU into a pinned destination written and flushed first.
+//   `blocking_d2h`: the same out of the GPU into a pinned destination written (and flushed) first.
 // Before every repetition the source is rewritten with new data, and with `flushed` written back
-// and evicted (clflush each line, mfence).
+// and evicted (clflush each line, mfence). With `clean` (added 2026-12-01, as dmaprobe's rows
+// have it: --flush-host-data without --fresh-host-data) it is written and flushed once before
+// the cell's warm-ups, and every repetition copies it again: the call's copy finds it in the
+// CPU's cache, unmodified.
 //
 // Build: nvcc -O3 -arch=sm_90 inlinecopy.cu -o inlinecopy     Run: ./inlinecopy > inlinecopy.csv
 // 30 warm-ups and 300 timed repetitions per cell, p10/median/p90; every cell's last copy verified.
@@ -91,12 +94,23 @@ int main() {
     std::printf("bytes,source,what,p10_us,median_us,p90_us\n");
     unsigned seed = 1;
     for (const std::size_t n : sizes) {
-        for (const bool flushed : {true, false}) {
-            const char* source = flushed ? "flushed" : "dirty";
-            std::vector<double> call, gpu, blocking, blocking_d2h;
-            for (int rep = 0; rep < kWarmup + kReps; ++rep) {
+        for (const int state : {0, 1, 2}) {
+            const bool flushed = state == 0;
+            const bool clean = state == 2;
+            const char* source = state == 0 ? "flushed" : state == 1 ? "dirty" : "clean";
+            // Every write of the source goes through this: once per cell with `clean`.
+            const auto prepare = [&]() {
+                if (clean) return;
                 write_source(host, n, ++seed);
                 if (flushed) flush(host, n);
+            };
+            if (clean) {
+                write_source(host, n, ++seed);
+                flush(host, n);
+            }
+            std::vector<double> call, gpu, blocking, blocking_d2h;
+            for (int rep = 0; rep < kWarmup + kReps; ++rep) {
+                prepare();
                 CHECK(cudaStreamSynchronize(s));
                 CHECK(cudaEventRecord(a, s2));
                 const auto t0 = Clock::now();
@@ -117,8 +131,7 @@ int main() {
                 return 1;
             }
             for (int rep = 0; rep < kWarmup + kReps; ++rep) {
-                write_source(host, n, ++seed);
-                if (flushed) flush(host, n);
+                prepare();
                 const auto t0 = Clock::now();
                 CHECK(cudaMemcpy(dev, host, n, cudaMemcpyHostToDevice));
                 const auto t1 = Clock::now();
@@ -130,10 +143,16 @@ int main() {
                 return 1;
             }
             // Out of the GPU: the data the last copy in left there, into a destination the CPU
-            // wrote (and flushed) first.
-            for (int rep = 0; rep < kWarmup + kReps; ++rep) {
+            // wrote (and flushed) first; `clean`: written and flushed once, before the warm-ups.
+            if (clean) {
                 std::memset(back, 0, n);
-                if (flushed) flush(back, n);
+                flush(back, n);
+            }
+            for (int rep = 0; rep < kWarmup + kReps; ++rep) {
+                if (!clean) {
+                    std::memset(back, 0, n);
+                    if (flushed) flush(back, n);
+                }
                 const auto t0 = Clock::now();
                 CHECK(cudaMemcpy(back, dev, n, cudaMemcpyDeviceToHost));
                 const auto t1 = Clock::now();

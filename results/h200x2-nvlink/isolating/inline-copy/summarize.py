@@ -47,12 +47,13 @@ def main():
         print(f"## {d.name} (us, medians of {len(list(d.glob('inlinecopy-*.csv')))} runs)")
         print("bytes source   call    gpu    sum  blocking  blocking_d2h")
         sizes = sorted({k[0] for k in cells})
-        for source in ("flushed", "dirty"):
+        sources = [x for x in ("flushed", "dirty", "clean") if (4096, x, "call") in cells]
+        for source in sources:
             for b in sizes:
                 c, g = cells[(b, source, "call")], cells[(b, source, "gpu")]
                 print(f"{b:6d} {source:7s} {c:6.2f} {g:6.2f} {c + g:6.2f} {cells[(b, source, 'blocking')]:8.2f}"
                       f" {cells[(b, source, 'blocking_d2h')]:12.2f}")
-        for source in ("flushed", "dirty"):
+        for source in sources:
             carried = [b for b in sizes if 4096 <= b <= 24576]
             parts = []
             for what in ("call", "sum", "blocking"):
