@@ -176,6 +176,11 @@ TEST(StreamHandoff, AStreamsEventRecordsAreStampedTheReleaseSpacingApart) {
         prog.ops = {record(0), record(0), strategies::simple_op(Op::Kind::kOpenGate), sync()};
         const ProgramOutcome o = simulator().execute(p, prog);
         EXPECT_NEAR(o.timings[1].end_ps - o.timings[0].end_ps, static_cast<double>(spacing), 1.0) << "spacing " << spacing << " ps";
+        // Records of events without timing write no timestamp: neither waits for the other.
+        Program untimed = prog;
+        untimed.ops[0].timed = untimed.ops[1].timed = false;
+        const ProgramOutcome u = simulator().execute(p, untimed);
+        EXPECT_DOUBLE_EQ(u.timings[1].end_ps, u.timings[0].end_ps) << "spacing " << spacing << " ps, untimed";
     }
     // dmaprobe's duplex pair ends with a stop event behind a wait for an event long done: the stop
     // follows the copy's end event by the spacing, not by a channel's handoff alone (measured:
@@ -207,19 +212,21 @@ TEST(StreamHandoff, ACopyRightBehindARecordStartsTheRecordFollowAfterItsStamp) {
     // (so that every call is made before any of it runs), stream `first_stream` records S, stream
     // 0 copies 4 KiB out of the GPU and records A; returns A - S.
     const Op small = strategies::copy_op(CopyDirection::kDeviceToHost, 4 << 10, 0, false);
-    const auto interval = [&small](std::int64_t follow, int first_stream) {
+    const auto interval = [&small](std::int64_t follow, int first_stream, bool first_timed = true) {
         config::ModelParams p;
         p.runtime.stream_wait_latency = core::Duration{100000};
         p.runtime.record_follow = core::Duration{follow};
         Program prog;
         prog.ops = {strategies::kernel_op(core::Duration{100'000'000}, 2), record(2), wait_for(1, 0), wait_for(1, 1),
                     record(first_stream), small, record(0), sync()};
+        prog.ops[4].timed = first_timed;
         const ProgramOutcome o = simulator().execute(p, prog);
         return o.timings[6].end_ps - o.timings[4].end_ps;
     };
     const double base = interval(0, 0);
     for (const std::int64_t follow : {std::int64_t{1280000}, std::int64_t{2350000}}) {
         EXPECT_NEAR(interval(follow, 0) - base, static_cast<double>(follow - 100000), 1000.0) << follow << " ps";
+        EXPECT_NEAR(interval(follow, 0, false), base, 1.0) << follow << " ps, the first record untimed";
         EXPECT_NEAR(interval(follow, 1), interval(0, 1), 1.0) << "the record on another stream, " << follow << " ps";
     }
     // On an idle stream the copy's call comes after the record's has returned, and the copy goes
