@@ -14,6 +14,9 @@
 //               end event behind the copy on its stream, less the call's time: what the GPU adds
 //               after the call returns;
 //   `blocking`: cudaMemcpy, host clock from the call to its return (as dmaprobe's pinned rows);
+//   `async_sync` (added 2026-12-01): cudaMemcpyAsync then cudaStreamSynchronize on the synchronised
+//               stream, no events, host clock from the call to the synchronisation's return, and
+//   `async_call`: that call's own time (is a blocking copy this pair, or another path?);
 //   `blocking_d2h`: the same out of the GPU into a pinned destination written (and flushed) first.
 // Before every repetition the source is rewritten with new data, and with `flushed` written back
 // and evicted (clflush each line, mfence). With `clean` (added 2026-12-01, as dmaprobe's rows
@@ -108,7 +111,7 @@ int main() {
                 write_source(host, n, ++seed);
                 flush(host, n);
             }
-            std::vector<double> call, gpu, blocking, blocking_d2h;
+            std::vector<double> call, gpu, blocking, blocking_d2h, async_sync, async_call;
             for (int rep = 0; rep < kWarmup + kReps; ++rep) {
                 prepare();
                 CHECK(cudaStreamSynchronize(s));
@@ -128,6 +131,24 @@ int main() {
             CHECK(cudaMemcpy(back, dev, n, cudaMemcpyDeviceToHost));
             if (std::memcmp(back, host, n) != 0) {
                 std::fprintf(stderr, "verification failed: async %zu bytes %s\n", n, source);
+                return 1;
+            }
+            for (int rep = 0; rep < kWarmup + kReps; ++rep) {
+                prepare();
+                CHECK(cudaStreamSynchronize(s));
+                const auto t0 = Clock::now();
+                CHECK(cudaMemcpyAsync(dev, host, n, cudaMemcpyHostToDevice, s));
+                const auto t1 = Clock::now();
+                CHECK(cudaStreamSynchronize(s));
+                const auto t2 = Clock::now();
+                if (rep >= kWarmup) {
+                    async_call.push_back(us(t0, t1));
+                    async_sync.push_back(us(t0, t2));
+                }
+            }
+            CHECK(cudaMemcpy(back, dev, n, cudaMemcpyDeviceToHost));
+            if (std::memcmp(back, host, n) != 0) {
+                std::fprintf(stderr, "verification failed: async_sync %zu bytes %s\n", n, source);
                 return 1;
             }
             for (int rep = 0; rep < kWarmup + kReps; ++rep) {
@@ -163,7 +184,8 @@ int main() {
                 return 1;
             }
             for (const auto& [what, v] : {std::pair<const char*, std::vector<double>*>{"call", &call}, {"gpu", &gpu},
-                                          {"blocking", &blocking}, {"blocking_d2h", &blocking_d2h}}) {
+                                          {"blocking", &blocking}, {"blocking_d2h", &blocking_d2h},
+                                          {"async_sync", &async_sync}, {"async_call", &async_call}}) {
                 const Stats st = stats(*v);
                 std::printf("%zu,%s,%s,%.4f,%.4f,%.4f\n", n, source, what, st.p10, st.median, st.p90);
             }

@@ -45,18 +45,22 @@ def main():
         if cells is None:
             continue
         print(f"## {d.name} (us, medians of {len(list(d.glob('inlinecopy-*.csv')))} runs)")
-        print("bytes source   call    gpu    sum  blocking  blocking_d2h")
+        extra = (4096, "clean", "async_sync") in cells or (4096, "flushed", "async_sync") in cells
+        print("bytes source   call    gpu    sum  blocking  blocking_d2h" + ("  async_call  async_sync" if extra else ""))
         sizes = sorted({k[0] for k in cells})
         sources = [x for x in ("flushed", "dirty", "clean") if (4096, x, "call") in cells]
         for source in sources:
             for b in sizes:
                 c, g = cells[(b, source, "call")], cells[(b, source, "gpu")]
-                print(f"{b:6d} {source:7s} {c:6.2f} {g:6.2f} {c + g:6.2f} {cells[(b, source, 'blocking')]:8.2f}"
-                      f" {cells[(b, source, 'blocking_d2h')]:12.2f}")
+                line = (f"{b:6d} {source:7s} {c:6.2f} {g:6.2f} {c + g:6.2f} {cells[(b, source, 'blocking')]:8.2f}"
+                        f" {cells[(b, source, 'blocking_d2h')]:12.2f}")
+                if extra:
+                    line += f" {cells[(b, source, 'async_call')]:11.2f} {cells[(b, source, 'async_sync')]:11.2f}"
+                print(line)
         for source in sources:
             carried = [b for b in sizes if 4096 <= b <= 24576]
             parts = []
-            for what in ("call", "sum", "blocking"):
+            for what in ("call", "sum", "blocking") + (("async_sync",) if extra else ()):
                 pts = []
                 for b in carried:
                     t = cells[(b, source, "call")] + cells[(b, source, "gpu")] if what == "sum" else cells[(b, source, what)]
