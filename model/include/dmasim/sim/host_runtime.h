@@ -107,10 +107,10 @@ struct Op {
     int staged_way = -1;
     std::size_t after = 0;  // kWaitFor: the operation waited for (an earlier one)
     // kRecord: an event made for timing (cudaEventCreate's default), whose record writes a
-    // timestamp: its channel goes on runtime.record_follow after the stamp, records back to back
-    // runtime.release_spacing apart. One made with cudaEventDisableTiming costs its stream nothing
-    // (results/h100-sxm/isolating/record-cost: 1.27-1.39 us a timed record between copies, within
-    // 0.07 us of none for an untimed one).
+    // timestamp that holds its channel: records back to back and a copy its engine fetched already
+    // go runtime.release_spacing after it, a copy handed to an idle engine runtime.record_follow.
+    // One made with cudaEventDisableTiming costs its stream nothing (results/h100-sxm/isolating/
+    // record-cost: 1.27-1.39 us a timed record between copies, within 0.07 us of none untimed).
     bool timed = true;
 };
 
@@ -382,7 +382,7 @@ private:
     // before its stream's turn came (hand_on_behind); the stream skips it when its turn comes
     std::vector<char> early_;
     // per early op: the timed event records between it and the copy it rides behind, which its
-    // engine waits out before it (runtime.record_follow, release_spacing; start_next_on)
+    // engine waits out before it (runtime.release_spacing each; start_next_on)
     std::vector<std::uint32_t> records_ridden_;
     std::vector<char> dispatched_;  // per op: handed to its engine or started
     // per op: a copy the call put into the command stream (runtime.inline_h2d_max), and of
