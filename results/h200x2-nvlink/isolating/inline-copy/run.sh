@@ -4,21 +4,4 @@
 # Writes OUTDIR/<date>-<boot id>/: inlinecopy-1.csv, inlinecopy-2.csv, machine.txt, stderr.txt.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-out=${1:?usage: run.sh OUTDIR [COMMIT]}
-commit=${2:-unknown}
-boot=$(tr -d '-' </proc/sys/kernel/random/boot_id | cut -c1-8)
-dir="$out/$(date -u +%Y-%m-%d)-$boot"
-mkdir -p "$dir"
-nvcc -O3 -arch=sm_90 "$here/inlinecopy.cu" -o /tmp/inlinecopy
-{
-  echo "## boot id $(cat /proc/sys/kernel/random/boot_id)"
-  echo "## date $(date -u +%Y-%m-%dT%H:%M:%SZ) commit $commit"
-  echo "## nvidia-smi"; nvidia-smi 2>&1 || true
-  echo "## nvidia-smi -q (driver, PCIe)"; nvidia-smi -q 2>&1 | grep -E "Driver Version|CUDA Version|Product Name|Current *: *[0-9]|Max *: *[0-9]|Link Width|PCIe Generation" || true
-  echo "## lscpu"; lscpu 2>&1 || true
-  echo "## kernel"; uname -a; cat /proc/cmdline 2>/dev/null || true
-} >"$dir/machine.txt" 2>&1
-for run in 1 2; do
-  /tmp/inlinecopy >"$dir/inlinecopy-$run.csv" 2>>"$dir/stderr.txt"
-done
-cat "$dir"/inlinecopy-*.csv
+exec "$here/../../../../scripts/isolating-lease.sh" "$here/inlinecopy.cu" "${1:?usage: run.sh OUTDIR [COMMIT]}" "${2:-unknown}"
