@@ -1,23 +1,28 @@
-// When does each copy into the GPU of dmaprobe's duplex burst move its data, in the pair and alone?
-// (one GPU) results/h100-sxm/isolating/pair-ends: in the pair the two directions run in lockstep,
-// each copy into the GPU 0.57 / 0.89 / 1.62 us slower than alone at 16 / 64 / 256 KiB (the model
-// 0.34 / 0.35 / 0.69). Whether that is before its data (its start), in its data (the port's
-// share) or after it (its release) the events cannot say. Here a one-thread watcher kernel on a
-// third stream, started before the gate, polls each copy's first and last word in GPU memory and
-// stamps %globaltimer as each lands; the gate kernel stamps when it ends.
+// When does each copy of dmaprobe's duplex burst move its data, in the pair and alone? (one GPU)
+// results/h100-sxm/isolating/pair-ends: in the pair the two directions run in lockstep, each copy
+// into the GPU 0.57 / 0.89 / 1.62 us slower than alone at 16 / 64 / 256 KiB (the model 0.34 / 0.35
+// / 0.69), each copy out of it 1.55 / 1.96 / 2.76 (the model 1.29 / 1.18 / 0.99). Whether that is
+// before a copy's data (its start), in its data (the port's share) or after it (its release) the
+// events cannot say. Here a one-thread watcher kernel on a third stream, started before the gate,
+// polls each copy into the GPU's first and last word in GPU memory and stamps %globaltimer as each
+// lands; the gate kernel stamps when it ends. A CPU thread (on CPU 2) does the same for the copies
+// out of the GPU in host memory (CLOCK_MONOTONIC_RAW), counted from when it sees a flag the gate
+// kernel writes into host memory as it ends (a store of the GPU's to host memory, about a
+// microsecond on its way: the two watchers' origins differ by that).
 //
 // The calls are pairends.cu's `last` (dmaprobe's pair exactly: stream 1 runs the gate kernel and
 // records the start event, stream 2 waits for it; stream 1 copies into the GPU, stream 2 out of
 // it, 1 MiB each way in copies of `bytes`; an event on each stream, stream 1 waits for stream 2's,
-// the stop event). Modes: `pair`, and `h2d` alone (the copies out of the GPU left out, every other
-// call kept). Every repetition writes new marker words at each copy's first and last word of the
-// host source (the rest is written and flushed once per cell), so the watcher knows the words of
-// this repetition's copy.
+// the stop event). Modes: `pair`, `h2d` alone and `d2h` alone (the other direction's copies left
+// out, every other call kept). Every repetition writes new marker words at each copy's first and
+// last word of the host source (the rest is written and flushed once per cell) and of the GPU
+// source, so the watchers know the words of this repetition's copies.
 //
 // Build: nvcc -O3 -arch=sm_90 pairwatch.cu -o pairwatch      Run: ./pairwatch > pairwatch.csv
 // 5 warm-ups and 40 repetitions per cell. Rows: per copy k the first and last word's landing
-// (`first`, `last`, us after the gate kernel's end stamp), and the events h2d_end, d2h_end and stop
-// (us after the start event); p10, median, p90 over the repetitions. Both directions' data are
+// (`first`, `last`: into the GPU, us after the gate kernel's end stamp; `down_first`, `down_last`:
+// out of it, us after the CPU saw the gate's flag), and the events h2d_end, d2h_end and stop (us
+// after the start event); p10, median, p90 over the repetitions. Both directions' data are
 // verified after every cell; a watcher that waits more than 20 ms for a word stops the program.
 #include <cuda_runtime.h>
 
@@ -26,9 +31,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <thread>
 #include <vector>
 
 #include <immintrin.h>
+#include <sched.h>
+#include <time.h>
 
 namespace {
 
@@ -55,11 +63,53 @@ __device__ __forceinline__ unsigned long long now_ns() {
 }
 
 // The gate: spins, then stamps its end.
-__global__ void gate_kernel(unsigned long long ns, unsigned long long* end_stamp) {
+__global__ void gate_kernel(unsigned long long ns, unsigned long long* end_stamp, volatile std::uint32_t* host_flag,
+                            std::uint32_t token) {
     const unsigned long long t0 = now_ns();
     while (now_ns() - t0 < ns) {
     }
     *end_stamp = now_ns();
+    *host_flag = token;
+}
+
+// This repetition's markers into the GPU source's first and last word of each copy.
+__global__ void mark_kernel(std::uint32_t* src, std::size_t words_per_copy, std::size_t copies, const std::uint32_t* markers) {
+    for (std::size_t k = threadIdx.x; k < copies; k += blockDim.x) {
+        src[k * words_per_copy] = markers[2 * k];
+        src[k * words_per_copy + words_per_copy - 1] = markers[2 * k + 1];
+    }
+}
+
+long long cpu_ns() {
+    timespec t{};
+    clock_gettime(CLOCK_MONOTONIC_RAW, &t);
+    return static_cast<long long>(t.tv_sec) * 1'000'000'000LL + t.tv_nsec;
+}
+
+// The CPU's watcher: the gate's flag, then each copy's first and last word in host memory.
+// Stamps in ns after the flag; false if a word never came.
+bool watch_host(const volatile std::uint32_t* flag, std::uint32_t token, const volatile std::uint32_t* dst,
+                std::size_t words_per_copy, std::size_t copies, const std::uint32_t* markers, long long* stamps) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(2, &set);
+    sched_setaffinity(0, sizeof(set), &set);
+    const long long t0 = cpu_ns();
+    const auto wait_for = [&](const volatile std::uint32_t* w, std::uint32_t want) {
+        while (*w != want) {
+            if (cpu_ns() - t0 > static_cast<long long>(kGiveUpNs)) return false;
+        }
+        return true;
+    };
+    if (!wait_for(flag, token)) return false;
+    const long long gate = cpu_ns();
+    for (std::size_t k = 0; k < copies; ++k) {
+        for (int end = 0; end < 2; ++end) {
+            if (!wait_for(dst + k * words_per_copy + (end == 0 ? 0 : words_per_copy - 1), markers[2 * k + end])) return false;
+            stamps[2 * k + end] = cpu_ns() - gate;
+        }
+    }
+    return true;
 }
 
 // Per copy k: waits for its first, then its last word to hold this repetition's markers and
@@ -90,10 +140,11 @@ __global__ void fill_kernel(unsigned char* p, std::size_t n, std::uint32_t seed)
     for (std::size_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += std::size_t{gridDim.x} * blockDim.x) p[i] = pattern(i, seed);
 }
 
-// A marker no earlier repetition of any cell wrote at that word, and never the pattern's.
-std::uint32_t marker(std::uint32_t cell, int rep, std::size_t k, int end) {
-    return 0x80000000u | (cell << 20) | (static_cast<std::uint32_t>(rep) << 8) | (static_cast<std::uint32_t>(k) << 1) |
-           static_cast<std::uint32_t>(end);
+// A marker no earlier repetition of any cell wrote at that word, and never the pattern's; `down`
+// for the copies out of the GPU.
+std::uint32_t marker(std::uint32_t cell, int rep, std::size_t k, int end, bool down = false) {
+    return 0x80000000u | (down ? 0x40000000u : 0u) | (cell << 20) | (static_cast<std::uint32_t>(rep) << 8) |
+           (static_cast<std::uint32_t>(k) << 1) | static_cast<std::uint32_t>(end);
 }
 
 struct Stats {
@@ -117,6 +168,11 @@ int main() {
     CHECK(cudaMalloc(&d_dst, kBurst));
     CHECK(cudaMalloc(&d_src, kBurst));
     std::uint32_t* d_markers = nullptr;
+    std::uint32_t* d_markers_down = nullptr;
+    std::uint32_t* h_flag = nullptr;  // the gate's flag, in host memory
+    CHECK(cudaMallocHost(&h_flag, 64));
+    *h_flag = 0;
+    CHECK(cudaMalloc(&d_markers_down, 2 * kMaxCopies * sizeof(std::uint32_t)));
     unsigned long long* d_stamps = nullptr;  // [0]: the gate's end; then 2 per copy
     int* d_gave_up = nullptr;
     CHECK(cudaMalloc(&d_markers, 2 * kMaxCopies * sizeof(std::uint32_t)));
@@ -134,19 +190,23 @@ int main() {
     CHECK(cudaEventCreate(&end_down));
     // Load every kernel before the first watcher runs: a kernel loaded lazily while the watcher
     // spins would wait for it.
-    gate_kernel<<<1, 1>>>(0, d_stamps);
+    gate_kernel<<<1, 1>>>(0, d_stamps, h_flag, 0);
     watch_kernel<<<1, 1>>>(reinterpret_cast<const std::uint32_t*>(d_dst), 1, 0, d_markers, d_stamps + 1, d_gave_up);
+    mark_kernel<<<1, 1>>>(reinterpret_cast<std::uint32_t*>(d_src), 1, 0, d_markers_down);
     CHECK(cudaGetLastError());
     CHECK(cudaDeviceSynchronize());
     std::printf("bytes,mode,what,k,p10_us,median_us,p90_us\n");
     std::uint32_t seed = 1, cell = 0;
-    std::vector<std::uint32_t> markers(2 * kMaxCopies);
+    std::vector<std::uint32_t> markers(2 * kMaxCopies), markers_down(2 * kMaxCopies);
+    std::vector<long long> host_stamps(2 * kMaxCopies);
+    std::uint32_t token = 0;
     std::vector<unsigned long long> stamps(1 + 2 * kMaxCopies);
     for (const std::size_t bytes : {std::size_t{16} << 10, std::size_t{64} << 10, std::size_t{256} << 10}) {
         const std::size_t copies = kBurst / bytes;
         const std::size_t words = bytes / sizeof(std::uint32_t);
-        for (const char* mode : {"pair", "h2d"}) {
-            const bool do_down = std::strcmp(mode, "pair") == 0;
+        for (const char* mode : {"pair", "h2d", "d2h"}) {
+            const bool do_up = std::strcmp(mode, "d2h") != 0;
+            const bool do_down = std::strcmp(mode, "h2d") != 0;
             ++seed;
             ++cell;
             for (std::size_t i = 0; i < kBurst; ++i) h_src[i] = pattern(i, seed);
@@ -156,7 +216,7 @@ int main() {
             CHECK(cudaGetLastError());
             CHECK(cudaMemset(d_dst, 0, kBurst));
             CHECK(cudaDeviceSynchronize());
-            std::vector<std::vector<double>> first(copies), last(copies);
+            std::vector<std::vector<double>> first(copies), last(copies), down_first(copies), down_last(copies);
             std::vector<double> t_stop, t_end_up, t_end_down;
             int rep = 0;
             for (; rep < kWarm + kReps; ++rep) {
@@ -167,15 +227,33 @@ int main() {
                         words_src[k * words + (end == 0 ? 0 : words - 1)] = markers[2 * k + end];
                     }
                 }
+                for (std::size_t k = 0; k < copies; ++k) {
+                    for (int end = 0; end < 2; ++end) markers_down[2 * k + end] = marker(cell, rep, k, end, true);
+                }
                 CHECK(cudaMemcpy(d_markers, markers.data(), 2 * copies * sizeof(std::uint32_t), cudaMemcpyHostToDevice));
-                watch_kernel<<<1, 1, 0, s3>>>(reinterpret_cast<const std::uint32_t*>(d_dst), words, copies, d_markers,
-                                              d_stamps + 1, d_gave_up);
+                CHECK(cudaMemcpy(d_markers_down, markers_down.data(), 2 * copies * sizeof(std::uint32_t), cudaMemcpyHostToDevice));
+                mark_kernel<<<1, 64>>>(reinterpret_cast<std::uint32_t*>(d_src), words, copies, d_markers_down);
                 CHECK(cudaGetLastError());
-                gate_kernel<<<1, 1, 0, s1>>>(kHoldNs, d_stamps);
+                CHECK(cudaDeviceSynchronize());
+                ++token;
+                bool host_seen = true;
+                std::thread host_watcher;
+                if (do_down) {
+                    host_watcher = std::thread([&] {
+                        host_seen = watch_host(h_flag, token, reinterpret_cast<const volatile std::uint32_t*>(h_dst), words, copies,
+                                               markers_down.data(), host_stamps.data());
+                    });
+                }
+                if (do_up) {
+                    watch_kernel<<<1, 1, 0, s3>>>(reinterpret_cast<const std::uint32_t*>(d_dst), words, copies, d_markers,
+                                                  d_stamps + 1, d_gave_up);
+                    CHECK(cudaGetLastError());
+                }
+                gate_kernel<<<1, 1, 0, s1>>>(kHoldNs, d_stamps, h_flag, token);
                 CHECK(cudaGetLastError());
                 CHECK(cudaEventRecord(start, s1));
                 CHECK(cudaStreamWaitEvent(s2, start, 0));
-                for (std::size_t k = 0; k < copies; ++k) {
+                for (std::size_t k = 0; do_up && k < copies; ++k) {
                     CHECK(cudaMemcpyAsync(d_dst + k * bytes, h_src + k * bytes, bytes, cudaMemcpyHostToDevice, s1));
                 }
                 for (std::size_t k = 0; do_down && k < copies; ++k) {
@@ -187,17 +265,22 @@ int main() {
                 CHECK(cudaEventRecord(stop, s1));
                 CHECK(cudaEventSynchronize(stop));
                 CHECK(cudaStreamSynchronize(s3));
+                if (host_watcher.joinable()) host_watcher.join();
                 int gave_up = 0;
                 CHECK(cudaMemcpy(&gave_up, d_gave_up, sizeof(int), cudaMemcpyDeviceToHost));
-                if (gave_up) {
+                if (gave_up || !host_seen) {
                     std::fprintf(stderr, "watcher gave up: %zu B copies, %s, repetition %d\n", bytes, mode, rep);
                     return 1;
                 }
                 if (rep < kWarm) continue;
                 CHECK(cudaMemcpy(stamps.data(), d_stamps, (1 + 2 * copies) * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
-                for (std::size_t k = 0; k < copies; ++k) {
+                for (std::size_t k = 0; do_up && k < copies; ++k) {
                     first[k].push_back(static_cast<double>(static_cast<long long>(stamps[1 + 2 * k] - stamps[0])) / 1000.0);
                     last[k].push_back(static_cast<double>(static_cast<long long>(stamps[2 + 2 * k] - stamps[0])) / 1000.0);
+                }
+                for (std::size_t k = 0; do_down && k < copies; ++k) {
+                    down_first[k].push_back(static_cast<double>(host_stamps[2 * k]) / 1000.0);
+                    down_last[k].push_back(static_cast<double>(host_stamps[2 * k + 1]) / 1000.0);
                 }
                 float ms = 0;
                 CHECK(cudaEventElapsedTime(&ms, start, stop));
@@ -210,7 +293,7 @@ int main() {
             // The data: the pattern, but for the last repetition's markers.
             CHECK(cudaMemcpy(back, d_dst, kBurst, cudaMemcpyDeviceToHost));
             const auto* back_words = reinterpret_cast<const std::uint32_t*>(back);
-            for (std::size_t i = 0; i < kBurst; ++i) {
+            for (std::size_t i = 0; do_up && i < kBurst; ++i) {
                 const std::size_t w = i / sizeof(std::uint32_t), in = w % words;
                 if (in == 0 || in == words - 1) continue;
                 if (back[i] != pattern(i, seed)) {
@@ -218,15 +301,25 @@ int main() {
                     return 1;
                 }
             }
-            for (std::size_t k = 0; k < copies; ++k) {
+            for (std::size_t k = 0; do_up && k < copies; ++k) {
                 if (back_words[k * words] != marker(cell, rep - 1, k, 0) || back_words[k * words + words - 1] != marker(cell, rep - 1, k, 1)) {
                     std::fprintf(stderr, "verification failed: into the GPU, %zu B copies, %s, markers of copy %zu\n", bytes, mode, k);
                     return 1;
                 }
             }
+            const auto* dst_words = reinterpret_cast<const std::uint32_t*>(h_dst);
             for (std::size_t i = 0; do_down && i < kBurst; ++i) {
+                const std::size_t w = i / sizeof(std::uint32_t), in = w % words;
+                if (in == 0 || in == words - 1) continue;
                 if (h_dst[i] != pattern(i, seed + 1000)) {
                     std::fprintf(stderr, "verification failed: out of the GPU, %zu B copies, %s, byte %zu\n", bytes, mode, i);
+                    return 1;
+                }
+            }
+            for (std::size_t k = 0; do_down && k < copies; ++k) {
+                if (dst_words[k * words] != marker(cell, rep - 1, k, 0, true) ||
+                    dst_words[k * words + words - 1] != marker(cell, rep - 1, k, 1, true)) {
+                    std::fprintf(stderr, "verification failed: out of the GPU, %zu B copies, %s, markers of copy %zu\n", bytes, mode, k);
                     return 1;
                 }
             }
@@ -234,11 +327,15 @@ int main() {
                 const Stats s = stats(v);
                 std::printf("%zu,%s,%s,%zu,%.3f,%.3f,%.3f\n", bytes, mode, what, k, s.p10, s.median, s.p90);
             };
-            for (std::size_t k = 0; k < copies; ++k) {
+            for (std::size_t k = 0; do_up && k < copies; ++k) {
                 line("first", k, first[k]);
                 line("last", k, last[k]);
             }
-            line("h2d_end", copies - 1, t_end_up);
+            for (std::size_t k = 0; do_down && k < copies; ++k) {
+                line("down_first", k, down_first[k]);
+                line("down_last", k, down_last[k]);
+            }
+            if (do_up) line("h2d_end", copies - 1, t_end_up);
             if (do_down) line("d2h_end", copies - 1, t_end_down);
             line("stop", copies - 1, t_stop);
             std::fflush(stdout);
@@ -252,6 +349,8 @@ int main() {
     CHECK(cudaStreamDestroy(s2));
     CHECK(cudaStreamDestroy(s3));
     CHECK(cudaFree(d_markers));
+    CHECK(cudaFree(d_markers_down));
+    CHECK(cudaFreeHost(h_flag));
     CHECK(cudaFree(d_stamps));
     CHECK(cudaFree(d_gave_up));
     CHECK(cudaFree(d_dst));
