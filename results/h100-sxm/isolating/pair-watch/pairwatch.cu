@@ -14,12 +14,14 @@
 // records the start event, stream 2 waits for it; stream 1 copies into the GPU, stream 2 out of
 // it, 1 MiB each way in copies of `bytes`; an event on each stream, stream 1 waits for stream 2's,
 // the stop event). Modes: `pair`, `h2d` alone and `d2h` alone (the other direction's copies left
-// out, every other call kept). Every repetition writes new marker words at each copy's first and
+// out, every other call kept), each at 16, 64 and 256 KiB; and `mixed`, pairs of 16 KiB copies one
+// way beside 64 or 256 KiB copies the other. Every repetition writes new marker words at each copy's first and
 // last word of the host source (the rest is written and flushed once per cell) and of the GPU
 // source, so the watchers know the words of this repetition's copies.
 //
 // Build: nvcc -O3 -arch=sm_90 pairwatch.cu -o pairwatch      Run: ./pairwatch > pairwatch.csv
-// 5 warm-ups and 40 repetitions per cell. Rows: per copy k the first and last word's landing
+// 5 warm-ups and 40 repetitions per cell. Rows (`bytes`, `down_bytes`: the copies' sizes into and
+// out of the GPU, 0 for a direction left out): per copy k the first and last word's landing
 // (`first`, `last`: into the GPU, us after the gate kernel's end stamp; `down_first`, `down_last`:
 // out of it, us after the CPU saw the gate's flag), and the events h2d_end, d2h_end and stop (us
 // after the start event); p10, median, p90 over the repetitions. Both directions' data are
@@ -195,18 +197,32 @@ int main() {
     mark_kernel<<<1, 1>>>(reinterpret_cast<std::uint32_t*>(d_src), 1, 0, d_markers_down);
     CHECK(cudaGetLastError());
     CHECK(cudaDeviceSynchronize());
-    std::printf("bytes,mode,what,k,p10_us,median_us,p90_us\n");
+    std::printf("bytes,down_bytes,mode,what,k,p10_us,median_us,p90_us\n");
     std::uint32_t seed = 1, cell = 0;
     std::vector<std::uint32_t> markers(2 * kMaxCopies), markers_down(2 * kMaxCopies);
     std::vector<long long> host_stamps(2 * kMaxCopies);
     std::uint32_t token = 0;
     std::vector<unsigned long long> stamps(1 + 2 * kMaxCopies);
-    for (const std::size_t bytes : {std::size_t{16} << 10, std::size_t{64} << 10, std::size_t{256} << 10}) {
-        const std::size_t copies = kBurst / bytes;
-        const std::size_t words = bytes / sizeof(std::uint32_t);
-        for (const char* mode : {"pair", "h2d", "d2h"}) {
-            const bool do_up = std::strcmp(mode, "d2h") != 0;
-            const bool do_down = std::strcmp(mode, "h2d") != 0;
+    // Each size each way, alone and in the pair; then pairs of unlike sizes (`mixed`), whose copies
+    // cannot keep in step: whether what a copy loses in the pair follows its own size or the other's.
+    struct Cell {
+        std::size_t up, down;  // copy sizes into / out of the GPU; 0: that direction left out
+        const char* mode;
+    };
+    constexpr std::size_t k16 = std::size_t{16} << 10, k64 = std::size_t{64} << 10, k256 = std::size_t{256} << 10;
+    const Cell cells[] = {{k16, k16, "pair"},    {k16, 0, "h2d"},     {0, k16, "d2h"},     {k64, k64, "pair"},
+                          {k64, 0, "h2d"},       {0, k64, "d2h"},     {k256, k256, "pair"}, {k256, 0, "h2d"},
+                          {0, k256, "d2h"},      {k16, k256, "mixed"}, {k256, k16, "mixed"}, {k16, k64, "mixed"},
+                          {k64, k16, "mixed"}};
+    for (const Cell& c : cells) {
+        {
+            const char* mode = c.mode;
+            const bool do_up = c.up > 0;
+            const bool do_down = c.down > 0;
+            const std::size_t up_bytes = do_up ? c.up : c.down, down_bytes = do_down ? c.down : c.up;
+            const std::size_t up_copies = kBurst / up_bytes, down_copies = kBurst / down_bytes;
+            const std::size_t up_words = up_bytes / sizeof(std::uint32_t), down_words = down_bytes / sizeof(std::uint32_t);
+            const std::size_t bytes = do_up ? up_bytes : down_bytes;
             ++seed;
             ++cell;
             for (std::size_t i = 0; i < kBurst; ++i) h_src[i] = pattern(i, seed);
@@ -216,23 +232,23 @@ int main() {
             CHECK(cudaGetLastError());
             CHECK(cudaMemset(d_dst, 0, kBurst));
             CHECK(cudaDeviceSynchronize());
-            std::vector<std::vector<double>> first(copies), last(copies), down_first(copies), down_last(copies);
+            std::vector<std::vector<double>> first(up_copies), last(up_copies), down_first(down_copies), down_last(down_copies);
             std::vector<double> t_stop, t_end_up, t_end_down;
             int rep = 0;
             for (; rep < kWarm + kReps; ++rep) {
                 auto* words_src = reinterpret_cast<std::uint32_t*>(h_src);
-                for (std::size_t k = 0; k < copies; ++k) {
+                for (std::size_t k = 0; k < up_copies; ++k) {
                     for (int end = 0; end < 2; ++end) {
                         markers[2 * k + end] = marker(cell, rep, k, end);
-                        words_src[k * words + (end == 0 ? 0 : words - 1)] = markers[2 * k + end];
+                        words_src[k * up_words + (end == 0 ? 0 : up_words - 1)] = markers[2 * k + end];
                     }
                 }
-                for (std::size_t k = 0; k < copies; ++k) {
+                for (std::size_t k = 0; k < down_copies; ++k) {
                     for (int end = 0; end < 2; ++end) markers_down[2 * k + end] = marker(cell, rep, k, end, true);
                 }
-                CHECK(cudaMemcpy(d_markers, markers.data(), 2 * copies * sizeof(std::uint32_t), cudaMemcpyHostToDevice));
-                CHECK(cudaMemcpy(d_markers_down, markers_down.data(), 2 * copies * sizeof(std::uint32_t), cudaMemcpyHostToDevice));
-                mark_kernel<<<1, 64>>>(reinterpret_cast<std::uint32_t*>(d_src), words, copies, d_markers_down);
+                CHECK(cudaMemcpy(d_markers, markers.data(), 2 * up_copies * sizeof(std::uint32_t), cudaMemcpyHostToDevice));
+                CHECK(cudaMemcpy(d_markers_down, markers_down.data(), 2 * down_copies * sizeof(std::uint32_t), cudaMemcpyHostToDevice));
+                mark_kernel<<<1, 64>>>(reinterpret_cast<std::uint32_t*>(d_src), down_words, down_copies, d_markers_down);
                 CHECK(cudaGetLastError());
                 CHECK(cudaDeviceSynchronize());
                 ++token;
@@ -240,12 +256,12 @@ int main() {
                 std::thread host_watcher;
                 if (do_down) {
                     host_watcher = std::thread([&] {
-                        host_seen = watch_host(h_flag, token, reinterpret_cast<const volatile std::uint32_t*>(h_dst), words, copies,
+                        host_seen = watch_host(h_flag, token, reinterpret_cast<const volatile std::uint32_t*>(h_dst), down_words, down_copies,
                                                markers_down.data(), host_stamps.data());
                     });
                 }
                 if (do_up) {
-                    watch_kernel<<<1, 1, 0, s3>>>(reinterpret_cast<const std::uint32_t*>(d_dst), words, copies, d_markers,
+                    watch_kernel<<<1, 1, 0, s3>>>(reinterpret_cast<const std::uint32_t*>(d_dst), up_words, up_copies, d_markers,
                                                   d_stamps + 1, d_gave_up);
                     CHECK(cudaGetLastError());
                 }
@@ -253,11 +269,11 @@ int main() {
                 CHECK(cudaGetLastError());
                 CHECK(cudaEventRecord(start, s1));
                 CHECK(cudaStreamWaitEvent(s2, start, 0));
-                for (std::size_t k = 0; do_up && k < copies; ++k) {
-                    CHECK(cudaMemcpyAsync(d_dst + k * bytes, h_src + k * bytes, bytes, cudaMemcpyHostToDevice, s1));
+                for (std::size_t k = 0; do_up && k < up_copies; ++k) {
+                    CHECK(cudaMemcpyAsync(d_dst + k * up_bytes, h_src + k * up_bytes, up_bytes, cudaMemcpyHostToDevice, s1));
                 }
-                for (std::size_t k = 0; do_down && k < copies; ++k) {
-                    CHECK(cudaMemcpyAsync(h_dst + k * bytes, d_src + k * bytes, bytes, cudaMemcpyDeviceToHost, s2));
+                for (std::size_t k = 0; do_down && k < down_copies; ++k) {
+                    CHECK(cudaMemcpyAsync(h_dst + k * down_bytes, d_src + k * down_bytes, down_bytes, cudaMemcpyDeviceToHost, s2));
                 }
                 CHECK(cudaEventRecord(end_up, s1));
                 CHECK(cudaEventRecord(end_down, s2));
@@ -269,16 +285,16 @@ int main() {
                 int gave_up = 0;
                 CHECK(cudaMemcpy(&gave_up, d_gave_up, sizeof(int), cudaMemcpyDeviceToHost));
                 if (gave_up || !host_seen) {
-                    std::fprintf(stderr, "watcher gave up: %zu B copies, %s, repetition %d\n", bytes, mode, rep);
+                    std::fprintf(stderr, "watcher gave up: %zu / %zu B copies, %s, repetition %d\n", c.up, c.down, mode, rep);
                     return 1;
                 }
                 if (rep < kWarm) continue;
-                CHECK(cudaMemcpy(stamps.data(), d_stamps, (1 + 2 * copies) * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
-                for (std::size_t k = 0; do_up && k < copies; ++k) {
+                CHECK(cudaMemcpy(stamps.data(), d_stamps, (1 + 2 * up_copies) * sizeof(unsigned long long), cudaMemcpyDeviceToHost));
+                for (std::size_t k = 0; do_up && k < up_copies; ++k) {
                     first[k].push_back(static_cast<double>(static_cast<long long>(stamps[1 + 2 * k] - stamps[0])) / 1000.0);
                     last[k].push_back(static_cast<double>(static_cast<long long>(stamps[2 + 2 * k] - stamps[0])) / 1000.0);
                 }
-                for (std::size_t k = 0; do_down && k < copies; ++k) {
+                for (std::size_t k = 0; do_down && k < down_copies; ++k) {
                     down_first[k].push_back(static_cast<double>(host_stamps[2 * k]) / 1000.0);
                     down_last[k].push_back(static_cast<double>(host_stamps[2 * k + 1]) / 1000.0);
                 }
@@ -294,50 +310,51 @@ int main() {
             CHECK(cudaMemcpy(back, d_dst, kBurst, cudaMemcpyDeviceToHost));
             const auto* back_words = reinterpret_cast<const std::uint32_t*>(back);
             for (std::size_t i = 0; do_up && i < kBurst; ++i) {
-                const std::size_t w = i / sizeof(std::uint32_t), in = w % words;
-                if (in == 0 || in == words - 1) continue;
+                const std::size_t w = i / sizeof(std::uint32_t), in = w % up_words;
+                if (in == 0 || in == up_words - 1) continue;
                 if (back[i] != pattern(i, seed)) {
                     std::fprintf(stderr, "verification failed: into the GPU, %zu B copies, %s, byte %zu\n", bytes, mode, i);
                     return 1;
                 }
             }
-            for (std::size_t k = 0; do_up && k < copies; ++k) {
-                if (back_words[k * words] != marker(cell, rep - 1, k, 0) || back_words[k * words + words - 1] != marker(cell, rep - 1, k, 1)) {
+            for (std::size_t k = 0; do_up && k < up_copies; ++k) {
+                if (back_words[k * up_words] != marker(cell, rep - 1, k, 0) ||
+                    back_words[k * up_words + up_words - 1] != marker(cell, rep - 1, k, 1)) {
                     std::fprintf(stderr, "verification failed: into the GPU, %zu B copies, %s, markers of copy %zu\n", bytes, mode, k);
                     return 1;
                 }
             }
             const auto* dst_words = reinterpret_cast<const std::uint32_t*>(h_dst);
             for (std::size_t i = 0; do_down && i < kBurst; ++i) {
-                const std::size_t w = i / sizeof(std::uint32_t), in = w % words;
-                if (in == 0 || in == words - 1) continue;
+                const std::size_t w = i / sizeof(std::uint32_t), in = w % down_words;
+                if (in == 0 || in == down_words - 1) continue;
                 if (h_dst[i] != pattern(i, seed + 1000)) {
                     std::fprintf(stderr, "verification failed: out of the GPU, %zu B copies, %s, byte %zu\n", bytes, mode, i);
                     return 1;
                 }
             }
-            for (std::size_t k = 0; do_down && k < copies; ++k) {
-                if (dst_words[k * words] != marker(cell, rep - 1, k, 0, true) ||
-                    dst_words[k * words + words - 1] != marker(cell, rep - 1, k, 1, true)) {
+            for (std::size_t k = 0; do_down && k < down_copies; ++k) {
+                if (dst_words[k * down_words] != marker(cell, rep - 1, k, 0, true) ||
+                    dst_words[k * down_words + down_words - 1] != marker(cell, rep - 1, k, 1, true)) {
                     std::fprintf(stderr, "verification failed: out of the GPU, %zu B copies, %s, markers of copy %zu\n", bytes, mode, k);
                     return 1;
                 }
             }
             const auto line = [&](const char* what, std::size_t k, const std::vector<double>& v) {
                 const Stats s = stats(v);
-                std::printf("%zu,%s,%s,%zu,%.3f,%.3f,%.3f\n", bytes, mode, what, k, s.p10, s.median, s.p90);
+                std::printf("%zu,%zu,%s,%s,%zu,%.3f,%.3f,%.3f\n", c.up, c.down, mode, what, k, s.p10, s.median, s.p90);
             };
-            for (std::size_t k = 0; do_up && k < copies; ++k) {
+            for (std::size_t k = 0; do_up && k < up_copies; ++k) {
                 line("first", k, first[k]);
                 line("last", k, last[k]);
             }
-            for (std::size_t k = 0; do_down && k < copies; ++k) {
+            for (std::size_t k = 0; do_down && k < down_copies; ++k) {
                 line("down_first", k, down_first[k]);
                 line("down_last", k, down_last[k]);
             }
-            if (do_up) line("h2d_end", copies - 1, t_end_up);
-            if (do_down) line("d2h_end", copies - 1, t_end_down);
-            line("stop", copies - 1, t_stop);
+            if (do_up) line("h2d_end", up_copies - 1, t_end_up);
+            if (do_down) line("d2h_end", down_copies - 1, t_end_down);
+            line("stop", 0, t_stop);
             std::fflush(stdout);
         }
     }
