@@ -1539,5 +1539,72 @@ TEST(StreamHandoff, ATimedRecordBetweenCopiesHoldsTheChainAndAnUntimedOneCostsNo
     for (auto& [kind, e] : excess) EXPECT_NEAR(median(e), 0.0, 0.1) << kind << ": a timed record's cost, the median over its cells";
 }
 
+// isolating/pair-watch (pairwatch.cu): dmaprobe's gated burst, 1 MiB each way in copies of 16, 64
+// or 256 KiB, with watchers stamping where each copy's first and last word lands. One direction's
+// burst alone, its copies' pace (the last word's, copy to copy) against the H100's calibration on
+// the medians of the fresh one-GPU H200 leases (the H100's kind of host) that ran both directions
+// alone. A copy's semaphore follows its last word by a fixed release, so the model's pace is
+// its copies' ends'. Over the eight gate phases the duplex rows take.
+TEST(StreamHandoff, EachWaysBurstAloneKeepsThePaceOfItsCopiesLastWords) {
+    const std::filesystem::path leases = std::filesystem::path(DMASIM_SOURCE_DIR) / "results/h100-sxm/isolating/pair-watch/leases";
+    // (into the GPU?, KiB) -> each lease's pace, from the median of its runs' last-word medians
+    std::map<std::pair<bool, std::uint64_t>, std::vector<double>> measured;
+    for (const auto& lease : std::filesystem::directory_iterator(leases)) {
+        std::map<std::tuple<bool, std::uint64_t, std::size_t>, std::vector<double>> last;  // per copy, over the runs
+        for (const auto& run : std::filesystem::directory_iterator(lease.path())) {
+            const std::string name = run.path().filename().string();
+            if (name.rfind("pairwatch-", 0) != 0) continue;
+            std::ifstream in(run.path());
+            std::string header;
+            std::getline(in, header);
+            // The first lease's program has no down_bytes column and ran no burst out of the GPU alone.
+            if (header.rfind("bytes,down_bytes,mode,what,k,", 0) != 0) continue;
+            for (const auto& f : read_csv_rows(run.path(), "bytes,down_bytes,mode,what,k,")) {
+                ASSERT_EQ(f.size(), 8U) << run.path();
+                const bool up = f[2] == "h2d" && f[3] == "last", down = f[2] == "d2h" && f[3] == "down_last";
+                if (!up && !down) continue;
+                last[{up, std::stoull(up ? f[0] : f[1]) >> 10, std::stoul(f[4])}].push_back(std::stod(f[6]));
+            }
+        }
+        std::map<std::pair<bool, std::uint64_t>, std::vector<double>> ends;
+        for (const auto& [key, v] : last) ends[{std::get<0>(key), std::get<1>(key)}].push_back(median(v));
+        for (const auto& [key, e] : ends) measured[key].push_back((e.back() - e.front()) / static_cast<double>(e.size() - 1));
+    }
+    ASSERT_EQ(measured.size(), 6U) << "16, 64 and 256 KiB each way";
+    const config::ModelParams p = host_params("h100-sxm");
+    const double period = static_cast<double>(p.runtime.poll_period.ps);
+    constexpr int kPhases = 8;
+    for (const auto& [key, paces] : measured) {
+        ASSERT_GE(paces.size(), 2U) << "leases";
+        const auto [up, kib] = key;
+        const std::uint64_t bytes = kib << 10;
+        double model = 0.0;
+        for (int ph = 0; ph < kPhases; ++ph) {
+            // As pairwatch.cu: the gate kernel and the start event on stream 0, stream 1 waiting for
+            // it; the burst on its stream; both streams' end events, the wait and the stop event.
+            Program prog;
+            prog.ops.push_back(kernel(1000.0 + ph * period / kPhases / kUs, 0));
+            prog.ops.push_back(record(0));
+            prog.ops.push_back(wait_for(1, 1));
+            const std::size_t first = prog.ops.size();
+            const std::uint64_t copies = (std::uint64_t{1} << 20) / bytes;
+            for (std::uint64_t k = 0; k < copies; ++k) {
+                prog.ops.push_back(strategies::copy_op(up ? CopyDirection::kHostToDevice : CopyDirection::kDeviceToHost, bytes, up ? 0 : 1, false));
+            }
+            const std::size_t last_copy = prog.ops.size() - 1;
+            prog.ops.push_back(record(0));
+            prog.ops.push_back(record(1));
+            prog.ops.push_back(wait_for(prog.ops.size() - 1, 0));
+            prog.ops.push_back(record(0));
+            prog.ops.push_back(sync());
+            const ProgramOutcome o = simulator().execute(p, prog);
+            model += (o.timings[last_copy].end_ps - o.timings[first].end_ps) / static_cast<double>(copies - 1) / kUs / kPhases;
+        }
+        const std::string what = std::string(up ? "into" : "out of") + " the GPU, " + std::to_string(kib) + " KiB copies";
+        // Within 5 % of every lease (the copy-chains test's bound); measured 1.78-7.48 us a copy.
+        for (const double m : paces) EXPECT_NEAR(model / m, 1.0, 0.05) << what << ": model " << model << " us a copy, lease " << m;
+    }
+}
+
 }  // namespace
 }  // namespace dmasim::sim

@@ -8,7 +8,11 @@ landing: per direction the mean data window (a copy's last word less its first),
 copy's first word less the copy before it's last word), the pace (the last copy's last word less
 the first copy's, over the copies between), and where the first copy's data start and the last
 copy's end. Copies into the GPU are timed from the gate kernel's end stamp (GPU clock), copies out
-of it from the CPU seeing the gate's flag (CPU clock).
+of it from the CPU seeing the gate's flag (CPU clock). Sizes in/out: the copies' sizes into and
+out of the GPU ("-": that direction left out). Under each pair, each direction's mean gap and pace (a
+copy's last word less the copy before it's) over the copies that run while the other direction
+still moves data (the count of copies in brackets) (in the `mixed` pairs one direction
+ends long before the other).
 """
 import csv
 import glob
@@ -22,7 +26,13 @@ def load(lease):
     cells = {}
     for run in runs:
         for r in csv.DictReader(open(run)):
-            cells.setdefault((int(r["bytes"]), r["mode"], r["what"], int(r["k"])), []).append(float(r["median_us"]))
+            # The first lease's program named one size (both ways, or the one direction's).
+            if "down_bytes" in r:
+                up, down = int(r["bytes"]), int(r["down_bytes"])
+            else:
+                up = 0 if r["mode"] == "d2h" else int(r["bytes"])
+                down = 0 if r["mode"] == "h2d" else int(r["bytes"])
+            cells.setdefault(((up, down), r["mode"], r["what"], int(r["k"])), []).append(float(r["median_us"]))
     return {k: statistics.median(v) for k, v in cells.items()}, len(runs)
 
 
@@ -38,21 +48,47 @@ def direction(d, size, mode, first, last):
     return data, gap, pace, f[0], l[-1]
 
 
+def overlap(d, size, mode):
+    """Each direction's mean gap and data window over its copies while the other direction moves
+    data (from the later of the two first words to the earlier of the two last words)."""
+    def series(first, last):
+        n = 1 + max((k for (s, m, w, k) in d if s == size and m == mode and w == first), default=-1)
+        return [(d[(size, mode, first, k)], d[(size, mode, last, k)]) for k in range(n)]
+    up, down = series("first", "last"), series("down_first", "down_last")
+    if not up or not down:
+        return None
+    lo, hi = max(up[0][0], down[0][0]), min(up[-1][1], down[-1][1])
+    def gaps(seq):
+        inside = [k for k in range(1, len(seq)) if seq[k - 1][1] >= lo and seq[k][0] <= hi]
+        if not inside:
+            return float("nan"), float("nan"), 0
+        gap = statistics.mean(seq[k][0] - seq[k - 1][1] for k in inside)
+        pace = statistics.mean(seq[k][1] - seq[k - 1][1] for k in inside)
+        return gap, pace, len(inside)
+    return gaps(up), gaps(down)
+
+
 def main(leases):
     for lease in leases:
         d, runs = load(lease)
         print(f"## {os.path.basename(lease.rstrip('/'))} ({runs} runs)")
-        print("   size  mode  | into the GPU: data   gap  pace  first  end | out of it: data   gap  pace  first  end | events h2d_end d2h_end stop")
-        for size in sorted({k[0] for k in d}):
-            for mode in ("h2d", "d2h", "pair"):
+        print("   in/out   mode  | into the GPU: data   gap  pace  first  end | out of it: data   gap  pace  first  end | events h2d_end d2h_end stop")
+        for size in sorted({k[0] for k in d}, key=lambda s: (s[0] != s[1] and s[0] * s[1] > 0, max(s), s)):
+            for mode in ("h2d", "d2h", "pair", "mixed"):
                 up = direction(d, size, mode, "first", "last")
                 down = direction(d, size, mode, "down_first", "down_last")
                 if up is None and down is None:
                     continue
                 fmt = lambda x: ("%6.2f %5.2f %5.2f %6.2f %6.2f" % x) if x else " " * 32
-                ev = " ".join("%7.2f" % d[(size, mode, w, k)] if (size, mode, w, k) in d else "      -"
-                              for w in ("h2d_end", "d2h_end", "stop") for k in [max(kk for (s, m, ww, kk) in d if s == size and ww == "stop")])
-                print(f"  {size >> 10:4d}K  {mode:4s}  |        {fmt(up)} |          {fmt(down)} | {ev}")
+                ev = " ".join("%7.2f" % next((v for (s, m, ww, k), v in d.items() if (s, m, ww) == (size, mode, w)), float("nan"))
+                              for w in ("h2d_end", "d2h_end", "stop"))
+                sizes = "/".join(f"{b >> 10}K" if b else "-" for b in size)
+                print(f"  {sizes:>9s} {mode:5s} |        {fmt(up)} |          {fmt(down)} | {ev}")
+                both = overlap(d, size, mode)
+                if both:
+                    (gu, pu, nu), (gd, pd, nd) = both
+                    print(f"  {'':9s} {'':5s} |   both moving: gap {gu:5.2f} pace {pu:5.2f} ({nu:2d})   |"
+                          f"     both moving: gap {gd:5.2f} pace {pd:5.2f} ({nd:2d})   |")
         print()
 
 
