@@ -15,7 +15,8 @@
 // it, 1 MiB each way in copies of `bytes`; an event on each stream, stream 1 waits for stream 2's,
 // the stop event). Modes: `pair`, `h2d` alone and `d2h` alone (the other direction's copies left
 // out, every other call kept), each at 16, 64 and 256 KiB; and `mixed`, pairs of 16 KiB copies one
-// way beside 64 or 256 KiB copies the other. Every repetition writes new marker words at each copy's first and
+// way beside 64 or 256 KiB copies the other; and `one_pair`, `one_h2d`, `one_d2h`: dmaprobe's single
+// pair, one copy each way (the main plan's duplex rows), 4 KiB to 1 MiB. Every repetition writes new marker words at each copy's first and
 // last word of the host source (the rest is written and flushed once per cell) and of the GPU
 // source, so the watchers know the words of this repetition's copies.
 //
@@ -205,22 +206,32 @@ int main() {
     std::vector<unsigned long long> stamps(1 + 2 * kMaxCopies);
     // Each size each way, alone and in the pair; then pairs of unlike sizes (`mixed`), whose copies
     // cannot keep in step: whether what a copy loses in the pair follows its own size or the other's.
+    // Last, dmaprobe's single pair (the main plan's duplex rows): one copy each way (`one_pair`), and
+    // each alone (`one_h2d`, `one_d2h`), 4 KiB to 1 MiB.
     struct Cell {
         std::size_t up, down;  // copy sizes into / out of the GPU; 0: that direction left out
         const char* mode;
+        bool single = false;  // one copy each way instead of 1 MiB
     };
     constexpr std::size_t k16 = std::size_t{16} << 10, k64 = std::size_t{64} << 10, k256 = std::size_t{256} << 10;
     const Cell cells[] = {{k16, k16, "pair"},    {k16, 0, "h2d"},     {0, k16, "d2h"},     {k64, k64, "pair"},
                           {k64, 0, "h2d"},       {0, k64, "d2h"},     {k256, k256, "pair"}, {k256, 0, "h2d"},
                           {0, k256, "d2h"},      {k16, k256, "mixed"}, {k256, k16, "mixed"}, {k16, k64, "mixed"},
                           {k64, k16, "mixed"}};
-    for (const Cell& c : cells) {
+    std::vector<Cell> all(std::begin(cells), std::end(cells));
+    for (const std::size_t kib : {4, 16, 64, 256, 1024}) {
+        const std::size_t b = kib << 10;
+        all.push_back({b, b, "one_pair", true});
+        all.push_back({b, 0, "one_h2d", true});
+        all.push_back({0, b, "one_d2h", true});
+    }
+    for (const Cell& c : all) {
         {
             const char* mode = c.mode;
             const bool do_up = c.up > 0;
             const bool do_down = c.down > 0;
             const std::size_t up_bytes = do_up ? c.up : c.down, down_bytes = do_down ? c.down : c.up;
-            const std::size_t up_copies = kBurst / up_bytes, down_copies = kBurst / down_bytes;
+            const std::size_t up_copies = c.single ? 1 : kBurst / up_bytes, down_copies = c.single ? 1 : kBurst / down_bytes;
             const std::size_t up_words = up_bytes / sizeof(std::uint32_t), down_words = down_bytes / sizeof(std::uint32_t);
             const std::size_t bytes = do_up ? up_bytes : down_bytes;
             ++seed;
@@ -309,7 +320,7 @@ int main() {
             // The data: the pattern, but for the last repetition's markers.
             CHECK(cudaMemcpy(back, d_dst, kBurst, cudaMemcpyDeviceToHost));
             const auto* back_words = reinterpret_cast<const std::uint32_t*>(back);
-            for (std::size_t i = 0; do_up && i < kBurst; ++i) {
+            for (std::size_t i = 0; do_up && i < up_copies * up_bytes; ++i) {
                 const std::size_t w = i / sizeof(std::uint32_t), in = w % up_words;
                 if (in == 0 || in == up_words - 1) continue;
                 if (back[i] != pattern(i, seed)) {
@@ -325,7 +336,7 @@ int main() {
                 }
             }
             const auto* dst_words = reinterpret_cast<const std::uint32_t*>(h_dst);
-            for (std::size_t i = 0; do_down && i < kBurst; ++i) {
+            for (std::size_t i = 0; do_down && i < down_copies * down_bytes; ++i) {
                 const std::size_t w = i / sizeof(std::uint32_t), in = w % down_words;
                 if (in == 0 || in == down_words - 1) continue;
                 if (h_dst[i] != pattern(i, seed + 1000)) {

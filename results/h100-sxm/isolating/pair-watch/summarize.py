@@ -12,7 +12,7 @@ of it from the CPU seeing the gate's flag (CPU clock). Sizes in/out: the copies'
 out of the GPU ("-": that direction left out). Under each pair, each direction's mean gap and pace (a
 copy's last word less the copy before it's) over the copies that run while the other direction
 still moves data (the count of copies in brackets) (in the `mixed` pairs one direction
-ends long before the other).
+ends long before the other). The `one_*` cells are dmaprobe's single pair, one copy each way.
 """
 import csv
 import glob
@@ -43,8 +43,8 @@ def direction(d, size, mode, first, last):
     f = [d[(size, mode, first, k)] for k in range(n)]
     l = [d[(size, mode, last, k)] for k in range(n)]
     data = statistics.mean(l[k] - f[k] for k in range(n))
-    gap = statistics.mean(f[k] - l[k - 1] for k in range(1, n))
-    pace = (l[-1] - l[0]) / (n - 1)
+    gap = statistics.mean(f[k] - l[k - 1] for k in range(1, n)) if n > 1 else float("nan")
+    pace = (l[-1] - l[0]) / (n - 1) if n > 1 else float("nan")
     return data, gap, pace, f[0], l[-1]
 
 
@@ -55,7 +55,7 @@ def overlap(d, size, mode):
         n = 1 + max((k for (s, m, w, k) in d if s == size and m == mode and w == first), default=-1)
         return [(d[(size, mode, first, k)], d[(size, mode, last, k)]) for k in range(n)]
     up, down = series("first", "last"), series("down_first", "down_last")
-    if not up or not down:
+    if len(up) < 2 or len(down) < 2:
         return None
     lo, hi = max(up[0][0], down[0][0]), min(up[-1][1], down[-1][1])
     def gaps(seq):
@@ -74,7 +74,7 @@ def main(leases):
         print(f"## {os.path.basename(lease.rstrip('/'))} ({runs} runs)")
         print("   in/out   mode  | into the GPU: data   gap  pace  first  end | out of it: data   gap  pace  first  end | events h2d_end d2h_end stop")
         for size in sorted({k[0] for k in d}, key=lambda s: (s[0] != s[1] and s[0] * s[1] > 0, max(s), s)):
-            for mode in ("h2d", "d2h", "pair", "mixed"):
+            for mode in ("h2d", "d2h", "pair", "mixed", "one_h2d", "one_d2h", "one_pair"):
                 up = direction(d, size, mode, "first", "last")
                 down = direction(d, size, mode, "down_first", "down_last")
                 if up is None and down is None:
