@@ -15,8 +15,12 @@
 // it, 1 MiB each way in copies of `bytes`; an event on each stream, stream 1 waits for stream 2's,
 // the stop event). Modes: `pair`, `h2d` alone and `d2h` alone (the other direction's copies left
 // out, every other call kept), each at 16, 64 and 256 KiB; and `mixed`, pairs of 16 KiB copies one
-// way beside 64 or 256 KiB copies the other; and `one_pair`, `one_h2d`, `one_d2h`: dmaprobe's single
-// pair, one copy each way (the main plan's duplex rows), 4 KiB to 1 MiB. Every repetition writes new marker words at each copy's first and
+// way beside 64 or 256 KiB copies the other; `one_pair`, `one_h2d`, `one_d2h`: dmaprobe's single
+// pair, one copy each way (the main plan's duplex rows), 4 KiB to 1 MiB; and `stamp_pair`,
+// `stamp_h2d`, `stamp_mixed`: bursts whose copies into the GPU bring back, in their first and last
+// word, the CPU's clock when the host served those words' reads (a CPU thread on CPU 4 writes it
+// there over and over): rows `served_first`, `served_last`, us after the CPU saw the gate's flag,
+// the clock of the copies out of the GPU. Every repetition writes new marker words at each copy's first and
 // last word of the host source (the rest is written and flushed once per cell) and of the GPU
 // source, so the watchers know the words of this repetition's copies.
 //
@@ -92,7 +96,8 @@ long long cpu_ns() {
 // The CPU's watcher: the gate's flag, then each copy's first and last word in host memory.
 // Stamps in ns after the flag; false if a word never came.
 bool watch_host(const volatile std::uint32_t* flag, std::uint32_t token, const volatile std::uint32_t* dst,
-                std::size_t words_per_copy, std::size_t copies, const std::uint32_t* markers, long long* stamps) {
+                std::size_t words_per_copy, std::size_t copies, const std::uint32_t* markers, long long* stamps,
+                long long* gate_at) {
     cpu_set_t set;
     CPU_ZERO(&set);
     CPU_SET(2, &set);
@@ -106,6 +111,7 @@ bool watch_host(const volatile std::uint32_t* flag, std::uint32_t token, const v
     };
     if (!wait_for(flag, token)) return false;
     const long long gate = cpu_ns();
+    *gate_at = gate;
     for (std::size_t k = 0; k < copies; ++k) {
         for (int end = 0; end < 2; ++end) {
             if (!wait_for(dst + k * words_per_copy + (end == 0 ? 0 : words_per_copy - 1), markers[2 * k + end])) return false;
@@ -115,22 +121,45 @@ bool watch_host(const volatile std::uint32_t* flag, std::uint32_t token, const v
     return true;
 }
 
+// The `stamp_*` cells' CPU thread (on CPU 4): writes its clock, less `base`, into the first and last
+// word of each copy's host source, over and over until told to stop. A copy engine's read of such a
+// word brings the time the host served it (to within one pass, a few tens of ns).
+void stamp_sources(std::uint32_t* src, std::size_t words_per_copy, std::size_t copies, long long base,
+                   const volatile bool* stop) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(4, &set);
+    sched_setaffinity(0, sizeof(set), &set);
+    while (!*stop) {
+        const auto v = static_cast<std::uint32_t>(cpu_ns() - base) | 1u;
+        for (std::size_t k = 0; k < copies; ++k) {
+            reinterpret_cast<volatile std::uint32_t*>(src)[k * words_per_copy] = v;
+            reinterpret_cast<volatile std::uint32_t*>(src)[k * words_per_copy + words_per_copy - 1] = v;
+        }
+    }
+}
+
 // Per copy k: waits for its first, then its last word to hold this repetition's markers and
-// stamps each. Volatile loads go to the L2, where the copy engine's writes land.
+// stamps each. Volatile loads go to the L2, where the copy engine's writes land. Without markers
+// (the `stamp_*` cells) it waits for the word to be other than 0 and keeps what it found in
+// `values`: the CPU's clock when the host served that word's read.
 __global__ void watch_kernel(const std::uint32_t* dst, std::size_t words_per_copy, std::size_t copies,
-                             const std::uint32_t* markers, unsigned long long* stamps, int* gave_up) {
+                             const std::uint32_t* markers, unsigned long long* stamps, int* gave_up, std::uint32_t* values) {
     const unsigned long long t0 = now_ns();
     for (std::size_t k = 0; k < copies; ++k) {
         for (int end = 0; end < 2; ++end) {
             const volatile std::uint32_t* w = dst + k * words_per_copy + (end == 0 ? 0 : words_per_copy - 1);
-            const std::uint32_t want = markers[2 * k + end];
-            while (*w != want) {
+            const std::uint32_t want = markers != nullptr ? markers[2 * k + end] : 0;
+            std::uint32_t seen = *w;
+            while (markers != nullptr ? seen != want : seen == 0) {
                 if (now_ns() - t0 > kGiveUpNs) {
                     *gave_up = 1;
                     return;
                 }
+                seen = *w;
             }
             stamps[2 * k + end] = now_ns();
+            values[2 * k + end] = seen;
         }
     }
 }
@@ -178,6 +207,8 @@ int main() {
     CHECK(cudaMalloc(&d_markers_down, 2 * kMaxCopies * sizeof(std::uint32_t)));
     unsigned long long* d_stamps = nullptr;  // [0]: the gate's end; then 2 per copy
     int* d_gave_up = nullptr;
+    std::uint32_t* d_values = nullptr;  // what the watcher found in each word
+    CHECK(cudaMalloc(&d_values, 2 * kMaxCopies * sizeof(std::uint32_t)));
     CHECK(cudaMalloc(&d_markers, 2 * kMaxCopies * sizeof(std::uint32_t)));
     CHECK(cudaMalloc(&d_stamps, (1 + 2 * kMaxCopies) * sizeof(unsigned long long)));
     CHECK(cudaMalloc(&d_gave_up, sizeof(int)));
@@ -194,7 +225,7 @@ int main() {
     // Load every kernel before the first watcher runs: a kernel loaded lazily while the watcher
     // spins would wait for it.
     gate_kernel<<<1, 1>>>(0, d_stamps, h_flag, 0);
-    watch_kernel<<<1, 1>>>(reinterpret_cast<const std::uint32_t*>(d_dst), 1, 0, d_markers, d_stamps + 1, d_gave_up);
+    watch_kernel<<<1, 1>>>(reinterpret_cast<const std::uint32_t*>(d_dst), 1, 0, d_markers, d_stamps + 1, d_gave_up, d_values);
     mark_kernel<<<1, 1>>>(reinterpret_cast<std::uint32_t*>(d_src), 1, 0, d_markers_down);
     CHECK(cudaGetLastError());
     CHECK(cudaDeviceSynchronize());
@@ -202,16 +233,19 @@ int main() {
     std::uint32_t seed = 1, cell = 0;
     std::vector<std::uint32_t> markers(2 * kMaxCopies), markers_down(2 * kMaxCopies);
     std::vector<long long> host_stamps(2 * kMaxCopies);
+    std::vector<std::uint32_t> values(2 * kMaxCopies);
     std::uint32_t token = 0;
     std::vector<unsigned long long> stamps(1 + 2 * kMaxCopies);
     // Each size each way, alone and in the pair; then pairs of unlike sizes (`mixed`), whose copies
     // cannot keep in step: whether what a copy loses in the pair follows its own size or the other's.
     // Last, dmaprobe's single pair (the main plan's duplex rows): one copy each way (`one_pair`), and
-    // each alone (`one_h2d`, `one_d2h`), 4 KiB to 1 MiB.
+    // each alone (`one_h2d`, `one_d2h`), 4 KiB to 1 MiB. Then `stamp_*`: bursts whose copies into the
+    // GPU bring back when the host served the reads of their first and last word (stamp_sources).
     struct Cell {
         std::size_t up, down;  // copy sizes into / out of the GPU; 0: that direction left out
         const char* mode;
         bool single = false;  // one copy each way instead of 1 MiB
+        bool stamp = false;   // the host sources' first and last words carry the CPU's clock
     };
     constexpr std::size_t k16 = std::size_t{16} << 10, k64 = std::size_t{64} << 10, k256 = std::size_t{256} << 10;
     const Cell cells[] = {{k16, k16, "pair"},    {k16, 0, "h2d"},     {0, k16, "d2h"},     {k64, k64, "pair"},
@@ -224,6 +258,11 @@ int main() {
         all.push_back({b, b, "one_pair", true});
         all.push_back({b, 0, "one_h2d", true});
         all.push_back({0, b, "one_d2h", true});
+    }
+    for (const Cell st : {Cell{k64, k64, "stamp_pair"}, Cell{k64, 0, "stamp_h2d"}, Cell{k256, k256, "stamp_pair"},
+                          Cell{k256, 0, "stamp_h2d"}, Cell{k16, k256, "stamp_mixed"}, Cell{k16, 0, "stamp_h2d"}}) {
+        all.push_back(st);
+        all.back().stamp = true;
     }
     for (const Cell& c : all) {
         {
@@ -244,6 +283,7 @@ int main() {
             CHECK(cudaMemset(d_dst, 0, kBurst));
             CHECK(cudaDeviceSynchronize());
             std::vector<std::vector<double>> first(up_copies), last(up_copies), down_first(down_copies), down_last(down_copies);
+            std::vector<std::vector<double>> served_first(up_copies), served_last(up_copies);
             std::vector<double> t_stop, t_end_up, t_end_down;
             int rep = 0;
             for (; rep < kWarm + kReps; ++rep) {
@@ -264,16 +304,26 @@ int main() {
                 CHECK(cudaDeviceSynchronize());
                 ++token;
                 bool host_seen = true;
+                long long gate_at = 0;
                 std::thread host_watcher;
-                if (do_down) {
+                if (do_down || c.stamp) {
                     host_watcher = std::thread([&] {
-                        host_seen = watch_host(h_flag, token, reinterpret_cast<const volatile std::uint32_t*>(h_dst), down_words, down_copies,
-                                               markers_down.data(), host_stamps.data());
+                        host_seen = watch_host(h_flag, token, reinterpret_cast<const volatile std::uint32_t*>(h_dst), down_words,
+                                               do_down ? down_copies : 0, markers_down.data(), host_stamps.data(), &gate_at);
                     });
                 }
+                // The stamp cells: the words the watcher waits for start at 0 and take the CPU's clock.
+                volatile bool stop_stamping = false;
+                const long long base = cpu_ns();
+                std::thread stamper;
+                if (c.stamp) {
+                    CHECK(cudaMemset(d_dst, 0, up_copies * up_bytes));
+                    CHECK(cudaDeviceSynchronize());  // the legacy stream's memset before the watcher's stream
+                    stamper = std::thread(stamp_sources, words_src, up_words, up_copies, base, &stop_stamping);
+                }
                 if (do_up) {
-                    watch_kernel<<<1, 1, 0, s3>>>(reinterpret_cast<const std::uint32_t*>(d_dst), up_words, up_copies, d_markers,
-                                                  d_stamps + 1, d_gave_up);
+                    watch_kernel<<<1, 1, 0, s3>>>(reinterpret_cast<const std::uint32_t*>(d_dst), up_words, up_copies,
+                                                  c.stamp ? nullptr : d_markers, d_stamps + 1, d_gave_up, d_values);
                     CHECK(cudaGetLastError());
                 }
                 gate_kernel<<<1, 1, 0, s1>>>(kHoldNs, d_stamps, h_flag, token);
@@ -293,6 +343,8 @@ int main() {
                 CHECK(cudaEventSynchronize(stop));
                 CHECK(cudaStreamSynchronize(s3));
                 if (host_watcher.joinable()) host_watcher.join();
+                stop_stamping = true;
+                if (stamper.joinable()) stamper.join();
                 int gave_up = 0;
                 CHECK(cudaMemcpy(&gave_up, d_gave_up, sizeof(int), cudaMemcpyDeviceToHost));
                 if (gave_up || !host_seen) {
@@ -304,6 +356,15 @@ int main() {
                 for (std::size_t k = 0; do_up && k < up_copies; ++k) {
                     first[k].push_back(static_cast<double>(static_cast<long long>(stamps[1 + 2 * k] - stamps[0])) / 1000.0);
                     last[k].push_back(static_cast<double>(static_cast<long long>(stamps[2 + 2 * k] - stamps[0])) / 1000.0);
+                }
+                if (c.stamp) {
+                    CHECK(cudaMemcpy(values.data(), d_values, 2 * up_copies * sizeof(std::uint32_t), cudaMemcpyDeviceToHost));
+                    for (std::size_t k = 0; k < up_copies; ++k) {
+                        // The CPU's clock at the read, from the gate's flag seen (both less `base`).
+                        const auto at = [&](int end) { return static_cast<double>(static_cast<long long>(values[2 * k + end]) - (gate_at - base)) / 1000.0; };
+                        served_first[k].push_back(at(0));
+                        served_last[k].push_back(at(1));
+                    }
                 }
                 for (std::size_t k = 0; do_down && k < down_copies; ++k) {
                     down_first[k].push_back(static_cast<double>(host_stamps[2 * k]) / 1000.0);
@@ -328,7 +389,7 @@ int main() {
                     return 1;
                 }
             }
-            for (std::size_t k = 0; do_up && k < up_copies; ++k) {
+            for (std::size_t k = 0; do_up && !c.stamp && k < up_copies; ++k) {
                 if (back_words[k * up_words] != marker(cell, rep - 1, k, 0) ||
                     back_words[k * up_words + up_words - 1] != marker(cell, rep - 1, k, 1)) {
                     std::fprintf(stderr, "verification failed: into the GPU, %zu B copies, %s, markers of copy %zu\n", bytes, mode, k);
@@ -358,6 +419,10 @@ int main() {
             for (std::size_t k = 0; do_up && k < up_copies; ++k) {
                 line("first", k, first[k]);
                 line("last", k, last[k]);
+                if (c.stamp) {
+                    line("served_first", k, served_first[k]);
+                    line("served_last", k, served_last[k]);
+                }
             }
             for (std::size_t k = 0; do_down && k < down_copies; ++k) {
                 line("down_first", k, down_first[k]);
@@ -378,6 +443,7 @@ int main() {
     CHECK(cudaStreamDestroy(s3));
     CHECK(cudaFree(d_markers));
     CHECK(cudaFree(d_markers_down));
+    CHECK(cudaFree(d_values));
     CHECK(cudaFreeHost(h_flag));
     CHECK(cudaFree(d_stamps));
     CHECK(cudaFree(d_gave_up));

@@ -74,7 +74,7 @@ def main(leases):
         print(f"## {os.path.basename(lease.rstrip('/'))} ({runs} runs)")
         print("   in/out   mode  | into the GPU: data   gap  pace  first  end | out of it: data   gap  pace  first  end | events h2d_end d2h_end stop")
         for size in sorted({k[0] for k in d}, key=lambda s: (s[0] != s[1] and s[0] * s[1] > 0, max(s), s)):
-            for mode in ("h2d", "d2h", "pair", "mixed", "one_h2d", "one_d2h", "one_pair"):
+            for mode in ("h2d", "d2h", "pair", "mixed", "one_h2d", "one_d2h", "one_pair", "stamp_h2d", "stamp_pair", "stamp_mixed"):
                 up = direction(d, size, mode, "first", "last")
                 down = direction(d, size, mode, "down_first", "down_last")
                 if up is None and down is None:
