@@ -13,6 +13,9 @@ out of the GPU ("-": that direction left out). Under each pair, each direction's
 copy's last word less the copy before it's) over the copies that run while the other direction
 still moves data (the count of copies in brackets) (in the `mixed` pairs one direction
 ends long before the other). The `one_*` cells are dmaprobe's single pair, one copy each way.
+Under each `stamp_*` cell, copy by copy, when the host served each copy into the GPU's first and
+last word (its source carried the CPU's clock) and when they landed in GPU memory, and the copies
+out of the GPU; then the gaps on the host's side.
 """
 import csv
 import glob
@@ -68,6 +71,29 @@ def overlap(d, size, mode):
     return gaps(up), gaps(down)
 
 
+def stamps(d, size, mode):
+    """The `stamp_*` cells copy by copy: when the host served the first and last word's reads of
+    each copy into the GPU and when they landed, and the copies out of the GPU's first and last
+    word landing in host memory (served and out of the GPU: the CPU's clock from the gate's flag;
+    landed: the GPU's from the gate's end)."""
+    n = 1 + max((k for (s, m, w, k) in d if s == size and m == mode and w == "served_first"), default=-1)
+    nd = 1 + max((k for (s, m, w, k) in d if s == size and m == mode and w == "down_first"), default=-1)
+    lines = []
+    for k in range(max(n, nd)):
+        g = lambda w: d.get((size, mode, w, k))
+        up = ("served %6.2f-%6.2f landed %6.2f-%6.2f (first landed less served %.2f)" %
+              (g("served_first"), g("served_last"), g("first"), g("last"), g("first") - g("served_first"))) if k < n else " " * 62
+        down = ("out of the GPU %6.2f-%6.2f" % (g("down_first"), g("down_last"))) if k < nd else ""
+        lines.append(f"      k={k:2d} into the GPU {up}  {down}")
+    if n > 1:
+        gaps = [d[(size, mode, "served_first", k)] - d[(size, mode, "served_last", k - 1)] for k in range(1, n)]
+        lines.append("      into the GPU, last read served to the next copy's first: " + " ".join("%.2f" % x for x in gaps))
+    if nd > 1:
+        gaps = [d[(size, mode, "down_first", k)] - d[(size, mode, "down_last", k - 1)] for k in range(1, nd)]
+        lines.append("      out of the GPU, last word landed to the next copy's first: " + " ".join("%.2f" % x for x in gaps))
+    return lines
+
+
 def main(leases):
     for lease in leases:
         d, runs = load(lease)
@@ -84,6 +110,8 @@ def main(leases):
                               for w in ("h2d_end", "d2h_end", "stop"))
                 sizes = "/".join(f"{b >> 10}K" if b else "-" for b in size)
                 print(f"  {sizes:>9s} {mode:5s} |        {fmt(up)} |          {fmt(down)} | {ev}")
+                if mode.startswith("stamp_"):
+                    print("\n".join(stamps(d, size, mode)))
                 both = overlap(d, size, mode)
                 if both:
                     (gu, pu, nu), (gd, pd, nd) = both
