@@ -38,6 +38,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -60,6 +61,7 @@ constexpr std::size_t kBurst = 1 << 20;  // bytes each way
 constexpr std::size_t kMaxCopies = 64;   // 16 KiB copies
 constexpr int kWarm = 5;
 constexpr int kReps = 40;
+constexpr int kRepsEach = 300;  // PAIRWATCH_MODE=reps: repetitions per cell, each one printed
 constexpr unsigned long long kHoldNs = 1'000'000;    // longer than every call of a cell
 constexpr unsigned long long kGiveUpNs = 20'000'000;  // a word that never lands
 
@@ -192,6 +194,15 @@ Stats stats(std::vector<double> v) {
 }  // namespace
 
 int main() {
+    // PAIRWATCH_MODE=reps: only dmaprobe's single pair and each of its copies alone, 4-256 KiB, every
+    // repetition printed (the medians mix the copy into the GPU's two ways of starting).
+    const char* mode_env = std::getenv("PAIRWATCH_MODE");
+    const bool each = mode_env != nullptr && std::strcmp(mode_env, "reps") == 0;
+    if (mode_env != nullptr && !each) {
+        std::fprintf(stderr, "PAIRWATCH_MODE must be reps or unset, not '%s'\n", mode_env);
+        return 2;
+    }
+    const int reps = each ? kRepsEach : kReps;
     CHECK(cudaSetDevice(0));
     unsigned char *h_src = nullptr, *h_dst = nullptr, *d_dst = nullptr, *d_src = nullptr, *back = nullptr;
     CHECK(cudaMallocHost(&h_src, kBurst));
@@ -229,7 +240,8 @@ int main() {
     mark_kernel<<<1, 1>>>(reinterpret_cast<std::uint32_t*>(d_src), 1, 0, d_markers_down);
     CHECK(cudaGetLastError());
     CHECK(cudaDeviceSynchronize());
-    std::printf("bytes,down_bytes,mode,what,k,p10_us,median_us,p90_us\n");
+    std::printf(each ? "bytes,down_bytes,mode,rep,first_us,last_us,down_first_us,down_last_us,h2d_end_us,d2h_end_us,stop_us\n"
+                     : "bytes,down_bytes,mode,what,k,p10_us,median_us,p90_us\n");
     std::uint32_t seed = 1, cell = 0;
     std::vector<std::uint32_t> markers(2 * kMaxCopies), markers_down(2 * kMaxCopies);
     std::vector<long long> host_stamps(2 * kMaxCopies);
@@ -252,14 +264,16 @@ int main() {
                           {k64, 0, "h2d"},       {0, k64, "d2h"},     {k256, k256, "pair"}, {k256, 0, "h2d"},
                           {0, k256, "d2h"},      {k16, k256, "mixed"}, {k256, k16, "mixed"}, {k16, k64, "mixed"},
                           {k64, k16, "mixed"}};
-    std::vector<Cell> all(std::begin(cells), std::end(cells));
+    std::vector<Cell> all;
+    if (!each) all.assign(std::begin(cells), std::end(cells));
     for (const std::size_t kib : {4, 16, 64, 256, 1024}) {
+        if (each && kib > 256) continue;
         const std::size_t b = kib << 10;
         all.push_back({b, b, "one_pair", true});
         all.push_back({b, 0, "one_h2d", true});
         all.push_back({0, b, "one_d2h", true});
     }
-    for (const Cell st : {Cell{k64, k64, "stamp_pair"}, Cell{k64, 0, "stamp_h2d"}, Cell{k256, k256, "stamp_pair"},
+    for (const Cell st : each ? std::vector<Cell>{} : std::vector<Cell>{Cell{k64, k64, "stamp_pair"}, Cell{k64, 0, "stamp_h2d"}, Cell{k256, k256, "stamp_pair"},
                           Cell{k256, 0, "stamp_h2d"}, Cell{k16, k256, "stamp_mixed"}, Cell{k16, 0, "stamp_h2d"}}) {
         all.push_back(st);
         all.back().stamp = true;
@@ -286,7 +300,7 @@ int main() {
             std::vector<std::vector<double>> served_first(up_copies), served_last(up_copies);
             std::vector<double> t_stop, t_end_up, t_end_down;
             int rep = 0;
-            for (; rep < kWarm + kReps; ++rep) {
+            for (; rep < kWarm + reps; ++rep) {
                 auto* words_src = reinterpret_cast<std::uint32_t*>(h_src);
                 for (std::size_t k = 0; k < up_copies; ++k) {
                     for (int end = 0; end < 2; ++end) {
@@ -377,6 +391,15 @@ int main() {
                 t_end_up.push_back(ms * 1000.0);
                 CHECK(cudaEventElapsedTime(&ms, start, end_down));
                 t_end_down.push_back(ms * 1000.0);
+                if (each) {
+                    const auto cell_of = [](bool on, const std::vector<double>& v) {
+                        return on ? std::to_string(v.back()) : std::string();
+                    };
+                    std::printf("%zu,%zu,%s,%d,%s,%s,%s,%s,%s,%s,%.3f\n", c.up, c.down, mode, rep - kWarm,
+                                cell_of(do_up, first[0]).c_str(), cell_of(do_up, last[0]).c_str(),
+                                cell_of(do_down, down_first[0]).c_str(), cell_of(do_down, down_last[0]).c_str(),
+                                cell_of(do_up, t_end_up).c_str(), cell_of(do_down, t_end_down).c_str(), t_stop.back());
+                }
             }
             // The data: the pattern, but for the last repetition's markers.
             CHECK(cudaMemcpy(back, d_dst, kBurst, cudaMemcpyDeviceToHost));
@@ -411,6 +434,10 @@ int main() {
                     std::fprintf(stderr, "verification failed: out of the GPU, %zu B copies, %s, markers of copy %zu\n", bytes, mode, k);
                     return 1;
                 }
+            }
+            if (each) {
+                std::fflush(stdout);
+                continue;
             }
             const auto line = [&](const char* what, std::size_t k, const std::vector<double>& v) {
                 const Stats s = stats(v);
