@@ -117,6 +117,11 @@ void testcase(JsonWriter& w, const ResultRow& r, const MeasurementSpec* spec, co
     w.value("min", r.min_us);
     w.value("max", r.max_us);
     w.value("cv", r.cv);
+    if (!r.samples_us.empty()) {
+        w.begin_array("samples");
+        for (const double t : r.samples_us) w.value("", t);
+        w.end_array();
+    }
     w.end_object();
     w.value("gbps", r.gbps());
     w.begin_object("units");

@@ -21,6 +21,7 @@ Summary summarize(const std::vector<double>& samples) {
     s.min = *lo;
     s.max = *hi;
     s.cv = coefficient_of_variation(samples);
+    s.samples = samples;
     return s;
 }
 
@@ -90,6 +91,7 @@ ResultRow make_row(const MeasurementSpec& spec, const std::string& harness_varia
     r.min_us = s.min;
     r.max_us = s.max;
     r.cv = s.cv;
+    r.samples_us = s.samples;
     r.variant = join_variant(spec.variant, harness_variant);
     r.status = "ok";
     r.note = note;
@@ -131,10 +133,12 @@ std::vector<ResultRow> periodic_rows(const MeasurementSpec& spec, const Periodic
     rows.push_back(make_row(spec, "", st.latency, with("latency from release to completion, p50; " + misses)));
     ResultRow p99 = make_row(spec, "p99", st.latency, "latency from release to completion, p99");
     p99.time_us = st.p99;
+    p99.samples_us.clear();  // the same frames as the p50 row, which keeps them
     rows.push_back(p99);
     ResultRow miss = make_row(spec, "misses", st.latency,
                               misses + "; time_us is the deadline, spread columns are the latency's");
     miss.time_us = st.deadline_us;
+    miss.samples_us.clear();
     rows.push_back(miss);
     return rows;
 }

@@ -19,6 +19,7 @@ struct Summary {
     int n = 0;
     double median = 0, p10 = 0, p90 = 0, min = 0, max = 0;  // microseconds
     double cv = 0;  // coefficient of variation: sample standard deviation / mean (0 for n < 2)
+    std::vector<double> samples;  // the repetitions as given, in the order they ran
 };
 
 // Median, p10/p90 (linear interpolation, dmasim::core::percentile), min, max and the

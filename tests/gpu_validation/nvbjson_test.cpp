@@ -108,6 +108,11 @@ TEST(DmaprobeNvbJson, DocumentHasNvbandwidthShape) {
     EXPECT_NEAR(d2h["time_us"]["cv"].number, rows[0].cv, 1e-12);
     EXPECT_GT(d2h["time_us"]["cv"].number, 0.0);
     EXPECT_EQ(d2h["repetitions"].number, 3.0);
+    // Every repetition, in the order it ran.
+    const Json& samples = d2h["time_us"]["samples"];
+    ASSERT_EQ(samples.array.size(), 3U);
+    EXPECT_EQ(samples[0].number, 1200.0);
+    EXPECT_EQ(samples[2].number, 1240.0);
     EXPECT_EQ(d2h["units"]["time"].string, "us");
     EXPECT_EQ(d2h["devices"][0].string, "CPU");
     EXPECT_EQ(d2h["devices"][1].string, "GPU 0: NVIDIA H200 (0000:1b:00.0)");
@@ -136,6 +141,7 @@ TEST(DmaprobeNvbJson, DocumentHasNvbandwidthShape) {
     EXPECT_EQ(skipped["reason"].string, "needs GPU memory mapped through the BAR");
     EXPECT_FALSE(skipped.has("bandwidth_matrix"));
     EXPECT_FALSE(skipped.has("sum"));
+    EXPECT_FALSE(skipped["time_us"].has("samples"));
 }
 
 TEST(DmaprobeNvbJson, EmptyRunAndUnknownFactsStillWellFormed) {

@@ -33,6 +33,16 @@ TEST(DmaprobeStats, SummaryIsMedianAndSpread) {
     EXPECT_THROW(summarize({}), std::logic_error);
 }
 
+TEST(DmaprobeStats, EveryRepetitionIsKeptInTheOrderItRan) {
+    // A pair of clusters: the median says nothing of the shares; the samples do, in run order.
+    const std::vector<double> v = {15.4, 12.1, 15.6, 12.0, 15.5};
+    const Summary s = summarize(v);
+    EXPECT_EQ(s.samples, v);
+    const dmasim::core::ResultRow r = make_row(spec(), "", s);
+    EXPECT_EQ(r.samples_us, v);
+    EXPECT_DOUBLE_EQ(r.time_us, 15.4);
+}
+
 TEST(DmaprobeStats, CoefficientOfVariationIsSampleStddevOverMean) {
     // mean 20, sample stddev sqrt(((-10)^2 + 0 + 10^2) / 2) = 10
     EXPECT_NEAR(coefficient_of_variation({10.0, 20.0, 30.0}), 0.5, 1e-12);
@@ -150,6 +160,10 @@ TEST(DmaprobeStats, PeriodicRowsReportP50P99AndMisses) {
     EXPECT_DOUBLE_EQ(rows[2].time_us, 8000.0);
     EXPECT_DOUBLE_EQ(rows[2].max_us, 9000.0);
     EXPECT_EQ(rows[2].note.rfind("misses=2 frames=100", 0), 0U) << rows[2].note;
+    // The frames once, on the p50 row: the p99 and misses rows are the same frames.
+    EXPECT_EQ(rows[0].samples_us, lat);
+    EXPECT_TRUE(rows[1].samples_us.empty());
+    EXPECT_TRUE(rows[2].samples_us.empty());
 }
 
 }  // namespace

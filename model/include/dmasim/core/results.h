@@ -42,6 +42,10 @@ struct ResultRow {
     // as in measured rows and rows that time no one program). Last columns: older files lack them.
     std::int64_t host_read_bytes = -1;
     std::int64_t host_written_bytes = -1;
+    // Measured rows: every timed repetition's time in microseconds, in the order they ran
+    // (dmaprobe writes them into its JSON, not the CSV). A row that is a mixture of clusters, as
+    // the gated duplex pair's, is known only from these; its median alone hides the shares.
+    std::vector<double> samples_us;
 
     // gbps = size_bytes * directions / time_us / 1e3 (decimal GB/s); 0 when time is 0.
     double gbps() const;
