@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""The gated duplex pair repetition by repetition, from dmaprobe's JSON (time_us.samples).
+
+Usage: samples_summary.py LEASE_DIR [LEASE_DIR ...] [--model RESULTS_CSV]
+
+Each LEASE_DIR holds a measured.json.gz of repeat-plan.txt (the main plan's duplex pairs and pinned
+copies, ten cases of 20 repetitions each). Per lease and size: the pair's 200 repetitions as a
+histogram (30 bins from their min to their max), their median and mean, the range of the ten
+cases' medians, and the aggregate over one way (2 x the blocking copy into the GPU's median over
+the pair's median). Then over the leases: the median of the leases' medians and of their means.
+With --model, a `dmasim run` results.csv of scenarios/duplex.yaml: the model's row (the mean over
+the gate's phases) and its p10-p90. Standard library only.
+"""
+import argparse
+import csv
+import gzip
+import json
+import os
+import statistics
+import sys
+
+
+def load(lease):
+    path = os.path.join(lease, "measured.json.gz")
+    try:
+        with gzip.open(path, "rt") as f:
+            cases = json.load(f)["nvbandwidth"]["testcases"]
+    except (OSError, ValueError, KeyError) as e:
+        sys.exit(f"samples_summary.py: {path}: {e}")
+    by = {}
+    for t in cases:
+        if t.get("status") != "Passed":
+            continue
+        samples = t["time_us"].get("samples")
+        if not samples:
+            sys.exit(f"samples_summary.py: {path}: {t['name']} has no samples (dmaprobe before 1312de58)")
+        by.setdefault((t["scenario"], t["direction"], t["size_bytes"], t["variant"]), []).append(samples)
+    return by
+
+
+def histogram(v, bins=30):
+    lo, hi = min(v), max(v)
+    width = (hi - lo) / bins or 1.0
+    counts = [0] * (bins + 1)
+    for x in v:
+        counts[int((x - lo) / width)] += 1
+    return "".join(" " if c == 0 else "." if c < 4 else "o" if c < 12 else "#" for c in counts)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("leases", nargs="+")
+    ap.add_argument("--model")
+    a = ap.parse_args()
+    model = {}
+    if a.model:
+        with open(a.model, newline="") as f:
+            for r in csv.DictReader(f):
+                if r["scenario"] == "duplex" and r["variant"] == "":
+                    model[int(r["size_bytes"])] = (float(r["time_us"]), float(r["p10_us"]), float(r["p90_us"]))
+    leases = {os.path.basename(os.path.normpath(p)): load(p) for p in a.leases}
+    sizes = sorted({k[2] for by in leases.values() for k in by if k[0] == "duplex" and k[3] == ""})
+    over = {s: ([], [], []) for s in sizes}
+    for name, by in sorted(leases.items()):
+        print(f"== {name}")
+        for size in sizes:
+            cases = by[("duplex", "both", size, "")]
+            pair = [x for c in cases for x in c]
+            one = statistics.median(x for c in by[("pinned", "h2d", size, "")] for x in c)
+            meds = [statistics.median(c) for c in cases]
+            med, mean = statistics.median(pair), statistics.mean(pair)
+            print(f"  {size:>8} B  {len(pair)} reps  [{min(pair):6.2f} |{histogram(pair)}| {max(pair):6.2f}]  "
+                  f"median {med:6.2f}  mean {mean:6.2f}  cases' medians {min(meds):6.2f}-{max(meds):6.2f}  "
+                  f"aggregate over one way {2 * one / med:.3f}")
+            over[size][0].append(med)
+            over[size][1].append(mean)
+            over[size][2].append(2 * one / med)
+    print(f"== over the {len(leases)} leases: median of the leases' medians / means of the pair, aggregate over one way"
+          + ("; the model's pair (mean over the gate's phases, p10-p90)" if model else ""))
+    for size in sizes:
+        med, mean, agg = (statistics.median(v) for v in over[size])
+        line = f"  {size:>8} B  median {med:6.2f}  mean {mean:6.2f}  aggregate {agg:.3f}"
+        if size in model:
+            t, p10, p90 = model[size]
+            line += f"  model {t:6.2f} ({p10:.2f}-{p90:.2f}): {100 * (t / med - 1):+.1f} % on the median, {100 * (t / mean - 1):+.1f} % on the mean"
+        print(line)
+
+
+if __name__ == "__main__":
+    main()
