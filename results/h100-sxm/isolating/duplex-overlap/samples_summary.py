@@ -7,15 +7,20 @@ Each LEASE_DIR holds a measured.json.gz of repeat-plan.txt (the main plan's dupl
 copies, ten cases of 20 repetitions each). Per lease and size: the pair's 200 repetitions as a
 histogram (30 bins from their min to their max), their median and mean, the range of the ten
 cases' medians, and the aggregate over one way (2 x the blocking copy into the GPU's median over
-the pair's median). Then over the leases: the median of the leases' medians and of their means.
-With --model, a `dmasim run` results.csv of scenarios/duplex.yaml: the model's row (the mean over
-the gate's phases) and its p10-p90. Standard library only.
+the pair's median). Then over the leases: the median of the leases' medians and of their means;
+and over every case of every lease (as the main plan has one case a lease): the median of the
+cases' medians of the pair (and every repetition's p10-p90), and of each case's aggregate over one way each direction (2 x its
+lease's blocking copy's median over the case's pair), each with the range the median of 28 cases
+drawn from them takes (2.5-97.5 % of 2000 draws, fixed seed), a main plan's worth of leases.
+With --model, a `dmasim run` results.csv of scenarios/duplex.yaml and scenarios/pinned.yaml: the
+model's pair (the mean over the gate's phases, its p10-p90) and aggregate. Standard library only.
 """
 import argparse
 import csv
 import gzip
 import json
 import os
+import random
 import statistics
 import sys
 
@@ -58,6 +63,8 @@ def main():
             for r in csv.DictReader(f):
                 if r["scenario"] == "duplex" and r["variant"] == "":
                     model[int(r["size_bytes"])] = (float(r["time_us"]), float(r["p10_us"]), float(r["p90_us"]))
+                elif r["scenario"] == "pinned" and r["variant"] == "":
+                    model[(r["direction"], int(r["size_bytes"]))] = float(r["time_us"])
     leases = {os.path.basename(os.path.normpath(p)): load(p) for p in a.leases}
     sizes = sorted({k[2] for by in leases.values() for k in by if k[0] == "duplex" and k[3] == ""})
     over = {s: ([], [], []) for s in sizes}
@@ -83,6 +90,40 @@ def main():
         if size in model:
             t, p10, p90 = model[size]
             line += f"  model {t:6.2f} ({p10:.2f}-{p90:.2f}): {100 * (t / med - 1):+.1f} % on the median, {100 * (t / mean - 1):+.1f} % on the mean"
+        print(line)
+    rng = random.Random(1)
+
+    def drawn(values):
+        meds = sorted(statistics.median(rng.choices(values, k=28)) for _ in range(2000))
+        return meds[50], meds[1949]
+
+    print(f"== every case of every lease ({len(leases)} leases): the median of the cases' medians, the range of the median"
+          f" of 28 drawn; the aggregate over one way into / out of the GPU likewise" + ("; the model's" if model else ""))
+    for size in sizes:
+        pairs, agg = [], {"h2d": [], "d2h": []}
+        for by in leases.values():
+            one = {d: statistics.median(x for c in by[("pinned", d, size, "")] for x in c) for d in agg}
+            for c in by[("duplex", "both", size, "")]:
+                m = statistics.median(c)
+                pairs.append(m)
+                for d in agg:
+                    agg[d].append(2 * one[d] / m)
+        med = statistics.median(pairs)
+        lo, hi = drawn(pairs)
+        every = sorted(x for by in leases.values() for c in by[("duplex", "both", size, "")] for x in c)
+        q = statistics.quantiles(every, n=10)
+        line = (f"  {size:>8} B  {len(pairs)} cases  pair {med:6.2f} ({lo:.2f}-{hi:.2f}), every repetition's p10-p90 "
+                f"{q[0]:.2f}-{q[-1]:.2f}")
+        for d in agg:
+            a = statistics.median(agg[d])
+            alo, ahi = drawn(agg[d])
+            line += f"  over {d} {a:.3f} ({alo:.3f}-{ahi:.3f})"
+            if size in model and (d, size) in model:
+                ma = 2 * model[(d, size)] / model[size][0]
+                line += f" model {ma:.3f} {100 * (ma / a - 1):+.1f} %"
+        if size in model:
+            t, p10, p90 = model[size]
+            line += f"  model pair {100 * (t / med - 1):+.1f} %, its phases' p10-p90 {p10:.2f}-{p90:.2f}"
         print(line)
 
 
