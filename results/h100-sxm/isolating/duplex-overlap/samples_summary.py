@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The gated duplex pair repetition by repetition, from dmaprobe's JSON (time_us.samples).
 
-Usage: samples_summary.py LEASE_DIR [LEASE_DIR ...] [--model RESULTS_CSV]
+Usage: samples_summary.py LEASE_DIR [LEASE_DIR ...] [--model RESULTS_CSV] [--csv OUT_CSV]
 
 Each LEASE_DIR holds a measured.json.gz of repeat-plan.txt (the main plan's duplex pairs and pinned
 copies, ten cases of 20 repetitions each). Per lease and size: the pair's 200 repetitions as a
@@ -13,7 +13,9 @@ cases' medians of the pair (and every repetition's p10-p90), and of each case's 
 lease's blocking copy's median over the case's pair), each with the range the median of 28 cases
 drawn from them takes (2.5-97.5 % of 2000 draws, fixed seed), a main plan's worth of leases.
 With --model, a `dmasim run` results.csv of scenarios/duplex.yaml and scenarios/pinned.yaml: the
-model's pair (the mean over the gate's phases, its p10-p90) and aggregate. Standard library only.
+model's pair (the mean over the gate's phases, its p10-p90) and aggregate. With --csv, the cases'
+numbers per size as CSV (size_bytes,cases,pair_median_us,pair_drawn_lo_us,pair_drawn_hi_us,
+rep_p10_us,rep_p90_us), which tests/sim/stream_handoff_test.cpp reads. Standard library only.
 """
 import argparse
 import csv
@@ -56,16 +58,17 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("leases", nargs="+")
     ap.add_argument("--model")
-    a = ap.parse_args()
+    ap.add_argument("--csv")
+    args = ap.parse_args()
     model = {}
-    if a.model:
-        with open(a.model, newline="") as f:
+    if args.model:
+        with open(args.model, newline="") as f:
             for r in csv.DictReader(f):
                 if r["scenario"] == "duplex" and r["variant"] == "":
                     model[int(r["size_bytes"])] = (float(r["time_us"]), float(r["p10_us"]), float(r["p90_us"]))
                 elif r["scenario"] == "pinned" and r["variant"] == "":
                     model[(r["direction"], int(r["size_bytes"]))] = float(r["time_us"])
-    leases = {os.path.basename(os.path.normpath(p)): load(p) for p in a.leases}
+    leases = {os.path.basename(os.path.normpath(p)): load(p) for p in args.leases}
     sizes = sorted({k[2] for by in leases.values() for k in by if k[0] == "duplex" and k[3] == ""})
     over = {s: ([], [], []) for s in sizes}
     for name, by in sorted(leases.items()):
@@ -99,6 +102,7 @@ def main():
 
     print(f"== every case of every lease ({len(leases)} leases): the median of the cases' medians, the range of the median"
           f" of 28 drawn; the aggregate over one way into / out of the GPU likewise" + ("; the model's" if model else ""))
+    table = []
     for size in sizes:
         pairs, agg = [], {"h2d": [], "d2h": []}
         for by in leases.values():
@@ -112,6 +116,7 @@ def main():
         lo, hi = drawn(pairs)
         every = sorted(x for by in leases.values() for c in by[("duplex", "both", size, "")] for x in c)
         q = statistics.quantiles(every, n=10)
+        table.append((size, len(pairs), med, lo, hi, q[0], q[-1]))
         line = (f"  {size:>8} B  {len(pairs)} cases  pair {med:6.2f} ({lo:.2f}-{hi:.2f}), every repetition's p10-p90 "
                 f"{q[0]:.2f}-{q[-1]:.2f}")
         for d in agg:
@@ -125,6 +130,13 @@ def main():
             t, p10, p90 = model[size]
             line += f"  model pair {100 * (t / med - 1):+.1f} %, its phases' p10-p90 {p10:.2f}-{p90:.2f}"
         print(line)
+    if args.csv:
+        with open(args.csv, "w", newline="") as f:
+            w = csv.writer(f, lineterminator="\n")
+            w.writerow(["size_bytes", "cases", "pair_median_us", "pair_drawn_lo_us", "pair_drawn_hi_us", "rep_p10_us",
+                        "rep_p90_us"])
+            for size, n, *v in table:
+                w.writerow([size, n] + [f"{x:.3f}" for x in v])
 
 
 if __name__ == "__main__":
