@@ -130,6 +130,23 @@ def main():
             t, p10, p90 = model[size]
             line += f"  model pair {100 * (t / med - 1):+.1f} %, its phases' p10-p90 {p10:.2f}-{p90:.2f}"
         print(line)
+    # The blocking copies case by case: whether a machine's level of a driver call (docs/model.md,
+    # the host's two levels) is the lease's or the case's.
+    print("== the blocking copies case by case: each case's median [min-max] of its repetitions, and the lease's level"
+          " (below or above the midpoint of the leases' lowest and highest case medians)")
+    for d, size in (("d2h", 4096), ("d2h", 65536), ("h2d", 4096), ("h2d", 65536)):
+        cases = {n: [c for c in by[("pinned", d, size, "")]] for n, by in sorted(leases.items())}
+        meds = [statistics.median(c) for cs in cases.values() for c in cs]
+        mid = 0.5 * (min(meds) + max(meds))
+        low = 0
+        print(f"  {d} {size >> 10} KiB (midpoint {mid:.2f} us)")
+        for n, cs in cases.items():
+            m = [statistics.median(c) for c in cs]
+            lower = sum(x < mid for x in m)
+            low += lower > len(m) / 2
+            cells = "  ".join(f"{statistics.median(c):6.2f} [{min(c):.2f}-{max(c):.2f}]" for c in cs)
+            print(f"    {n}  {cells}  {'lower' if lower > len(m) / 2 else 'upper'}{'' if lower in (0, len(m)) else ' (one case on the other)'}")
+        print(f"    leases on the lower level: {low} of {len(cases)}")
     if args.csv:
         with open(args.csv, "w", newline="") as f:
             w = csv.writer(f, lineterminator="\n")
