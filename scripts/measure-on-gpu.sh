@@ -47,8 +47,10 @@ cmake -S gpu_validation -B "$build" -DCMAKE_BUILD_TYPE=Release -DDMASIM_GIT_COMM
 "$build/dmaprobe" --plan gpu_validation/plans/smoke.txt --out "$dir/smoke" --quiet
 cp "$dir/smoke/measured.csv" "$dir/smoke.csv" && rm -rf "$dir/smoke"
 "$build/dmaprobe" --plan "$plan" --out "$dir" --json "$dir/measured.json" --commit "$commit" --host-stalls "$stalls" "${host_data[@]}" 2>&1 | tee "$dir/run.log"
-# Every repetition's time (time_us.samples; leases measured before 2026-12-01 have only the summary), kept compressed: the lease folders of results/ must stay small enough to
-# travel with the working tree to a GPU machine (nothing in the project reads them).
+# Every repetition's time (time_us.samples; leases measured before 2026-12-01 have only the
+# summary), kept compressed: the lease folders of results/ must stay small enough to travel with
+# the working tree to a GPU machine (only isolating cases' summaries read them, e.g.
+# results/h100-sxm/isolating/duplex-overlap/samples_summary.py).
 gzip -n -9 "$dir/measured.json"
 # The host-stall probe's lines too (0.3-0.6 MB a lease raw; scripts/noisy_fit.py reads either).
 if [ -f "$dir/host-stalls.csv" ]; then gzip -n -9 "$dir/host-stalls.csv"; fi
