@@ -24,6 +24,10 @@ For each file:
   - peer copies: each row's error (peer access on: the NVLink path; off: staged by the runtime),
     with the measured median's 95 % interval over its leases (the same bootstrap) where the
     leases' folder is named: a row whose leases fall in two groups is known no better than that.
+Beside each interval: how far the medians of two disjoint halves of the leases are apart (the
+median and 90th percentile over 2000 random splits): how well one set of fresh machines of a kind
+reproduces another's median. A goal tighter than that gap holds the model to which machines were
+drawn, not to the hardware.
 Errors are the model's over the measured time, in %. Standard library only.
 """
 import argparse
@@ -115,30 +119,66 @@ def bootstrap_interval(items, statistic, draws=2000, seed=1):
     return values[int(0.025 * draws)], values[int(0.975 * draws) - 1], len(items)
 
 
-def ratio_interval(leases, pair_key, one_key):
-    """The 95 % interval of 2 x median(one way) / median(pair) over a bootstrap of the leases that
-    measured both rows (lease_times' keys)."""
+def split_halves(items, statistic, draws=2000, seed=2):
+    """How well the leases reproduce `statistic` among themselves: over random splits of `items`
+    into two disjoint halves (an odd one out left out), the median and 90th percentile of
+    |statistic(one half) / statistic(other half) - 1|, in %; None with fewer than six. A model
+    cannot be held closer to the median of one set of machines than another set's median is; a
+    median over all the leases, twice as many as a half, moves about 1/sqrt(2) as much."""
+    if len(items) < 6:
+        return None
+    rng = random.Random(seed)
+    half = len(items) // 2
+    gaps = []
+    for _ in range(draws):
+        pick = items[:]
+        rng.shuffle(pick)
+        a, b = statistic(pick[:half]), statistic(pick[half:2 * half])
+        gaps.append(100 * abs(a / b - 1))
+    gaps.sort()
+    return gaps[draws // 2], gaps[int(0.9 * draws)]
+
+
+def aggregate(pick):
+    """2 x median(one way) / median(pair) over (one way, pair) times."""
+    return 2 * statistics.median(o for o, _ in pick) / statistics.median(p for _, p in pick)
+
+
+def ratio_leases(leases, pair_key, one_key):
+    """(one way, pair) of every lease that measured both rows (lease_times' keys)."""
     pairs = []
     for times in leases.values():
         pair, one = times.get(pair_key), times.get(one_key)
         if pair and one:
             pairs.append((one, pair))
-    return bootstrap_interval(
-        pairs, lambda pick: 2 * statistics.median(o for o, _ in pick) / statistics.median(p for _, p in pick))
+    return pairs
+
+
+def ratio_interval(leases, pair_key, one_key):
+    """The 95 % interval of 2 x median(one way) / median(pair) over a bootstrap of the leases that
+    measured both rows (lease_times' keys), and how far two halves of them differ (split_halves)."""
+    pairs = ratio_leases(leases, pair_key, one_key)
+    ci = bootstrap_interval(pairs, aggregate)
+    return ci + (split_halves(pairs, aggregate) or ()) if ci else None
 
 
 def ratio_text(m, p, ci):
     within = ""
     if ci:
-        lo, hi, n = ci
+        lo, hi, n = ci[:3]
         inside = "inside" if lo <= p <= hi else "outside"
         within = f", 95 % {lo:.3f}-{hi:.3f} over {n} leases ({100 * (lo / m - 1):+.1f}/{100 * (hi / m - 1):+.1f} %), model {inside}"
+        if len(ci) == 5:
+            within += f"; two halves of the leases {ci[3]:.1f} % apart (90 %: {ci[4]:.1f} %)"
     return f"measured {m:.3f} model {p:.3f} ({100 * (p / m - 1):+.2f} %{within})"
 
 
 def median_interval(leases, row_key):
-    """The 95 % interval of the median over a bootstrap of the leases that measured the row."""
-    return bootstrap_interval([t[row_key] for t in leases.values() if row_key in t], statistics.median)
+    """The 95 % interval of the median over a bootstrap of the leases that measured the row, and
+    how far two halves of them differ (split_halves)."""
+    times = [t[row_key] for t in leases.values() if row_key in t]
+    ci = bootstrap_interval(times, statistics.median)
+    return ci + (split_halves(times, statistics.median) or ()) if ci else None
 
 
 def key(r):
@@ -200,10 +240,12 @@ def report(path, spread, spread_from=None):
             within = ""
             ci = median_interval(leases, (r["scenario"], r["direction"], r["size_bytes"], r["variant"]))
             if ci:
-                lo, hi, n = ci
+                lo, hi, n = ci[:3]
                 m, p = float(r["measured_us"]), float(r["predicted_us"])
                 inside = "inside" if lo <= p <= hi else "outside"
                 within = f", 95 % {lo:.2f}-{hi:.2f} us over {n} leases ({100 * (lo / m - 1):+.1f}/{100 * (hi / m - 1):+.1f} %), model {inside}"
+                if len(ci) == 5:
+                    within += f"; two halves of the leases {ci[3]:.1f} % apart (90 %: {ci[4]:.1f} %)"
             print(f"  peer {label(r)}: {number(r['error_pct']):+.2f} % (spread {r['spread_pct']} %{within})")
 
 

@@ -2,6 +2,7 @@
 Standard library only; run from the repository root."""
 import csv
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -108,6 +109,49 @@ class Accuracy(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stderr)
         self.assertIn("peer peer both 1048576 peer=on: +20.00 % (spread 40.0 %, 95 % 10.00-14.00 us over 5 leases "
                       "(+0.0/+40.0 %), model inside)", r.stdout)
+
+    def leases(self, times_by_row):
+        """A measured folder of one lease per entry of each row's list, and the meta.json beside
+        compare.csv that names it; times_by_row: {(scenario, direction, size, variant): [us, ...]}."""
+        measured = os.path.join(self.tmp, "measured")
+        count = len(next(iter(times_by_row.values())))
+        names = [f"lease{i}" for i in range(count)]
+        for i, name in enumerate(names):
+            os.makedirs(os.path.join(measured, name))
+            with open(os.path.join(measured, name, "measured.csv"), "w", newline="") as f:
+                w = csv.DictWriter(f, fieldnames=["scenario", "direction", "size_bytes", "variant", "time_us", "status"])
+                w.writeheader()
+                for (scenario, direction, size, variant), times in times_by_row.items():
+                    w.writerow({"scenario": scenario, "direction": direction, "size_bytes": str(size),
+                                "variant": variant, "time_us": str(times[i]), "status": "ok"})
+        with open(os.path.join(self.tmp, "meta.json"), "w") as f:
+            f.write('{"measured": "%s", "lease_names": [%s]}' % (measured, ", ".join(f'"{n}"' for n in names)))
+
+    def test_halves_of_the_leases_say_how_well_machines_reproduce_a_median(self):
+        # Eight leases that agree: any two halves give the same median and ratio.
+        self.leases({("peer", "both", MIB, "peer=on"): [10.0] * 8,
+                     ("duplex", "both", 4096, ""): [14.0] * 8,
+                     ("pinned", "h2d", 4096, ""): [8.0] * 8})
+        path = self.write([row("peer", "peer", "both", MIB, "peer=on", 10.0, 12.0, 0.0),
+                           row("duplex", "duplex", "both", 4096, "", 14.0, 14.0, 0.0),
+                           row("pinned", "pinned", "h2d", 4096, "", 8.0, 8.0, 0.0)])
+        r = self.run_script(path)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        self.assertIn("model outside; two halves of the leases 0.0 % apart (90 %: 0.0 %))", r.stdout)
+        self.assertIn("over h2d measured 1.143 model 1.143 (+0.00 %, 95 % 1.143-1.143 over 8 leases (+0.0/+0.0 %), "
+                      "model inside; two halves of the leases 0.0 % apart (90 %: 0.0 %))", r.stdout)
+        # The same machines on two levels of the host, 7 and 9 us a blocking copy, half on each: a
+        # half's median lands on either, and two halves are often apart by up to 2 x 9 / 7 - 1.
+        shutil.rmtree(os.path.join(self.tmp, "measured"))
+        self.leases({("peer", "both", MIB, "peer=on"): [10.0] * 8,
+                     ("duplex", "both", 4096, ""): [14.0] * 8,
+                     ("pinned", "h2d", 4096, ""): [7.0, 9.0] * 4})
+        r = self.run_script(path)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        gap = re.search(r"over h2d .*?two halves of the leases ([\d.]+) % apart \(90 %: ([\d.]+) %\)", r.stdout)
+        self.assertIsNotNone(gap, r.stdout)
+        self.assertGreater(float(gap.group(1)), 0.0)
+        self.assertAlmostEqual(float(gap.group(2)), 100 * (9 / 7 - 1), places=1)
 
     def test_refuses_what_is_not_a_compare_csv(self):
         path = self.write([{"scenario": "x"}], fields=["scenario", "time_us"])
