@@ -144,22 +144,21 @@ def aggregate(pick):
     return 2 * statistics.median(o for o, _ in pick) / statistics.median(p for _, p in pick)
 
 
-def ratio_leases(leases, pair_key, one_key):
-    """(one way, pair) of every lease that measured both rows (lease_times' keys)."""
+def ratio_interval(leases, pair_key, one_key):
+    """The 95 % interval of 2 x median(one way) / median(pair) over a bootstrap of the leases that
+    measured both rows (lease_times' keys), and how far two halves of them differ (split_halves)."""
     pairs = []
     for times in leases.values():
         pair, one = times.get(pair_key), times.get(one_key)
         if pair and one:
             pairs.append((one, pair))
-    return pairs
-
-
-def ratio_interval(leases, pair_key, one_key):
-    """The 95 % interval of 2 x median(one way) / median(pair) over a bootstrap of the leases that
-    measured both rows (lease_times' keys), and how far two halves of them differ (split_halves)."""
-    pairs = ratio_leases(leases, pair_key, one_key)
     ci = bootstrap_interval(pairs, aggregate)
     return ci + (split_halves(pairs, aggregate) or ()) if ci else None
+
+
+def halves_text(ci):
+    """The split_halves part of an interval from ratio_interval or median_interval, if it has one."""
+    return f"; two halves of the leases {ci[3]:.1f} % apart (90 %: {ci[4]:.1f} %)" if len(ci) == 5 else ""
 
 
 def ratio_text(m, p, ci):
@@ -167,9 +166,8 @@ def ratio_text(m, p, ci):
     if ci:
         lo, hi, n = ci[:3]
         inside = "inside" if lo <= p <= hi else "outside"
-        within = f", 95 % {lo:.3f}-{hi:.3f} over {n} leases ({100 * (lo / m - 1):+.1f}/{100 * (hi / m - 1):+.1f} %), model {inside}"
-        if len(ci) == 5:
-            within += f"; two halves of the leases {ci[3]:.1f} % apart (90 %: {ci[4]:.1f} %)"
+        within = (f", 95 % {lo:.3f}-{hi:.3f} over {n} leases ({100 * (lo / m - 1):+.1f}/{100 * (hi / m - 1):+.1f} %), "
+                  f"model {inside}" + halves_text(ci))
     return f"measured {m:.3f} model {p:.3f} ({100 * (p / m - 1):+.2f} %{within})"
 
 
@@ -243,9 +241,8 @@ def report(path, spread, spread_from=None):
                 lo, hi, n = ci[:3]
                 m, p = float(r["measured_us"]), float(r["predicted_us"])
                 inside = "inside" if lo <= p <= hi else "outside"
-                within = f", 95 % {lo:.2f}-{hi:.2f} us over {n} leases ({100 * (lo / m - 1):+.1f}/{100 * (hi / m - 1):+.1f} %), model {inside}"
-                if len(ci) == 5:
-                    within += f"; two halves of the leases {ci[3]:.1f} % apart (90 %: {ci[4]:.1f} %)"
+                within = (f", 95 % {lo:.2f}-{hi:.2f} us over {n} leases ({100 * (lo / m - 1):+.1f}/{100 * (hi / m - 1):+.1f} %), "
+                          f"model {inside}" + halves_text(ci))
             print(f"  peer {label(r)}: {number(r['error_pct']):+.2f} % (spread {r['spread_pct']} %{within})")
 
 
