@@ -135,6 +135,9 @@ void check_root_complex(const RootComplexParams& rc, const std::string& prefix, 
     c.bytes("completion_size", rc.completion_size, 64, 4096);
     c.bytes("io_cache", rc.io_cache, 0, std::uint64_t{1} << 40);
     c.duration("port_tlp_time", rc.port_tlp_time, Duration{1'000'000});
+    c.duration("read_latency_per_gbps", rc.read_latency_per_gbps, Duration{1'000'000});
+    c.duration("read_rate_window", rc.read_rate_window, Duration{1'000'000'000});
+    if (rc.read_rate_window.ps <= 0) c.bad("read_rate_window", "must be above 0s, not " + to_string(rc.read_rate_window));
     const std::uint64_t pw = rc.peer_write_size.value;
     if (pw != 0 && (pw < 64 || pw > 4096 || (pw & (pw - 1)) != 0)) {
         c.bad("peer_write_size", "must be 0B (forwarded as it came) or a power of two from 64B to 4KiB, not " + to_string(rc.peer_write_size));

@@ -72,6 +72,11 @@ void RootComplex::configure(const Params& params, const std::vector<config::Link
     memory_path_ps_per_byte_ = ps_per_byte(params_.memory_bandwidth);
     memory_write_free_ps_.assign(ports.size(), 0.0);
     memory_read_free_ps_.assign(ports.size(), 0.0);
+    read_rate_.assign(ports.size(), 0.0);
+    read_rate_at_ps_.assign(ports.size(), 0.0);
+    // read_latency_per_gbps is a time per GB/s, 1e-3 bytes a picosecond.
+    loaded_ps_per_rate_ = static_cast<double>(params_.read_latency_per_gbps.ps) * 1e3;
+    read_window_ps_ = std::max(1.0, static_cast<double>(params_.read_rate_window.ps));
     ports_ps_per_byte_ = ps_per_byte(params_.ports_bandwidth_total);
     ports_write_free_ps_ = 0.0;
     ports_read_free_ps_ = 0.0;
@@ -262,7 +267,8 @@ tlm::tlm_sync_enum RootComplex::port_fw(int port, Tlp& t, tlm::tlm_phase& phase,
         case TlpKind::kMemRead: {
             stats_.reads++;
             const auto out_port = static_cast<std::size_t>(port_towards(t.requester));
-            const double read_ps = memory->access_ps(false, t.length, forward_ps_);
+            const double read_ps = memory->access_ps(false, t.length, forward_ps_) +
+                                   loaded_read_ps(static_cast<std::size_t>(port), now, t.length);
             double data_ready = now + read_ps + forward_ps_;
             // PCIe ordering: a read may not pass a posted write that came in before it on the same
             // path, so the port performs it only once the writes before it are in memory (queued
@@ -320,6 +326,22 @@ tlm::tlm_sync_enum RootComplex::port_fw(int port, Tlp& t, tlm::tlm_phase& phase,
             return tlm::TLM_COMPLETED;
     }
     return tlm::TLM_COMPLETED;
+}
+
+double RootComplex::loaded_read_ps(std::size_t port, double now, std::uint32_t bytes) {
+    if (loaded_ps_per_rate_ <= 0.0) return 0.0;
+    // Measured: a load's round trip grows in proportion to the reads its port answers, from the
+    // first GB/s on, not as a queue that fills only near the link's rate
+    // (results/h100-sxm/isolating/zero-copy-sm-groups, curve). An exponential average of the
+    // bytes asked for keeps one number a port and no event.
+    double& rate = read_rate_[port];
+    double& at = read_rate_at_ps_[port];
+    if (now > at) {
+        rate *= std::exp(-(now - at) / read_window_ps_);
+        at = now;
+    }
+    rate += static_cast<double>(bytes) / read_window_ps_;
+    return loaded_ps_per_rate_ * rate;
 }
 
 tlm::tlm_sync_enum RootComplex::port_bw(int port, Tlp&, tlm::tlm_phase& phase, sc_core::sc_time&) {

@@ -91,6 +91,8 @@ struct RootComplexParams {
     Duration partial_write{1'260};
     Duration shared_line_write{2'010};
     Bytes peer_write_size{0};
+    Duration read_latency_per_gbps{0};
+    Duration read_rate_window{1'000'000};
 
     template <class V>
     void visit(V&& v) {
@@ -106,6 +108,8 @@ struct RootComplexParams {
         v(FieldInfo{"partial_write", "time", "a posted write of part of a host cache line (cpu.cache_line) that no neighbouring write touches: the time the host takes to merge it, one write after another (H100 host: 1.26 ns); 0s..1us"}, partial_write);
         v(FieldInfo{"shared_line_write", "time", "the same for a partial write whose line neighbouring writes also touch (H100 host: 2.01 ns); 0s..1us"}, shared_line_write);
         v(FieldInfo{"peer_write_size", "bytes", "largest write this root complex forwards from one device to another (peer-to-peer): a larger write leaves it as writes of this size, each with its own header on the wire, on every link after it (the pieces share the write's flow-control credit). 0B = forwarded as it came. Intel Xeon root complexes: 64 B (NCCL: \"Intel CPU convert GPU P2P traffic into 64B PCI TLPs\", src/graph/topo.h, which it prices as 6/5 the bandwidth); a power of two, 64B..4KiB, or 0B"}, peer_write_size);
+        v(FieldInfo{"read_latency_per_gbps", "time", "what a read of host memory through a port waits more for each GB/s of reads that port has been answering (over read_rate_window): the host's read path slows with its load well before the link is full. 0s: no such wait. H100 and 2xH200 hosts: 4.3 ns, the value that makes the model's zero-copy loads of 1-16 blocks one multiple of what two fresh one-GPU H200 leases, the H100's kind of host, measured: the loads' own round trip (lines in flight x 128 B over their rate) grows by 3.3-4.1 ns per GB/s from 3 to 44 GB/s, a lone chase's beside them by 5.6-6.5 ns, and where the blocks run does not matter (results/h100-sxm/isolating/zero-copy-sm-groups); 0s..1us"}, read_latency_per_gbps);
+        v(FieldInfo{"read_rate_window", "time", "the time over which a port's read rate is weighed for read_latency_per_gbps: an exponential average of the bytes its reads ask for, with this time constant (about a read's round trip); above 0, at most 1ms"}, read_rate_window);
     }
 };
 
@@ -378,8 +382,8 @@ struct GpuParams {
     std::int64_t max_warps_per_sm = 64;
     std::int64_t max_blocks_per_sm = 32;
     std::int64_t loads_in_flight = 1;
-    std::int64_t sysmem_max_outstanding_reads = 1024;
-    std::int64_t sysmem_max_outstanding_lines = 810;
+    std::int64_t sysmem_max_outstanding_reads = 1112;
+    std::int64_t sysmem_max_outstanding_lines = 866;
     // A zero-copy kernel's loop, warp by warp (results/h100-sxm/isolating/zero-copy-warp-loop).
     Duration sm_loop{52'000};
     Duration host_load_line_gap{35'000};
@@ -412,8 +416,8 @@ struct GpuParams {
         v(FieldInfo{"max_warps_per_sm", "count", "resident warps per SM; 1..256"}, max_warps_per_sm);
         v(FieldInfo{"max_blocks_per_sm", "count", "resident thread blocks per SM; 1..256"}, max_blocks_per_sm);
         v(FieldInfo{"loads_in_flight", "count", "independent loads one warp keeps outstanding (1 for a simple copy loop); 1..64"}, loads_in_flight);
-        v(FieldInfo{"sysmem_max_outstanding_reads", "count", "read requests to host memory the GPU keeps in flight at most; 1..16384"}, sysmem_max_outstanding_reads);
-        v(FieldInfo{"sysmem_max_outstanding_lines", "count", "128-byte lines of host memory with reads in flight at most, each holding the requests one warp access makes to it; H100: 810 (one 4-byte load a line: 600-630 M lines/s from 66 to 1056 blocks, 1-16 MiB); 1..16384"}, sysmem_max_outstanding_lines);
+        v(FieldInfo{"sysmem_max_outstanding_reads", "count", "read requests to host memory the GPU keeps in flight at most; H100: 1112 (1024 with an unloaded round trip, scaled as the lines below); 1..16384"}, sysmem_max_outstanding_reads);
+        v(FieldInfo{"sysmem_max_outstanding_lines", "count", "128-byte lines of host memory with reads in flight at most, each holding the requests one warp access makes to it; H100: 866 (one 4-byte load a line: 600-630 M lines/s from 66 to 1056 blocks, 1-16 MiB, with the round trip those reads' rate gives, root_complex.read_latency_per_gbps; 810 with an unloaded one); 1..16384"}, sysmem_max_outstanding_lines);
         v(FieldInfo{"sm_loop", "time", "a zero-copy warp's loop around its load: from the load's last line arriving to the next load's first request (the store it feeds, index arithmetic, branch); H100: 52 ns (one block of 4-byte stores, 197.7 ns a round, less device_load_latency); 0s..1us"}, sm_loop);
         v(FieldInfo{"host_load_line_gap", "time", "one warp's load of mapped host memory leaves its SM a 128-byte line at a time, this far apart; H100: 35 ns (one block, 1, 2 and 4 lines a warp: 1.232, 1.286, 1.337 us a round); 0s..1us"}, host_load_line_gap);
         v(FieldInfo{"sm_host_path", "time", "the SMs' own share of a load's round trip to host memory: from the warp to the GPU's host interface and from there back to the warp (L1, crossbar, the L2 the request passes), which a copy engine's read, issued at the host interface, does not take; each warp waits it on top of the link, root complex and DRAM round trip it shares with the engines' reads. 230 ns: on three fresh one-GPU H200 leases, the H100's kind of host with the same GH100 chip, the chase takes 1.12-1.23 us a hop and a chain of 4 KiB copies into the GPU 0.91-1.01 us more a copy than one out of it (the engine's read round trip, less 0.015 us the model's chains differ by beside it), 0.22-0.30 us between the two on each lease, median 0.23 (two 2xH200 leases 0.19 and 0.20 with that host's dma.host_write_hold: results/h100-sxm/isolating/sm-host-path, smpath.cu); the SMs' L2 hit, for scale, 0.14-0.15 us; 0s..1ms"}, sm_host_path);

@@ -134,6 +134,8 @@ private:
     void egress();           // TLPs to their ports as they become ready
     void drain(std::size_t port);  // what is due for one port, while its link takes it
     void release_held(std::size_t port);  // the releases whose owed completions have all left
+    // A read of `bytes` the port takes in now: what its answer waits for the port's read load.
+    double loaded_read_ps(std::size_t port, double now, std::uint32_t bytes);
     void release_writes();   // posted buffers freed as writes enter the path to the controller
     void notify_semaphores();  // and the CPU accesses done: handed to the host at the kernel's time
     void free_buffer(int port, const Tlp& t);
@@ -195,6 +197,13 @@ private:
     double memory_path_ps_per_byte_ = 0.0;
     std::vector<double> memory_write_free_ps_;
     std::vector<double> memory_read_free_ps_;
+    // Per port: the bytes its reads ask for a picosecond, averaged over root_complex.read_rate_window
+    // (exponentially, as of read_rate_at_ps_), which lengthens every read it takes in by
+    // read_latency_per_gbps a GB/s (loaded_read_ps).
+    std::vector<double> read_rate_;
+    std::vector<double> read_rate_at_ps_;
+    double loaded_ps_per_rate_ = 0.0;  // ps of wait per byte/ps of that rate (0: none)
+    double read_window_ps_ = 1.0;
     // All ports' way to host memory together (params_.ports_bandwidth_total; 0: no limit): when
     // write-backs, and reads (which wait behind them and each other), may next start on it.
     double ports_ps_per_byte_ = 0.0;
