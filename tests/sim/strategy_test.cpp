@@ -333,6 +333,9 @@ TEST(Pageable, IntoTheGpuTheEngineMovesEachPieceWhileTheCpuCopiesTheNext) {
     config::ModelParams p = config::ModelParams{}.without_spread();
     p.cpu.llc_size = core::Bytes{64 * kMiB};  // the sources stay in the thread's cache
     p.cpu.memcpy_bandwidth_cached = core::Bandwidth{13e9};  // the leases' 12.3-13.5 GB/s
+    // The engine's writes at the link's rate, as the pinned copy's (the lines the CPU's core holds
+    // of a staging buffer: the next test).
+    p.root_complex.held_write_bandwidth = core::Bandwidth{0.0};
     const double cpu_ps_per_byte = 1e12 / p.cpu.memcpy_bandwidth_cached.bytes_per_s;
     const double dma_ps_per_byte = (run(p, "pinned", "h2d", kMiB).time_ps - run(p, "pinned", "h2d", 256 * 1024).time_ps) /
                                    static_cast<double>(kMiB - 256 * 1024);
@@ -349,6 +352,40 @@ TEST(Pageable, IntoTheGpuTheEngineMovesEachPieceWhileTheCpuCopiesTheNext) {
     // With the pieces as large as the buffers the copy into the GPU adds them too.
     p.pageable.h2d_piece = p.pageable.bounce_size;
     EXPECT_NEAR(growth("h2d") / (cpu_ps_per_byte + dma_ps_per_byte), 1.0, 0.05);
+}
+
+// results/h100-sxm/isolating/pageable-out (two fresh one-GPU H200 leases, the H100's kind of host, and
+// one held out): a pinned copy out of the GPU into a buffer the CPU has just read takes 24.5 us a MiB
+// longer than one into a buffer the engine wrote last, up to 1 MiB, and 29-41 us longer from 1.5 MiB
+// on (the core's cache full); a pageable copy out of the GPU starts copying out only once the engine
+// has filled its piece, in about the time of that pinned copy into just-read lines: each piece lands
+// on a staging buffer the CPU copied out of last (cpu.core_cache, root_complex.held_write_bandwidth).
+TEST(Pageable, OutOfTheGpuTheEngineWritesLinesTheCpusCoreHolds) {
+    config::ModelParams p = config::ModelParams{}.without_spread();
+    p.cpu.llc_size = core::Bytes{64 * kMiB};
+    config::ModelParams none = p;
+    none.root_complex.held_write_bandwidth = core::Bandwidth{0.0};
+    const auto time = [](const config::ModelParams& q, const char* strategy, const char* dir, std::uint64_t bytes) {
+        return run(q, strategy, dir, bytes).time_ps;
+    };
+    const double link_ps_per_byte = (time(p, "pinned", "d2h", kMiB) - time(p, "pinned", "d2h", 256 * 1024)) /
+                                    static_cast<double>(kMiB - 256 * 1024);
+    const double held_ps_per_byte = 1e12 / p.root_complex.held_write_bandwidth.bytes_per_s;
+    ASSERT_GT(held_ps_per_byte, 1.5 * link_ps_per_byte);  // the host, not the link, sets the rate
+    const double half_core = 0.5 * static_cast<double>(p.cpu.core_cache.value);
+    ASSERT_LT(512.0 * 1024, half_core);
+    ASSERT_GE(p.pageable.bounce_size.value, kMiB);  // a 1 MiB copy is one piece
+    const auto excess = [&](std::uint64_t bytes) { return time(p, "pageable", "d2h", bytes) - time(none, "pageable", "d2h", bytes); };
+    // A piece within the core's share is held whole: its every byte lands at the host's rate.
+    for (const std::uint64_t bytes : {128 * 1024ULL, 512 * 1024ULL}) {
+        EXPECT_NEAR(excess(bytes) / (static_cast<double>(bytes) * (held_ps_per_byte - link_ps_per_byte)), 1.0, 0.1) << bytes;
+    }
+    // A larger piece: the core holds half its cache's worth of it (the copy-out wrote as many
+    // destination lines), the rest lands at the link's rate.
+    EXPECT_NEAR(excess(kMiB) / (half_core * (held_ps_per_byte - link_ps_per_byte)), 1.0, 0.1);
+    // Pinned copies land on lines the engine wrote last, and a copy into the GPU writes no host line.
+    EXPECT_EQ(time(p, "pinned", "d2h", kMiB), time(none, "pinned", "d2h", kMiB));
+    EXPECT_EQ(time(p, "pageable", "h2d", kMiB), time(none, "pageable", "h2d", kMiB));
 }
 
 // results/h100-sxm/isolating/pageable-pieces: a pageable copy into the GPU of 64 KiB takes longer than

@@ -146,7 +146,8 @@ void check_root_complex(const RootComplexParams& rc, const std::string& prefix, 
     for (const auto& [key, v] : {std::pair<const char*, Bandwidth>{"port_bandwidth", rc.port_bandwidth},
                                  {"port_bandwidth_total", rc.port_bandwidth_total},
                                  {"memory_bandwidth", rc.memory_bandwidth},
-                                 {"ports_bandwidth_total", rc.ports_bandwidth_total}}) {
+                                 {"ports_bandwidth_total", rc.ports_bandwidth_total},
+                                 {"held_write_bandwidth", rc.held_write_bandwidth}}) {
         if (!(v.bytes_per_s >= 0.0 && v.bytes_per_s <= kMaxBandwidth)) {
             c.bad(key, "must be 0B/s (no limit) or a rate up to " + bandwidth_text(kMaxBandwidth) + ", not " + to_string(v));
         }
@@ -248,6 +249,7 @@ void check_cpu(const CpuParams& p, const std::string& prefix, const FailFn& fail
     c.bandwidth("memcpy_bandwidth_cold", p.memcpy_bandwidth_cold, kMaxBandwidth);
     c.duration("cache_cooling_time", p.cache_cooling_time, Duration{1000 * kMaxSoftwareLatency.ps});
     c.bytes("llc_size", p.llc_size, 0, kTiB);
+    c.bytes("core_cache", p.core_cache, 0, kTiB);
     // x86 and Arm base pages (4 KiB, 16 KiB, 64 KiB) up to the largest huge page (1 GiB).
     c.power_of_two("page_size", p.page_size, 4 * kKiB, kGiB);
     c.duration("register_fixed", p.register_fixed, kMaxSoftwareLatency);

@@ -356,6 +356,7 @@ Tlp DmaEngine::take() {
                                  ? LineWrite::kShared
                                  : LineWrite::kPartial;
         }
+        if (issued_ < job_.held_bytes) out.line_write = LineWrite::kHeld;
         issued_ += next_.payload;
         stats_.writes++;
 

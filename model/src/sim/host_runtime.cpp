@@ -867,10 +867,11 @@ void HostRuntime::wait_finished() {
 }
 
 std::uint32_t HostRuntime::submit_copy(int gpu, CopyDirection dir, std::uint64_t bytes, std::size_t op,
-                                       std::uint64_t host_offset, bool front_end, bool with_work) {
+                                       std::uint64_t host_offset, bool front_end, bool with_work, std::uint64_t held_bytes) {
     CopyJob job;
     job.direction = dir;
     job.bytes = bytes;
+    job.held_bytes = dir == CopyDirection::kDeviceToHost ? std::min(held_bytes, bytes) : 0;
     if (with_work) {
         // The front end read the data from the command stream as it fetched the work, at its own
         // rate; a copy engine then writes it into GPU memory through the L2.
@@ -1359,9 +1360,16 @@ void HostRuntime::staged_copy(std::size_t i) {
         while (!done(chunks - 1)) wait(progress_event_);
     } else {
         // The engine fills bounce buffers ahead; the thread waits for each, then copies it out
-        // to the user's buffer, which goes to DRAM unless it fits in the cache.
+        // to the user's buffer, which goes to DRAM unless it fits in the cache. Each buffer was
+        // last copied out of by this thread, whose core still holds its lines (cpu.core_cache,
+        // shared with the destination's lines that copy wrote) unless they cooled since: the
+        // engine's writes find them there (root_complex.held_write_bandwidth).
+        const auto held = [&](std::uint64_t k) {
+            const double kept = std::min(static_cast<double>(chunk_bytes(k)), 0.5 * static_cast<double>(params_.cpu.core_cache.value));
+            return static_cast<std::uint64_t>(std::llround(kept * (1.0 - cold)));
+        };
         for (std::uint64_t k = 0; k < std::min<std::uint64_t>(chunks, buffers); ++k) {
-            job_of[k] = submit_copy(op.gpu, op.direction, chunk_bytes(k), kNoOp);
+            job_of[k] = submit_copy(op.gpu, op.direction, chunk_bytes(k), kNoOp, 0, false, false, held(k));
         }
         for (std::uint64_t k = 0; k < chunks; ++k) {
             while (!done(k)) wait(progress_event_);
@@ -1369,7 +1377,7 @@ void HostRuntime::staged_copy(std::size_t i) {
             wait(to_sc(params_.runtime.sync_latency));
             cpu_copy(chunk_bytes(k), true, !op.working_set_cached, cold);
             if (k + buffers < chunks) {
-                job_of[k + buffers] = submit_copy(op.gpu, op.direction, chunk_bytes(k + buffers), kNoOp);
+                job_of[k + buffers] = submit_copy(op.gpu, op.direction, chunk_bytes(k + buffers), kNoOp, 0, false, false, held(k + buffers));
             }
         }
     }

@@ -50,6 +50,7 @@ void RootComplex::configure(const Params& params, const std::vector<config::Link
     memory_ps_per_byte_ = 1e12 / host_memory.bandwidth.bytes_per_s;
     // Configured between cases, with the model at rest and the case clock at zero.
     merge_free_ps_ = 0.0;
+    held_free_ps_ = 0.0;
     last_release_ps_ = 0.0;
     const auto ps_per_byte = [](core::Bandwidth b) { return b.bytes_per_s > 0.0 ? 1e12 / b.bytes_per_s : 0.0; };
     port_ps_per_byte_ = ps_per_byte(params_.port_bandwidth);
@@ -70,6 +71,7 @@ void RootComplex::configure(const Params& params, const std::vector<config::Link
     last_write_bytes_.assign(ports.size(), 0);
     write_done_ps_.assign(ports.size(), 0.0);
     memory_path_ps_per_byte_ = ps_per_byte(params_.memory_bandwidth);
+    held_ps_per_byte_ = ps_per_byte(params_.held_write_bandwidth);
     memory_write_free_ps_.assign(ports.size(), 0.0);
     memory_read_free_ps_.assign(ports.size(), 0.0);
     read_rate_.assign(ports.size(), 0.0);
@@ -178,7 +180,10 @@ tlm::tlm_sync_enum RootComplex::port_fw(int port, Tlp& t, tlm::tlm_phase& phase,
                 in = std::max(now, in) + static_cast<double>(t.payload) * port_ps_per_byte_;
                 port_ps = in - now;
             }
-            const double done = now + memory->access_ps(true, t.payload, forward_ps_) + port_ps;
+            double done = now + memory->access_ps(true, t.payload, forward_ps_) + port_ps;
+            // Posted writes land in order: a copy's release lands behind the writes into lines a
+            // core holds that the host has still to take (held_write_bandwidth).
+            if (t.semaphore && held_free_ps_ > now) done += held_free_ps_ - now;
             double& ordered = write_done_ps_[static_cast<std::size_t>(port)];
             ordered = std::max(ordered, done);
             // The ingress buffer (what the posted credits count) is free once the write has
@@ -216,7 +221,16 @@ tlm::tlm_sync_enum RootComplex::port_fw(int port, Tlp& t, tlm::tlm_phase& phase,
             }
             const double accepted = done - memory_latency_ps_ - static_cast<double>(t.payload) * memory_ps_per_byte_;
             double release = accepted - forward_ps_;
-            if (t.line_write != LineWrite::kWhole) {
+            if (t.line_write == LineWrite::kHeld) {
+                // Whole lines a CPU core's cache holds: the host takes each out of the core before
+                // the write lands, one write after another (held_write_bandwidth); as with the
+                // merge below, the buffer frees when that starts and posted writes behind it wait.
+                if (held_ps_per_byte_ > 0.0) {
+                    const double start = std::max(now, held_free_ps_);
+                    held_free_ps_ = start + static_cast<double>(t.payload) * held_ps_per_byte_;
+                    release = std::max(release, start);
+                }
+            } else if (t.line_write != LineWrite::kWhole) {
                 // A write of part of a host cache line is merged into the line by the host, one
                 // write after another, and more slowly when neighbouring writes merge into the
                 // same line (measured: results/h100-sxm/isolating/zero-copy-partial-writes). As

@@ -102,8 +102,10 @@ double estimate_ps(const Program& prog, const config::ModelParams& p, const topo
             case Op::Kind::kStagedCopy: {
                 const double cpu_bps = std::min({p.cpu.memcpy_bandwidth.bytes_per_s, p.cpu.memcpy_bandwidth_cached.bytes_per_s,
                                                  p.host_memory.bandwidth.bytes_per_s});
+                // Out of the GPU its writes may land on lines a core holds (held_write_bandwidth).
+                const double held_bps = p.root_complex.held_write_bandwidth.bytes_per_s;
                 total_ps += ceil_div(bytes, static_cast<double>(p.pageable.piece(op.direction == sim::CopyDirection::kHostToDevice))) * fixed_ps + dma_ps(bytes) +
-                            2.0 * bytes / cpu_bps * 1e12;
+                            2.0 * bytes / cpu_bps * 1e12 + (held_bps > 0.0 ? bytes / held_bps * 1e12 : 0.0);
                 break;
             }
             case Op::Kind::kKernel:

@@ -93,6 +93,7 @@ struct RootComplexParams {
     Bytes peer_write_size{0};
     Duration read_latency_per_gbps{0};
     Duration read_rate_window{1'000'000};
+    Bandwidth held_write_bandwidth{23.9e9};
 
     template <class V>
     void visit(V&& v) {
@@ -109,6 +110,7 @@ struct RootComplexParams {
         v(FieldInfo{"shared_line_write", "time", "the same for a partial write whose line neighbouring writes also touch (H100 host: 2.01 ns); 0s..1us"}, shared_line_write);
         v(FieldInfo{"peer_write_size", "bytes", "largest write this root complex forwards from one device to another (peer-to-peer): a larger write leaves it as writes of this size, each with its own header on the wire, on every link after it (the pieces share the write's flow-control credit). 0B = forwarded as it came. Intel Xeon root complexes: 64 B (NCCL: \"Intel CPU convert GPU P2P traffic into 64B PCI TLPs\", src/graph/topo.h, which it prices as 6/5 the bandwidth); a power of two, 64B..4KiB, or 0B"}, peer_write_size);
         v(FieldInfo{"read_latency_per_gbps", "time", "what a read of host memory through a port waits more for each GB/s of reads that port has been answering (over read_rate_window): the host's read path slows with its load well before the link is full. 0s: no such wait. H100 and 2xH200 hosts: 4.3 ns, the value that makes the model's zero-copy loads of 1-16 blocks one multiple of what two fresh one-GPU H200 leases, the H100's kind of host, measured: the loads' own round trip (lines in flight x 128 B over their rate) grows by 3.3-4.1 ns per GB/s from 3 to 44 GB/s, a lone chase's beside them by 5.6-6.5 ns, and where the blocks run does not matter (results/h100-sxm/isolating/zero-copy-sm-groups); 0s..1us"}, read_latency_per_gbps);
+        v(FieldInfo{"held_write_bandwidth", "bytes/s", "the rate at which the host takes a device's writes into lines that a CPU core's cache holds, one after another: it takes each line out of the core before the write lands (a copy out of the GPU into a buffer the CPU has just read or written; the runtime's staging buffer of a pageable copy out of the GPU, which the CPU copied out of last: cpu.core_cache). H100's kind of host: 23.9 GB/s, from a pinned copy out of the GPU into a buffer the CPU has just read, 24.5 us a MiB slower than one into a buffer the engine wrote last (23.6-26.3 us at 128 KiB-1 MiB, two fresh one-GPU H200 leases; just written by the CPU 26.0-30.1), on top of the 53.9 GB/s such copies grow by (results/h100-sxm/isolating/pageable-out); 0B/s = no such cost; else at most 100TB/s"}, held_write_bandwidth);
         v(FieldInfo{"read_rate_window", "time", "the time over which a port's read rate is weighed for read_latency_per_gbps: an exponential average of the bytes its reads ask for, with this time constant (about a read's round trip); above 0, at most 1ms"}, read_rate_window);
     }
 };
@@ -312,6 +314,7 @@ struct CpuParams {
     Bandwidth memcpy_bandwidth_cold{8.42e9};
     Duration cache_cooling_time{3'500'000'000};
     Bytes llc_size{64ULL << 20};
+    Bytes core_cache{1'499'464};  // 1.43 MiB
     Bytes page_size{4096};
     Duration register_fixed{20'000'000};
     Duration register_per_page{250'000};
@@ -337,6 +340,7 @@ struct CpuParams {
         v(FieldInfo{"memcpy_bandwidth_cold", "bytes/s", "one thread's memcpy of data that has left the CPU's caches while the CPU did not copy (its source, the runtime's staging buffers, their page translations; cache_cooling_time): 8.42 GB/s, the median over two H100 leases of pageable frames of 1 and 4 MiB every 150 us to 16 ms (five 2xH200 leases: 5.60), where the same fit's warm rate is 13.6-16.6 (results/h100-sxm/isolating/pageable-frames, scripts/cooling_fit.py); free in the calibration, which fits it after the others to the median frame of the pageable radar stream; above 0, at most 100TB/s"}, memcpy_bandwidth_cold);
         v(FieldInfo{"cache_cooling_time", "time", "how long the CPU's caches hold what its copies touched once it stops copying: a copy by the CPU that starts t after its previous one ended finds a share 1 - exp(-t / cache_cooling_time) of its data cold, copied at memcpy_bandwidth_cold. H100 3.5 ms, the median over the same two leases (2xH200 7.7 ms, five leases, which its calibration is given); 0s = the caches never cool; 0s..1000s"}, cache_cooling_time);
         v(FieldInfo{"llc_size", "bytes", "the cache a copying thread keeps its source in from one copy to the next (on a VM, its share of the last-level cache, not the size the CPU reports): a pageable host-to-device copy of more than this reads its source from DRAM (memcpy_bandwidth), one of this or less from the cache (memcpy_bandwidth_cached). H100 hosts: 40 MiB, the median over five leases of the largest copy that still ran at the cached rate (32-48 MiB; the VMs report 300 MiB of L3), the same thread copying with no GPU stepping down there too; 2xH200 host: 40 MiB, one lease (results/h100-sxm/isolating/pageable-size); 0B..1TiB"}, llc_size);
+        v(FieldInfo{"core_cache", "bytes", "what the copying thread's core keeps in its own cache of the lines its last copy touched (read and written alike), which a device's writes then find there (root_complex.held_write_bandwidth): a pageable copy out of the GPU lands each piece on a staging buffer the thread copied out of last, of which the core holds min(piece, core_cache / 2) (the copy-out touched as many destination lines). H100's kind of host: 1.43 MiB, where a pinned copy out of the GPU into a buffer the CPU has just read stops growing slower (at 1.5-64 MiB it is 28.8-41.0 us slower than into a buffer the engine wrote last, median 35.1, at 24.5 us a MiB up to 1 MiB; two fresh one-GPU H200 leases, whose cores have 2 MiB of L2; results/h100-sxm/isolating/pageable-out); 0B..1TiB"}, core_cache);
         v(FieldInfo{"page_size", "bytes", "host page size (pinning works page by page): a power of two, 4KiB..1GiB"}, page_size);
         v(FieldInfo{"register_fixed", "time", "cudaHostRegister: cost independent of size; 0s..1s"}, register_fixed);
         v(FieldInfo{"register_per_page", "time", "cudaHostRegister: pin and map one page; 0s..1ms"}, register_per_page);

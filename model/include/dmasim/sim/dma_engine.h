@@ -57,6 +57,10 @@ struct CopyJob {
     std::uint16_t semaphore_node = 0;  // where the completion semaphore goes (host memory)
     bool peer = false;  // device to device: its data writes are peer-to-peer (Tlp::peer)
     std::uint32_t host_kib = 0;  // where in the program's host buffers it starts (Tlp::host_kib)
+    // Into host memory: its first held_bytes land on lines a CPU core's cache holds (a staging
+    // buffer the CPU copied out of last), which the host takes out of the core first
+    // (LineWrite::kHeld, root_complex.held_write_bandwidth).
+    std::uint64_t held_bytes = 0;
     // SM (zero-copy) traffic: requests of this size (0: MRRS for reads, MPS for writes) and at
     // most this many reads in flight (0: the engine's tags).
     std::uint32_t request_bytes = 0;

@@ -308,8 +308,9 @@ private:
     void op_finished(std::size_t op);
     // `front_end`: the GPU's front end writes the data (front_end_write); `with_work`: the front
     // end read the data with the copy's work (command_fetch_bandwidth), so no engine reads the host.
+    // `held_bytes`: of a copy into host memory, how much lands on lines a CPU core holds (CopyJob).
     std::uint32_t submit_copy(int gpu, CopyDirection dir, std::uint64_t bytes, std::size_t op, std::uint64_t host_offset = 0,
-                              bool front_end = false, bool with_work = false);
+                              bool front_end = false, bool with_work = false, std::uint64_t held_bytes = 0);
     void submit_job(std::size_t engine, CopyJob job, std::size_t op);
     std::size_t unit(int gpu, int engine) const { return static_cast<std::size_t>(gpu * Gpu::kUnits + engine); }
     void start_next_on(std::size_t engine);

@@ -169,6 +169,8 @@ private:
     double memory_latency_ps_ = 0.0;
     double memory_ps_per_byte_ = 0.0;  // the memory controller's service time per byte
     double merge_free_ps_ = 0.0;       // when the merge of shared-line partial writes is free
+    double held_free_ps_ = 0.0;        // when the host is free to take the next write into a line a core holds
+    double held_ps_per_byte_ = 0.0;    // held_write_bandwidth's
     // The ports' data paths to and from memory (params_.port_bandwidth and
     // port_bandwidth_total; 0: no limit), per port: when each direction, and the stage both
     // directions share, is next free.

@@ -29,8 +29,10 @@ namespace dmasim::sim {
 using pcie::TlpKind;
 
 // What a write is to the host's cache: whole lines, part of a line no other write of its stream
-// touches, or part of a line that neighbouring writes also write (merged one after another).
-enum class LineWrite : std::uint8_t { kWhole, kPartial, kShared };
+// touches, part of a line that neighbouring writes also write (merged one after another), or
+// whole lines that a CPU core's cache holds (the host takes them out of the core first:
+// root_complex.held_write_bandwidth).
+enum class LineWrite : std::uint8_t { kWhole, kPartial, kShared, kHeld };
 
 // 32 bytes, aligned to 16: a packet is copied as two aligned 16-byte halves, so that a field read
 // right after a copy comes from one store. As 26 bytes it was copied as two overlapping halves,

@@ -4,8 +4,9 @@ median call time; the pinned copy's excess into lines the CPU has just read or w
 back-to-back one, per MiB; the pageable copy less the pinned-into-read-lines copy, and the CPU's
 copy-out rate and start from the watched timeline (least squares over its pieces).
 
-Usage: summarize.py LEASE_DIR [LEASE_DIR ...]   (each holding watch.csv)"""
+Usage: summarize.py LEASE_DIR [LEASE_DIR ...]   (each holding watch.csv or watch.csv.gz)"""
 import csv
+import gzip
 import os
 import statistics
 import sys
@@ -13,7 +14,10 @@ import sys
 
 def load(d):
     kinds, pieces = {}, {}
-    for r in csv.DictReader(open(os.path.join(d, "watch.csv"))):
+    path = os.path.join(d, "watch.csv")
+    # Committed leases are gzipped (tests/scripts/test_tree_size.py); run.sh writes it plain.
+    f = open(path) if os.path.exists(path) else gzip.open(path + ".gz", "rt")
+    for r in csv.DictReader(f):
         n = int(r["bytes"])
         if r["kind"] == "piece":
             if r["p50_us"]:
