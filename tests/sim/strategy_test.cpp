@@ -316,15 +316,10 @@ TEST(Pageable, AHostToDeviceCopyPastTheThreadsCacheReadsItsSourceFromDram) {
     p.cpu.memcpy_bandwidth_cached = core::Bandwidth{12.1e9};
     p.cpu.llc_size = core::Bytes{40 * kMiB};
     const auto rate = [&](const char* dir, std::uint64_t bytes) { return gbps(run(p, "pageable", dir, bytes), bytes); };
-    // Each 64 KiB piece also costs the thread its queuing (pageable.piece_call).
-    const auto with_queuing = [&](core::Bandwidth copy) {
-        return 1.0 / (1.0 / copy.gb_per_s() + static_cast<double>(p.pageable.piece_call.ps) * 1e-3 /
-                                                   static_cast<double>(p.pageable.h2d_piece.value));
-    };
     const double below = rate("h2d", 32 * kMiB);
     const double past = rate("h2d", 48 * kMiB);
-    EXPECT_GT(below, 0.9 * with_queuing(p.cpu.memcpy_bandwidth_cached));
-    EXPECT_NEAR(past, with_queuing(p.cpu.memcpy_bandwidth), 0.05 * with_queuing(p.cpu.memcpy_bandwidth));
+    EXPECT_GT(below, 0.9 * p.cpu.memcpy_bandwidth_cached.gb_per_s());
+    EXPECT_NEAR(past, p.cpu.memcpy_bandwidth.gb_per_s(), 0.05 * p.cpu.memcpy_bandwidth.gb_per_s());
     EXPECT_GT(rate("d2h", 48 * kMiB), 0.9 * p.cpu.memcpy_bandwidth_cached.gb_per_s());
 }
 
@@ -350,43 +345,13 @@ TEST(Pageable, IntoTheGpuTheEngineMovesEachPieceWhileTheCpuCopiesTheNext) {
     };
     ASSERT_LT(p.pageable.h2d_piece.value, std::uint64_t{256 * 1024});
     ASSERT_GE(p.pageable.bounce_size.value, kMiB);
-    // Into the GPU the CPU's copy alone sets the growth, with the thread's queuing of each piece
-    // (the next test); the engine's share would add its rate.
-    const double queuing_ps_per_byte =
-        static_cast<double>(p.pageable.piece_call.ps) / static_cast<double>(p.pageable.h2d_piece.value);
-    EXPECT_NEAR(growth("h2d") / (cpu_ps_per_byte + queuing_ps_per_byte), 1.0, 0.05);
+    // Into the GPU the CPU's copy alone sets the growth; the engine's share would add its rate.
+    EXPECT_NEAR(growth("h2d") / cpu_ps_per_byte, 1.0, 0.05);
     // Out of the GPU, within one staging buffer, the engine's move and the CPU's copy add.
     EXPECT_NEAR(growth("d2h") / (cpu_ps_per_byte + dma_ps_per_byte), 1.0, 0.05);
     // With the pieces as large as the buffers the copy into the GPU adds them too.
     p.pageable.h2d_piece = p.pageable.bounce_size;
     EXPECT_NEAR(growth("h2d") / (cpu_ps_per_byte + dma_ps_per_byte), 1.0, 0.05);
-}
-
-// results/h100-sxm/isolating/pageable-out: on five fresh one-GPU H200 leases a pageable copy into the GPU
-// (pieces of 64 KiB) grows at 0.67-0.89 of the rate at which the same machine's thread copies out of a
-// staging buffer: 0.45-1.68 us a piece (median 1.02) that the thread spends queuing each piece's copy
-// (pageable.piece_call), which a copy out of the GPU pays for each piece of 1 MiB.
-TEST(Pageable, TheThreadQueuesEveryPieceItStages) {
-    config::ModelParams p = config::ModelParams{}.without_spread();
-    p.cpu.llc_size = core::Bytes{64 * kMiB};
-    p.cpu.memcpy_bandwidth_cached = core::Bandwidth{13e9};  // the CPU, not the engine, sets the pace
-    config::ModelParams none = p;
-    none.pageable.piece_call = core::Duration{0};
-    const double call_ps = static_cast<double>(p.pageable.piece_call.ps);
-    ASSERT_GT(call_ps, 0.0);
-    const auto time = [](const config::ModelParams& q, const char* dir, std::uint64_t bytes) {
-        return run(q, "pageable", dir, bytes).time_ps;
-    };
-    // Into the GPU, 256 KiB to 1 MiB: 12 more pieces of 64 KiB, each queued between the CPU's copies.
-    ASSERT_EQ(p.pageable.h2d_piece.value, 64u * 1024);
-    const auto growth = [&](const config::ModelParams& q) { return time(q, "h2d", kMiB) - time(q, "h2d", 256 * 1024); };
-    EXPECT_NEAR((growth(p) - growth(none)) / (12.0 * call_ps), 1.0, 0.05);
-    // Out of the GPU, 4 MiB in pieces of 1 MiB: the thread queues the third and fourth between its
-    // copy-outs (the second it queues while the first fills, which waits for the engine anyway).
-    ASSERT_EQ(p.pageable.bounce_size.value, kMiB);
-    EXPECT_NEAR((time(p, "d2h", 4 * kMiB) - time(none, "d2h", 4 * kMiB)) / (2.0 * call_ps), 1.0, 0.05);
-    // One piece: nothing to queue but what the call queues.
-    EXPECT_EQ(time(p, "d2h", 512 * 1024), time(none, "d2h", 512 * 1024));
 }
 
 // results/h100-sxm/isolating/pageable-out (two fresh one-GPU H200 leases, the H100's kind of host, and

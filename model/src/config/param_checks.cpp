@@ -276,7 +276,6 @@ void check_pageable(const PageableParams& p, const std::string& prefix, const Fa
     c.bytes("h2d_piece", p.h2d_piece, 4 * kKiB, kGiB);
     c.bytes("inline_max", p.inline_max, 0, kMiB);
     c.count("bounce_buffers", p.bounce_buffers, 1, 64);
-    c.duration("piece_call", p.piece_call, kMaxHardwareLatency);
 }
 
 void check_gpu(const GpuParams& g, const std::string& prefix, const FailFn& fail) {

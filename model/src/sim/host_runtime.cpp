@@ -1354,8 +1354,6 @@ void HostRuntime::staged_copy(std::size_t i) {
                 while (!done(k - buffers)) wait(progress_event_);
             }
             cpu_copy(chunk_bytes(k), op.working_set_cached, false, cold);
-            // The thread queues the piece's copy (the first one's queuing is the call's own).
-            if (k > 0) wait(to_sc(params_.pageable.piece_call));
             // With pageable.inline_max off, a copy the front end writes itself still goes whole.
             job_of[k] = submit_copy(op.gpu, op.direction, chunk_bytes(k), kNoOp, 0, front_end_write(op.direction, op.bytes));
         }
@@ -1371,7 +1369,6 @@ void HostRuntime::staged_copy(std::size_t i) {
             return static_cast<std::uint64_t>(std::llround(kept * (1.0 - cold)));
         };
         for (std::uint64_t k = 0; k < std::min<std::uint64_t>(chunks, buffers); ++k) {
-            if (k > 0) wait(to_sc(params_.pageable.piece_call));
             job_of[k] = submit_copy(op.gpu, op.direction, chunk_bytes(k), kNoOp, 0, false, false, held(k));
         }
         for (std::uint64_t k = 0; k < chunks; ++k) {
@@ -1380,7 +1377,6 @@ void HostRuntime::staged_copy(std::size_t i) {
             wait(to_sc(params_.runtime.sync_latency));
             cpu_copy(chunk_bytes(k), true, !op.working_set_cached, cold);
             if (k + buffers < chunks) {
-                wait(to_sc(params_.pageable.piece_call));
                 job_of[k + buffers] = submit_copy(op.gpu, op.direction, chunk_bytes(k + buffers), kNoOp, 0, false, false, held(k + buffers));
             }
         }

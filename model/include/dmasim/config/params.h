@@ -335,7 +335,7 @@ struct CpuParams {
 
     template <class V>
     void visit(V&& v) {
-        v(FieldInfo{"memcpy_bandwidth", "bytes/s", "one thread's memcpy when the data comes from DRAM: a pageable host-to-device copy whose source the thread's cache does not keep (llc_size). H100 hosts: pageable copies of 64-128 MiB move 7.98 GB/s (the median over five leases), the same thread copying alone with its source flushed 8.0-8.5 (2xH200 host: 8.48, one lease; results/h100-sxm/isolating/pageable-size, pagecache-summary.csv); with each 64 KiB piece's pageable.piece_call (1.02 us) besides, the copy itself runs at 9.11 GB/s (2xH200 host 9.77), what the calibrations are given; above 0, at most 100TB/s"}, memcpy_bandwidth);
+        v(FieldInfo{"memcpy_bandwidth", "bytes/s", "one thread's memcpy when the data comes from DRAM: a pageable host-to-device copy whose source the thread's cache does not keep (llc_size). H100 hosts: 7.98 GB/s, the median over five leases of pageable copies of 64-128 MiB, where the same thread copying alone with its source flushed gives 8.0-8.5 (2xH200 host: 8.48, one lease; results/h100-sxm/isolating/pageable-size, pagecache-summary.csv); above 0, at most 100TB/s"}, memcpy_bandwidth);
         v(FieldInfo{"memcpy_bandwidth_cached", "bytes/s", "one thread's memcpy when the source fits in the last-level cache; above 0, at most 100TB/s"}, memcpy_bandwidth_cached);
         v(FieldInfo{"memcpy_bandwidth_cold", "bytes/s", "one thread's memcpy of data that has left the CPU's caches while the CPU did not copy (its source, the runtime's staging buffers, their page translations; cache_cooling_time): 8.42 GB/s, the median over two H100 leases of pageable frames of 1 and 4 MiB every 150 us to 16 ms (five 2xH200 leases: 5.60), where the same fit's warm rate is 13.6-16.6 (results/h100-sxm/isolating/pageable-frames, scripts/cooling_fit.py); free in the calibration, which fits it after the others to the median frame of the pageable radar stream; above 0, at most 100TB/s"}, memcpy_bandwidth_cold);
         v(FieldInfo{"cache_cooling_time", "time", "how long the CPU's caches hold what its copies touched once it stops copying: a copy by the CPU that starts t after its previous one ended finds a share 1 - exp(-t / cache_cooling_time) of its data cold, copied at memcpy_bandwidth_cold. H100 3.5 ms, the median over the same two leases (2xH200 7.7 ms, five leases, which its calibration is given); 0s = the caches never cool; 0s..1000s"}, cache_cooling_time);
@@ -367,7 +367,6 @@ struct PageableParams {
     Bytes h2d_piece{64ULL << 10};
     Bytes inline_max{64ULL << 10};
     std::int64_t bounce_buffers = 2;
-    Duration piece_call{1'020'000};
 
     // A piece of a staged copy out of the GPU, or into it.
     std::uint64_t piece(bool into_gpu) const { return into_gpu ? h2d_piece.value : bounce_size.value; }
@@ -378,7 +377,6 @@ struct PageableParams {
         v(FieldInfo{"h2d_piece", "bytes", "a pageable copy into the GPU is staged in pieces this large, the CPU copying one into a pinned buffer while an engine moves the one before: 96 KiB-1 MiB take a blocking copy's fixed time plus the CPU's copy alone (7.2 us + N / 13.5 GB/s and 8.2 + N / 12.3 on two fresh one-GPU H200 leases, the H100's kind of host), where the CPU's copy and the engine's one after the other would add 27 us at 1 MiB (results/h100-sxm/isolating/pageable-pieces); 64 KiB, a piece whose move hides in that fixed time; 4KiB..1GiB"}, h2d_piece);
         v(FieldInfo{"inline_max", "bytes", "a pageable copy into the GPU up to this size is copied by the call into the runtime's command stream, as a small pinned one is (runtime.inline_h2d_max: at cpu.memcpy_bandwidth, the front end reading it at runtime.command_fetch_bandwidth), not staged: a 64 KiB copy takes 22.65 us and a 96 KiB one 14.65 on every one of three fresh one-GPU H200 leases, the H100's kind of host, and from 4 to 64 KiB the copy grows by 3.9 GB/s (results/h100-sxm/isolating/pageable-pieces); 0B: never; 0B..1MiB"}, inline_max);
         v(FieldInfo{"bounce_buffers", "count", "staging buffers in rotation: CPU copy into one while DMA drains another; 1..64"}, bounce_buffers);
-        v(FieldInfo{"piece_call", "time", "the copying thread's time to queue each staged piece's copy after the first (whose queuing is the call's own: runtime.call_overhead), between its copies of the pieces. 1.02 us: a pageable copy into the GPU (pieces of 64 KiB) grows from 256 KiB to 1 MiB at 0.67-0.89 of the rate of the same machine's copy out of a staging buffer (watched, 128-512 KiB, one piece), 0.45-1.68 us a piece on five fresh one-GPU H200 leases, the H100's kind of host, median 1.02; out of the GPU the copy-out pauses 3-4.4 us at each 1 MiB piece (4 and 8 MiB, watched), of which the model gives this and runtime.sync_latency (results/h100-sxm/isolating/pageable-out); 0s..1ms"}, piece_call);
     }
 };
 
