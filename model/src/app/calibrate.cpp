@@ -56,6 +56,7 @@ const std::vector<FreeParam>& free_params() {
         {"host_memory.latency", 50e3, 1e6, false},
         {"cpu.memcpy_bandwidth", 2e9, 60e9, true},
         {"cpu.memcpy_bandwidth_cached", 5e9, 100e9, true},
+        {"cpu.copy_out_bandwidth", 5e9, 100e9, true},
         {"cpu.memcpy_bandwidth_cold", 1e9, 60e9, true, true},
         {"cpu.register_fixed", 1e6, 1e9, false},
         {"cpu.register_per_page", 5e3, 5e6, false},

@@ -247,6 +247,10 @@ void check_cpu(const CpuParams& p, const std::string& prefix, const FailFn& fail
     c.bandwidth("memcpy_bandwidth", p.memcpy_bandwidth, kMaxBandwidth);
     c.bandwidth("memcpy_bandwidth_cached", p.memcpy_bandwidth_cached, kMaxBandwidth);
     c.bandwidth("memcpy_bandwidth_cold", p.memcpy_bandwidth_cold, kMaxBandwidth);
+    if (!(p.copy_out_bandwidth.bytes_per_s >= 0.0 && p.copy_out_bandwidth.bytes_per_s <= kMaxBandwidth)) {
+        c.bad("copy_out_bandwidth", "must be 0B/s (memcpy_bandwidth_cached) or a rate up to " + bandwidth_text(kMaxBandwidth) + ", not " +
+                                        to_string(p.copy_out_bandwidth));
+    }
     c.duration("cache_cooling_time", p.cache_cooling_time, Duration{1000 * kMaxSoftwareLatency.ps});
     c.bytes("llc_size", p.llc_size, 0, kTiB);
     c.bytes("core_cache", p.core_cache, 0, kTiB);

@@ -50,6 +50,7 @@ config::ModelParams host_draw(const config::ModelParams& nominal, double z) {
     p.cpu.memcpy_bandwidth.bytes_per_s /= copies;
     p.cpu.memcpy_bandwidth_cached.bytes_per_s /= copies;
     p.cpu.memcpy_bandwidth_cold.bytes_per_s /= copies;
+    p.cpu.copy_out_bandwidth.bytes_per_s /= copies;  // 0 (memcpy_bandwidth_cached's) stays 0
     const double setup = std::exp(s.setup * z);
     for (core::Duration* d : {&p.cpu.register_fixed, &p.cpu.register_per_page, &p.cpu.unregister_fixed,
                               &p.cpu.unregister_per_page, &p.cpu.alloc_pinned_pool_fixed, &p.cpu.alloc_pinned_fixed,

@@ -1178,14 +1178,16 @@ double HostRuntime::cold_share() const {
     return -std::expm1(-(now_ps() - cpu_copy_end_ps_) / tau);
 }
 
-void HostRuntime::cpu_copy(std::uint64_t bytes, bool source_cached, bool destination_in_dram, double cold) {
+void HostRuntime::cpu_copy(std::uint64_t bytes, bool source_cached, bool destination_in_dram, double cold, bool out_of_staging) {
     // One thread copies at its own rate, and its DRAM traffic queues with the DMA's in the
     // memory controller; whichever is slower sets the pace. What went cold while the CPU did not
     // copy (source lines, the staging buffers, their translations) comes back at the cold rate,
     // never faster than the warm one.
     const double start = now_ps();
-    const double warm_rate =
-        (source_cached ? params_.cpu.memcpy_bandwidth_cached : params_.cpu.memcpy_bandwidth).bytes_per_s;
+    const double out_rate = params_.cpu.copy_out_bandwidth.bytes_per_s;
+    const double warm_rate = out_of_staging && out_rate > 0.0
+                                 ? out_rate
+                                 : (source_cached ? params_.cpu.memcpy_bandwidth_cached : params_.cpu.memcpy_bandwidth).bytes_per_s;
     const double cold_rate = std::min(warm_rate, params_.cpu.memcpy_bandwidth_cold.bytes_per_s);
     const double ps_per_byte = ((1.0 - cold) / warm_rate + cold / cold_rate) * 1e12;
     std::uint64_t left = bytes;
@@ -1375,7 +1377,7 @@ void HostRuntime::staged_copy(std::size_t i) {
             while (!done(k)) wait(progress_event_);
             wait_cpu_seen(job_seen_at_ps_[job_of[k] - first_job_id_]);
             wait(to_sc(params_.runtime.sync_latency));
-            cpu_copy(chunk_bytes(k), true, !op.working_set_cached, cold);
+            cpu_copy(chunk_bytes(k), true, !op.working_set_cached, cold, true);
             if (k + buffers < chunks) {
                 job_of[k + buffers] = submit_copy(op.gpu, op.direction, chunk_bytes(k + buffers), kNoOp, 0, false, false, held(k + buffers));
             }

@@ -316,7 +316,8 @@ private:
     void start_next_on(std::size_t engine);
     bool streams_idle() const;
     // A copy by the CPU, of which a share `cold` (cold_share()) finds its data gone cold.
-    void cpu_copy(std::uint64_t bytes, bool source_cached, bool destination_in_dram, double cold);
+    // `out_of_staging`: the copy out of a staging buffer into the user's (cpu.copy_out_bandwidth).
+    void cpu_copy(std::uint64_t bytes, bool source_cached, bool destination_in_dram, double cold, bool out_of_staging = false);
     // The share of what the next CPU copy touches that has left the caches since the CPU's last
     // copy ended (cpu.cache_cooling_time).
     double cold_share() const;
