@@ -1184,10 +1184,8 @@ void HostRuntime::cpu_copy(std::uint64_t bytes, bool source_cached, bool destina
     // copy (source lines, the staging buffers, their translations) comes back at the cold rate,
     // never faster than the warm one.
     const double start = now_ps();
-    const double out_rate = params_.cpu.copy_out_bandwidth.bytes_per_s;
-    const double warm_rate = out_of_staging && out_rate > 0.0
-                                 ? out_rate
-                                 : (source_cached ? params_.cpu.memcpy_bandwidth_cached : params_.cpu.memcpy_bandwidth).bytes_per_s;
+    const double warm_rate = out_of_staging ? params_.cpu.copy_out_bytes_per_s()
+                                            : (source_cached ? params_.cpu.memcpy_bandwidth_cached : params_.cpu.memcpy_bandwidth).bytes_per_s;
     const double cold_rate = std::min(warm_rate, params_.cpu.memcpy_bandwidth_cold.bytes_per_s);
     const double ps_per_byte = ((1.0 - cold) / warm_rate + cold / cold_rate) * 1e12;
     std::uint64_t left = bytes;

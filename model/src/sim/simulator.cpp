@@ -100,9 +100,8 @@ double estimate_ps(const Program& prog, const config::ModelParams& p, const topo
                 total_ps += fixed_ps + dma_ps(bytes) + bytes / p.cpu.memcpy_bandwidth.bytes_per_s * 1e12;
                 break;
             case Op::Kind::kStagedCopy: {
-                const double out_bps = p.cpu.copy_out_bandwidth.bytes_per_s > 0.0 ? p.cpu.copy_out_bandwidth.bytes_per_s
-                                                                                   : p.cpu.memcpy_bandwidth_cached.bytes_per_s;
-                const double cpu_bps = std::min({p.cpu.memcpy_bandwidth.bytes_per_s, p.cpu.memcpy_bandwidth_cached.bytes_per_s, out_bps,
+                const double cpu_bps = std::min({p.cpu.memcpy_bandwidth.bytes_per_s, p.cpu.memcpy_bandwidth_cached.bytes_per_s,
+                                                 p.cpu.copy_out_bytes_per_s(),
                                                  p.host_memory.bandwidth.bytes_per_s});
                 // Out of the GPU its writes may land on lines a core holds (held_write_bandwidth).
                 const double held_bps = p.root_complex.held_write_bandwidth.bytes_per_s;

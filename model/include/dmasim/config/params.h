@@ -334,6 +334,11 @@ struct CpuParams {
     std::int64_t mmio_reads_in_flight = 1;
     Bytes cache_line{64};
 
+    // The thread's rate out of a staging buffer: copy_out_bandwidth, or (0) memcpy_bandwidth_cached's.
+    double copy_out_bytes_per_s() const {
+        return copy_out_bandwidth.bytes_per_s > 0.0 ? copy_out_bandwidth.bytes_per_s : memcpy_bandwidth_cached.bytes_per_s;
+    }
+
     template <class V>
     void visit(V&& v) {
         v(FieldInfo{"memcpy_bandwidth", "bytes/s", "one thread's memcpy when the data comes from DRAM: a pageable host-to-device copy whose source the thread's cache does not keep (llc_size). H100 hosts: 7.98 GB/s, the median over five leases of pageable copies of 64-128 MiB, where the same thread copying alone with its source flushed gives 8.0-8.5 (2xH200 host: 8.48, one lease; results/h100-sxm/isolating/pageable-size, pagecache-summary.csv); above 0, at most 100TB/s"}, memcpy_bandwidth);
