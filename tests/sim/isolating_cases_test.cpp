@@ -205,6 +205,52 @@ TEST(IsolatingCases, ScatteredLoadsAreHeldByTheLinesTheyHaveInFlight) {
     EXPECT_NEAR(steady(1, fewer), link, 0.01 * link);
 }
 
+// Loads of two sectors a line (4-byte loads 64 bytes apart: two reads a line, a line entry holding
+// both) are held by the reads the GPU keeps in flight, gpu.sysmem_max_outstanding_reads, whatever
+// the grid: 908-912 M reads/s from 8 to 1056 blocks on three fresh one-GPU H200 leases
+// (results/h100-sxm/isolating/zero-copy-grid-shape), where the root port's non-posted header
+// credits had held the model's to 793. Fewer reads in flight than the default, so that they and
+// not the link or the platform's credits hold the loads: the same time from 16 to 1056 blocks,
+// twice the time with half the reads.
+TEST(IsolatingCases, TwoSectorLoadsAreHeldByTheReadsInFlightWhateverTheGrid) {
+    const auto loads = [](std::int64_t blocks) {
+        config::StrategyOptions o = grid(blocks, 256, 4);
+        o.zero_copy.stride = 16;
+        return o;
+    };
+    const auto steady = [&](std::int64_t blocks, const config::ModelParams& p) {
+        return steady_ns("h2d", loads(blocks), p, kMiB);
+    };
+    config::ModelParams some;
+    some.gpu.sysmem_max_outstanding_reads = 512;
+    const double at_264 = steady(264, some);
+    for (const std::int64_t blocks : {16, 66, 1056}) {
+        EXPECT_NEAR(steady(blocks, some), at_264, 0.02 * at_264) << blocks << " blocks";
+    }
+    config::ModelParams half = some;
+    half.gpu.sysmem_max_outstanding_reads /= 2;
+    EXPECT_NEAR(steady(264, half) / at_264, 2.0, 0.1);
+}
+
+// A warp's loads of host memory leave its SM 128 bytes of requests per host_load_line_gap, so a
+// request of one sector costs a quarter of a gap: from one block, 32 one-sector requests an
+// access (4-byte loads 128 bytes apart) take a round 1.06 times that of four whole lines (4-byte
+// loads 32 bytes apart), 1.60 against 1.51 us on three fresh one-GPU H200 leases
+// (results/h100-sxm/isolating/zero-copy-grid-shape); a gap per request made it 1.53 times. Two
+// sectors a line ask for as many bytes as one and take the one-sector round.
+TEST(IsolatingCases, AWarpsRequestsLeave128BytesAGapApart) {
+    const config::ModelParams base;
+    const auto round_ns = [&](std::int64_t stride) {
+        config::StrategyOptions o = grid(1, 256, 4);
+        o.zero_copy.stride = stride;
+        const double rounds = static_cast<double>(kMiB) / (8.0 * 32.0 * 4.0);
+        return steady_ns("h2d", o, base, kMiB) / rounds;
+    };
+    const double one_sector = round_ns(32);
+    EXPECT_NEAR(one_sector / round_ns(8), 1.06, 0.06);
+    EXPECT_NEAR(round_ns(16), one_sector, 0.03 * one_sector);
+}
+
 // The exchange kernel (each thread loads host memory, then stores host memory): a thread stores
 // only once its load is back, and its store waits behind the read requests queued before it
 // (results/h100-sxm/isolating/zero-copy-request-shape: 4 MiB takes 106.5 us from 33 blocks and
