@@ -8,6 +8,7 @@ Usage: entry_hold_compare.py > entry-hold-compare.txt   (from this folder)
 """
 import csv
 import glob
+import gzip
 import os
 import re
 import statistics
@@ -39,9 +40,10 @@ def measured():
         cells = defaultdict(list)
         for name in ("stagedloss-fine.csv", "stagedloss-fine-staged.csv"):
             path = os.path.join(lease, name)
-            if not os.path.exists(path):
+            gz = path + ".gz"  # the large ones are kept gzipped
+            if not os.path.exists(path) and not os.path.exists(gz):
                 continue
-            with open(path, newline="") as f:
+            with (open(path, newline="") if os.path.exists(path) else gzip.open(gz, "rt", newline="")) as f:
                 for r in csv.DictReader(f):
                     cells[(r["first"], r["probe"], float(r["delay_us"]))].append(float(r["latency_us"]))
         med = {k: statistics.median(v) for k, v in cells.items()}

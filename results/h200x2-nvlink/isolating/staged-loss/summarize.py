@@ -11,14 +11,22 @@ enters) as the start's excess over the same probe with nothing before it.
 """
 import collections
 import csv
+import gzip
 import statistics
 import sys
 from pathlib import Path
 
 
+def found(path):
+    """The lease's CSV, or its gzipped copy (the large ones are kept gzipped); None if neither."""
+    gz = path.with_name(path.name + ".gz")
+    return path if path.exists() else gz if gz.exists() else None
+
+
 def cells(path):
     out = collections.defaultdict(list)
-    with open(path, newline="") as f:
+    path = found(path)
+    with (gzip.open(path, "rt", newline="") if path.suffix == ".gz" else open(path, newline="")) as f:
         for r in csv.DictReader(f):
             out[(r["first"], r["probe"], float(r["delay_us"]))].append(r)
     return out
@@ -50,7 +58,7 @@ def lease(d):
                   + " ".join(f"{x:g}:{med(base[('staged10', probe, x)], 'latency_us'):.1f}"
                              f"({med(base[('none', probe, x)], 'latency_us'):.1f})" for x in ds))
     fine = d / "stagedloss-fine.csv"
-    if fine.exists():
+    if found(fine):
         c = cells(fine)
         ds = sorted({k[2] for k in c})
         normal = statistics.median(float(r["start_us"]) for k, v in c.items() if k[0] == "none" and k[1] != "query" for r in v)
@@ -84,7 +92,7 @@ def lease(d):
                       f"D 20-30 held {min(plateau):.1f}-{max(plateau):.1f} us; D 32-40 starts {min(ends):.1f}-{max(ends):.1f} us "
                       f"after the reference")
     fs = d / "stagedloss-fine-staged.csv"
-    if fs.exists():
+    if found(fs):
         c = cells(fs)
         ds = sorted({k[2] for k in c})
         alone = statistics.median(float(r["latency_us"]) for k, v in c.items() if k[0] == "none" for r in v)
