@@ -58,6 +58,14 @@ public:
         }
     }
 
+    // A rate where 0B/s has a meaning of its own (`zero`: what it stands for). Written so that
+    // NaN fails too.
+    void bandwidth_or_zero(const char* key, Bandwidth v, double hi, const char* zero) const {
+        if (!(v.bytes_per_s >= 0.0 && v.bytes_per_s <= hi)) {
+            bad(key, std::string("must be 0B/s (") + zero + ") or a rate up to " + bandwidth_text(hi) + ", not " + to_string(v));
+        }
+    }
+
     void bytes(const char* key, Bytes v, std::uint64_t lo, std::uint64_t hi) const {
         if (v.value < lo || v.value > hi) {
             bad(key, "must be " + to_string(Bytes{lo}) + ".." + to_string(Bytes{hi}) + ", not " + to_string(v));
@@ -142,15 +150,13 @@ void check_root_complex(const RootComplexParams& rc, const std::string& prefix, 
     if (pw != 0 && (pw < 64 || pw > 4096 || (pw & (pw - 1)) != 0)) {
         c.bad("peer_write_size", "must be 0B (forwarded as it came) or a power of two from 64B to 4KiB, not " + to_string(rc.peer_write_size));
     }
-    // 0B/s: no limit but the link's. Written so that NaN fails too.
+    // 0B/s: no limit but the link's.
     for (const auto& [key, v] : {std::pair<const char*, Bandwidth>{"port_bandwidth", rc.port_bandwidth},
                                  {"port_bandwidth_total", rc.port_bandwidth_total},
                                  {"memory_bandwidth", rc.memory_bandwidth},
                                  {"ports_bandwidth_total", rc.ports_bandwidth_total},
                                  {"held_write_bandwidth", rc.held_write_bandwidth}}) {
-        if (!(v.bytes_per_s >= 0.0 && v.bytes_per_s <= kMaxBandwidth)) {
-            c.bad(key, "must be 0B/s (no limit) or a rate up to " + bandwidth_text(kMaxBandwidth) + ", not " + to_string(v));
-        }
+        c.bandwidth_or_zero(key, v, kMaxBandwidth, "no limit");
     }
 }
 
@@ -232,11 +238,7 @@ void check_runtime(const RuntimeParams& r, const std::string& prefix, const Fail
     c.duration("staged_entry_hold", r.staged_entry_hold, kMaxSoftwareLatency);
     c.bytes("inline_h2d_max", r.inline_h2d_max, 0, kMiB);
     c.bytes("front_end_h2d_max", r.front_end_h2d_max, 0, kMiB);
-    // 0B/s: the engine reads the data. Written so that NaN fails too.
-    if (!(r.command_fetch_bandwidth.bytes_per_s >= 0.0 && r.command_fetch_bandwidth.bytes_per_s <= kMaxBandwidth)) {
-        c.bad("command_fetch_bandwidth", "must be 0B/s (the engine reads the data) or a rate up to " +
-                                             bandwidth_text(kMaxBandwidth) + ", not " + to_string(r.command_fetch_bandwidth));
-    }
+    c.bandwidth_or_zero("command_fetch_bandwidth", r.command_fetch_bandwidth, kMaxBandwidth, "the engine reads the data");
     c.duration("idle_wake", r.idle_wake, kMaxSoftwareLatency);
     c.positive_duration("idle_wake_time", r.idle_wake_time, Duration{1000 * kMaxSoftwareLatency.ps});
     c.count("connections", r.connections, 1, 32);
@@ -247,10 +249,7 @@ void check_cpu(const CpuParams& p, const std::string& prefix, const FailFn& fail
     c.bandwidth("memcpy_bandwidth", p.memcpy_bandwidth, kMaxBandwidth);
     c.bandwidth("memcpy_bandwidth_cached", p.memcpy_bandwidth_cached, kMaxBandwidth);
     c.bandwidth("memcpy_bandwidth_cold", p.memcpy_bandwidth_cold, kMaxBandwidth);
-    if (!(p.copy_out_bandwidth.bytes_per_s >= 0.0 && p.copy_out_bandwidth.bytes_per_s <= kMaxBandwidth)) {
-        c.bad("copy_out_bandwidth", "must be 0B/s (memcpy_bandwidth_cached) or a rate up to " + bandwidth_text(kMaxBandwidth) + ", not " +
-                                        to_string(p.copy_out_bandwidth));
-    }
+    c.bandwidth_or_zero("copy_out_bandwidth", p.copy_out_bandwidth, kMaxBandwidth, "memcpy_bandwidth_cached");
     c.duration("cache_cooling_time", p.cache_cooling_time, Duration{1000 * kMaxSoftwareLatency.ps});
     c.bytes("llc_size", p.llc_size, 0, kTiB);
     c.bytes("core_cache", p.core_cache, 0, kTiB);
@@ -319,12 +318,8 @@ void check_nvlink(const NvlinkParams& nv, const std::string& prefix, const FailF
     c.bandwidth("link_rate", nv.link_rate, kMaxNvlinkLinkRate);
     c.bytes("max_payload", nv.max_payload, 16, 4 * kKiB);
     c.bytes("packet_overhead", nv.packet_overhead, 0, 256);
-    // 0B/s: the links' rate only. Written so that NaN fails too.
     const double port_max = kMaxNvlinkLinkRate * static_cast<double>(std::max<std::int64_t>(nv.links, 1));
-    if (!(nv.port_bandwidth.bytes_per_s >= 0.0 && nv.port_bandwidth.bytes_per_s <= port_max)) {
-        c.bad("port_bandwidth", "must be 0B/s (the links' rate only) or a rate up to " + bandwidth_text(port_max) + ", not " +
-                                    to_string(nv.port_bandwidth));
-    }
+    c.bandwidth_or_zero("port_bandwidth", nv.port_bandwidth, port_max, "the links' rate only");
     c.duration("latency", nv.latency, kMaxHardwareLatency);
 }
 
