@@ -23,12 +23,14 @@ inline constexpr std::uint32_t kLineBytes = 128;
 // Lane i accesses `access_bytes` at byte offset i * stride * access_bytes (stride in elements).
 WarpAccess coalesce(std::uint32_t access_bytes, std::uint32_t stride);
 
-// How a kernel's stores reach host memory. The L2 merges the stores of every warp into each
-// 128-byte line before writing the line out (1- and 2-byte stores at stride 1 reach the same
-// rate as 4-byte ones on the H100, 326-349 against 322 us for 16 MiB), and a PCIe memory write
-// carries contiguous bytes only (byte enables exist for its first and last DW alone), so a line
-// goes out as one write per contiguous run of stored bytes: a whole line at stride 1, one
-// `access_bytes` write per store otherwise.
+// How a kernel's stores reach host memory. The GPU merges the stores that reach a 128-byte line
+// together into one write, and a PCIe memory write carries contiguous bytes only (byte enables
+// exist for its first and last DW alone), so a line goes out as one write per contiguous run of
+// stored bytes: a whole line at stride 1, one `access_bytes` write per store otherwise. It keeps
+// no partial line to complete later: a line whose sectors come even a microsecond apart leaves
+// as a write per sector (results/h100-sxm/isolating/narrow-stores). 1- and 2-byte stores at
+// stride 1, whose lines are written by four and two warps, split some lines by how the warps'
+// stores interleave (3-26 % of 1-byte lines by grid and kernel); the model writes them whole.
 struct StoreTraffic {
     std::uint32_t write_bytes = 0;  // payload of one write
     // Bytes from one write's start to the next one's in host memory when the writes are one per
