@@ -29,6 +29,8 @@
 // 1056 blocks: do a line's sectors merge when they come a few iterations (microseconds) apart?
 // Mode `warps`: full4, b1, b1own, b2 at 132 and 264 blocks of 128-1024 threads, and b1smsp (a line's
 // sectors from four warps of one scheduler) at 512 and 1024: the warps a block against the merge.
+// Mode `loads`: the same layouts as loads of mapped host memory into GPU memory (l4, l1, l1own,
+// l1lag0/1/4) at 66, 264 and 1056 blocks; the host source is written by a GPU kernel once a cell.
 // Mode `blocks`: full4, b1, b2 and dmaprobe's own kernel at 1 and 2 bytes (zc1, zc2) with 32 and 64
 // warps on each SM in blocks of 256, 512 and 1024 threads: the warps a block or the warps an SM?
 // Build: nvcc -O3 -arch=sm_90 narrowstore.cu -o narrowstore
@@ -178,6 +180,29 @@ __global__ void dmaprobe_zc(const T* __restrict__ host_in, T* __restrict__ dev_o
     }
 }
 
+// The same layouts as loads of mapped host memory (dev_out[e] = host_in[e]): l4 (4-byte, whole
+// lines a warp), l1 (1-byte: a line's four sectors from four warps), l1own (one warp a line, four
+// loads back to back), l1lagN (blocks in step, sector s of a line N iterations after s - 1).
+template <class T>
+__global__ void load1(const T* __restrict__ host_in, T* __restrict__ dev_out, std::size_t elems) {
+    const std::size_t step = static_cast<std::size_t>(gridDim.x) * blockDim.x;
+    for (std::size_t k = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < elems; k += step) {
+        dev_out[k] = host_in[k];
+    }
+}
+
+__global__ void l1own(const unsigned char* __restrict__ host_in, unsigned char* __restrict__ dev_out, std::size_t bytes) {
+    const unsigned lane = threadIdx.x % kWarp;
+    const std::size_t lines = bytes / kLine;
+    for (std::size_t l = global_warp(); l < lines; l += warps_in_grid()) {
+#pragma unroll
+        for (std::size_t s = 0; s < kLine / kSector; ++s) {
+            const std::size_t e = l * kLine + s * kSector + lane;
+            dev_out[e] = host_in[e];
+        }
+    }
+}
+
 __global__ void fill(std::uint32_t* p, std::size_t words, unsigned seed) {
     const std::size_t step = static_cast<std::size_t>(gridDim.x) * blockDim.x;
     for (std::size_t k = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < words; k += step) {
@@ -221,6 +246,16 @@ void launch(const std::string& kernel, const Grid& g, const void* src, void* dst
         dmaprobe_zc<<<g.blocks, g.threads>>>(static_cast<const std::uint16_t*>(nullptr), static_cast<std::uint16_t*>(nullptr),
                                              static_cast<const std::uint16_t*>(src), static_cast<std::uint16_t*>(dst), bytes / 2,
                                              std::size_t{1}, 2);
+    } else if (kernel == "l4") {
+        load1<<<g.blocks, g.threads>>>(static_cast<const std::uint32_t*>(src), static_cast<std::uint32_t*>(dst), bytes / 4);
+    } else if (kernel == "l1") {
+        load1<<<g.blocks, g.threads>>>(static_cast<const unsigned char*>(src), static_cast<unsigned char*>(dst), bytes);
+    } else if (kernel == "l1own") {
+        l1own<<<g.blocks, g.threads>>>(static_cast<const unsigned char*>(src), static_cast<unsigned char*>(dst), bytes);
+    } else if (kernel.rfind("l1lag", 0) == 0) {
+        // b1lag's order with source and destination swapped: loads of host memory into GPU memory.
+        b1lag<<<g.blocks, g.threads>>>(static_cast<const unsigned char*>(src), static_cast<unsigned char*>(dst), bytes,
+                                       std::atoi(kernel.c_str() + 5));
     } else if (kernel == "b1pass") {
         b1pass<<<g.blocks, g.threads>>>(static_cast<const unsigned char*>(src), static_cast<unsigned char*>(dst), bytes);
     } else {
@@ -234,8 +269,8 @@ void launch(const std::string& kernel, const Grid& g, const void* src, void* dst
 
 int main(int argc, char** argv) {
     const std::string mode = argc > 1 ? argv[1] : "layouts";
-    if (mode != "layouts" && mode != "lag" && mode != "warps" && mode != "blocks") {
-        std::fprintf(stderr, "usage: narrowstore [layouts|lag|warps|blocks]\n");
+    if (mode != "layouts" && mode != "lag" && mode != "warps" && mode != "blocks" && mode != "loads") {
+        std::fprintf(stderr, "usage: narrowstore [layouts|lag|warps|blocks|loads]\n");
         return 2;
     }
     unsigned char* hbuf = nullptr;
@@ -268,6 +303,10 @@ int main(int argc, char** argv) {
             cells.push_back({"full4", g, 16 * kMiB});
             for (const int lag : {0, 1, 2, 4, 16}) cells.push_back({"b1lag" + std::to_string(lag), g, 16 * kMiB});
         }
+    } else if (mode == "loads") {
+        for (const Grid& g : {Grid{66, 256}, Grid{264, 256}, Grid{1056, 256}}) {
+            for (const std::string k : {"l4", "l1", "l1own", "l1lag0", "l1lag1", "l1lag4"}) cells.push_back({k, g, 16 * kMiB});
+        }
     } else if (mode == "blocks") {
         for (const Grid& g : {Grid{528, 256}, Grid{264, 512}, Grid{132, 1024}, Grid{1056, 256}, Grid{528, 512}, Grid{264, 1024}}) {
             for (const std::string k : {"full4", "b1", "zc1", "b2", "zc2"}) cells.push_back({k, g, 16 * kMiB});
@@ -287,11 +326,24 @@ int main(int argc, char** argv) {
         ++seed;
         const std::size_t words = c.bytes / sizeof(std::uint32_t);
         std::vector<double> us;
-        for (int r = 0; r < kWarmups + kReps; ++r) {
-            fill<<<264, 256>>>(reinterpret_cast<std::uint32_t*>(dbuf), words, seed);
+        const bool loads = c.kernel[0] == 'l';
+        if (loads) {
+            // The host source written by the GPU, so no CPU cache holds its lines modified.
+            fill<<<264, 256>>>(reinterpret_cast<std::uint32_t*>(hdev), words, seed);
             CHECK(cudaGetLastError());
+            CHECK(cudaDeviceSynchronize());
+        }
+        for (int r = 0; r < kWarmups + kReps; ++r) {
+            if (!loads) {
+                fill<<<264, 256>>>(reinterpret_cast<std::uint32_t*>(dbuf), words, seed);
+                CHECK(cudaGetLastError());
+            }
             CHECK(cudaEventRecord(a));
-            launch(c.kernel, c.grid, dbuf, hdev, c.bytes);
+            if (loads) {
+                launch(c.kernel, c.grid, hdev, dbuf, c.bytes);
+            } else {
+                launch(c.kernel, c.grid, dbuf, hdev, c.bytes);
+            }
             CHECK(cudaEventRecord(b));
             CHECK(cudaDeviceSynchronize());
             float ms = 0;

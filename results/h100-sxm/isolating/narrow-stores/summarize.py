@@ -3,9 +3,9 @@
 stores (full4) and what the cell's time would be with every line written whole.
 
 Usage: summarize.py LEASE_DIR [LEASE_DIR ...] [--csv OUT]
-Reads MODE.csv (layouts, lag, warps, blocks) from each lease; prints one table per mode: the
-median, lowest and highest of the leases' medians, the time over full4's at that grid and
-size (%), and the extra time per 128-byte line (ns). Standard library only.
+Reads MODE.csv (layouts, lag, warps, blocks, loads) from each lease; prints one table per mode:
+the median, lowest and highest of the leases' medians, the time over full4's (loads: l4's) at
+that grid and size (%), and the extra time per 128-byte line (ns). Standard library only.
 """
 import argparse
 import csv
@@ -13,7 +13,9 @@ import os
 import statistics
 import sys
 
-MODES = ("layouts", "lag", "warps", "blocks")
+MODES = ("layouts", "lag", "warps", "blocks", "loads")
+# What each mode's cells are set against: whole lines, stores or loads of 4 bytes a lane.
+BASE = {"loads": "l4"}
 LINE = 128
 
 
@@ -37,7 +39,7 @@ def main():
     rows = []
     for key, us in cells.items():
         mode, kernel, blocks, threads, size = key
-        full = cells.get((mode, "full4", blocks, threads, size))
+        full = cells.get((mode, BASE.get(mode, "full4"), blocks, threads, size))
         med = statistics.median(us)
         over = extra = None
         if full:
@@ -61,7 +63,7 @@ def main():
         if r["mode"] != mode:
             mode = r["mode"]
             print(f"== {mode}")
-            print(f"{'kernel':>8} {'grid':>10} {'MiB':>4} {'n':>2} {'median':>8} {'low':>8} {'high':>8} {'vs full4':>9} {'ns/line':>8}")
+            print(f"{'kernel':>8} {'grid':>10} {'MiB':>4} {'n':>2} {'median':>8} {'low':>8} {'high':>8} {'vs 4-byte':>9} {'ns/line':>8}")
         grid = f"{r['blocks']}x{r['threads']}"
         over = "" if r["over_full4_pct"] is None else f"{r['over_full4_pct']:+.1f} %"
         extra = "" if r["extra_ns_per_line"] is None else f"{r['extra_ns_per_line']:.2f}"
