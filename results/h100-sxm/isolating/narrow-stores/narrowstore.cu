@@ -180,29 +180,6 @@ __global__ void dmaprobe_zc(const T* __restrict__ host_in, T* __restrict__ dev_o
     }
 }
 
-// The same layouts as loads of mapped host memory (dev_out[e] = host_in[e]): l4 (4-byte, whole
-// lines a warp), l1 (1-byte: a line's four sectors from four warps), l1own (one warp a line, four
-// loads back to back), l1lagN (blocks in step, sector s of a line N iterations after s - 1).
-template <class T>
-__global__ void load1(const T* __restrict__ host_in, T* __restrict__ dev_out, std::size_t elems) {
-    const std::size_t step = static_cast<std::size_t>(gridDim.x) * blockDim.x;
-    for (std::size_t k = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < elems; k += step) {
-        dev_out[k] = host_in[k];
-    }
-}
-
-__global__ void l1own(const unsigned char* __restrict__ host_in, unsigned char* __restrict__ dev_out, std::size_t bytes) {
-    const unsigned lane = threadIdx.x % kWarp;
-    const std::size_t lines = bytes / kLine;
-    for (std::size_t l = global_warp(); l < lines; l += warps_in_grid()) {
-#pragma unroll
-        for (std::size_t s = 0; s < kLine / kSector; ++s) {
-            const std::size_t e = l * kLine + s * kSector + lane;
-            dev_out[e] = host_in[e];
-        }
-    }
-}
-
 __global__ void fill(std::uint32_t* p, std::size_t words, unsigned seed) {
     const std::size_t step = static_cast<std::size_t>(gridDim.x) * blockDim.x;
     for (std::size_t k = static_cast<std::size_t>(blockIdx.x) * blockDim.x + threadIdx.x; k < words; k += step) {
@@ -220,6 +197,8 @@ double quantile(std::vector<double> v, double q) {
     return v[static_cast<std::size_t>(q * static_cast<double>(v.size() - 1) + 0.5)];
 }
 
+// Launches `kernel` over `bytes` from src to dst (stores: GPU memory to host memory; loads, l*: the
+// other way).
 void launch(const std::string& kernel, const Grid& g, const void* src, void* dst, std::size_t bytes) {
     if (kernel == "full16") {
         stride1<<<g.blocks, g.threads>>>(static_cast<const uint4*>(src), static_cast<uint4*>(dst), bytes / sizeof(uint4));
@@ -247,13 +226,14 @@ void launch(const std::string& kernel, const Grid& g, const void* src, void* dst
                                              static_cast<const std::uint16_t*>(src), static_cast<std::uint16_t*>(dst), bytes / 2,
                                              std::size_t{1}, 2);
     } else if (kernel == "l4") {
-        load1<<<g.blocks, g.threads>>>(static_cast<const std::uint32_t*>(src), static_cast<std::uint32_t*>(dst), bytes / 4);
+        // Loads (l*): the store kernels with the host buffer as the source and GPU memory as the
+        // destination (the caller swaps them), so a load's layout is its store's.
+        stride1<<<g.blocks, g.threads>>>(static_cast<const std::uint32_t*>(src), static_cast<std::uint32_t*>(dst), bytes / 4);
     } else if (kernel == "l1") {
-        load1<<<g.blocks, g.threads>>>(static_cast<const unsigned char*>(src), static_cast<unsigned char*>(dst), bytes);
+        stride1<<<g.blocks, g.threads>>>(static_cast<const unsigned char*>(src), static_cast<unsigned char*>(dst), bytes);
     } else if (kernel == "l1own") {
-        l1own<<<g.blocks, g.threads>>>(static_cast<const unsigned char*>(src), static_cast<unsigned char*>(dst), bytes);
+        b1own<<<g.blocks, g.threads>>>(static_cast<const unsigned char*>(src), static_cast<unsigned char*>(dst), bytes);
     } else if (kernel.rfind("l1lag", 0) == 0) {
-        // b1lag's order with source and destination swapped: loads of host memory into GPU memory.
         b1lag<<<g.blocks, g.threads>>>(static_cast<const unsigned char*>(src), static_cast<unsigned char*>(dst), bytes,
                                        std::atoi(kernel.c_str() + 5));
     } else if (kernel == "b1pass") {
