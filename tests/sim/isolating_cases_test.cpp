@@ -279,6 +279,26 @@ TEST(IsolatingCases, AnExchangesStoresWaitBehindTheReadsQueuedBeforeThem) {
     EXPECT_NEAR(steady_1056, steady_33, 0.05 * steady_33);
 }
 
+// An exchange small enough that all its read requests leave at once (64 KiB, one 16-byte access
+// per thread: 512 lines, fewer than gpu.sysmem_max_outstanding_lines) has nothing queued ahead of
+// its stores, so each goes as its warp's load is back and they overlap the loads. Measured on three
+// one-GPU H200 leases (results/h100-sxm/isolating/exchange-host): 0.18 us more than the loads
+// alone. The stores are fed to their unit while a completion is handled; offered only at the next
+// unrelated wake-up of the GPU's arbiter, they left after the last load's data (1.24 us more, a
+// store's whole time).
+TEST(IsolatingCases, ASmallExchangesStoresOverlapItsLoads) {
+    const config::ModelParams base;
+    const auto us = [&](const std::string& dir) {
+        return run("zero_copy", dir, 64 * 1024, grid(16, 256, 16), base).time_ps / 1e6;
+    };
+    const double loads = us("h2d");
+    const double stores = us("d2h");
+    const double both = us("both");
+    EXPECT_LT(both - loads, 0.6);
+    EXPECT_GT(both, loads);
+    EXPECT_GT(stores, 2.0);  // the stores alone take their launch and data: the overlap is real
+}
+
 // The SMs' loads and stores of host memory leave the GPU in the order the warps issued them
 // (gpu.sysmem_in_order): a load waits behind every store queued before it, about a round of the
 // grid's stores (one 512-byte store per warp) drained at the link's rate, and longer as the

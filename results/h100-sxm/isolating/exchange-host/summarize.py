@@ -51,6 +51,20 @@ def main():
             if k in med:
                 cells.append(f"{b}: {med[k]:7.2f} / {model.get(k, float('nan')):7.2f} ({err(k).strip()})")
         print(f"{size // 1024:>5}K  " + "  ".join(cells))
+    evens = sorted({int(k[0].rsplit("-", 1)[1]) for k in med if k[0].startswith("xh-even-")})
+    if evens:
+        print()
+        print("Blocks split evenly over the 132 SMs against the power of two beside it (one access per thread):")
+        print("excess = both - h2d (us); expected = the uneven excess plus 2.25 ns a line more.")
+        for b in evens:
+            ev = {d: med.get((f"xh-even-{b}", d, b * 4096)) for d in ("both", "h2d", "d2h")}
+            ub = b // 33 * 32  # the power of two below: 256, 512, 1024 blocks
+            un = {d: med.get((f"xh-uneven-{ub}", d, ub * 4096)) for d in ("both", "h2d", "d2h")}
+            if None in ev.values() or None in un.values():
+                continue
+            lines_more = (b - ub) * 4096 // 128
+            print(f"  {b} blocks ({b * 4} KiB) excess {ev['both'] - ev['h2d']:6.2f} | {ub} blocks ({ub * 4} KiB) "
+                  f"excess {un['both'] - un['h2d']:6.2f} | expected {un['both'] - un['h2d'] + 2.25e-3 * lines_more:6.2f}")
     print()
     print("Loads alone and stores alone by grid:")
     for b in (264, 1056):
