@@ -265,6 +265,8 @@ void check_cpu(const CpuParams& p, const std::string& prefix, const FailFn& fail
     c.duration("alloc_pinned_per_page", p.alloc_pinned_per_page, kMaxHardwareLatency);
     c.duration("alloc_pinned_cold_per_page", p.alloc_pinned_cold_per_page, kMaxHardwareLatency);
     c.bytes("alloc_pinned_cache", p.alloc_pinned_cache, 0, kTiB);
+    c.duration("first_touch_read", p.first_touch_read, kMaxHardwareLatency);
+    c.duration("first_touch_write", p.first_touch_write, kMaxHardwareLatency);
     c.bytes("alloc_pinned_pool", p.alloc_pinned_pool, 0, kTiB);
     c.bandwidth("wc_bandwidth", p.wc_bandwidth, kMaxBandwidth);
     c.count("wc_buffers", p.wc_buffers, 1, 1024);

@@ -1341,11 +1341,22 @@ void HostRuntime::staged_copy(std::size_t i) {
     // Whatever cooled since the CPU's last copy, the whole copy's data did (the user buffer and
     // every staging buffer were last touched then or before).
     const double cold = cold_share();
+    // A never-touched user buffer faults each page in as the thread's copy first reaches it: a
+    // source maps the zero page, a destination is allocated and zeroed. The costs are measured
+    // against the same copy of pages the CPU had written (results/h100-sxm/isolating/page-faults),
+    // so the copy itself runs as it would there.
+    const auto faults = [&](std::uint64_t bytes) {
+        if (!op.fresh_pages) return;
+        const std::uint64_t page = params_.cpu.page_size.value;
+        const core::Duration per_page = into_gpu ? params_.cpu.first_touch_read : params_.cpu.first_touch_write;
+        wait(ps_delay(static_cast<double>((bytes + page - 1) / page) * static_cast<double>(per_page.ps)));
+    };
     if (op.direction == CopyDirection::kHostToDevice) {
         // Fill a piece of a bounce buffer (the user data comes from DRAM unless cached), hand it
         // to the copy engine, move on to the next; reuse a piece once its DMA is done.
         if (carried) {
             // One piece: the call's copy into the command stream, as for a small pinned copy.
+            faults(op.bytes);
             cpu_copy(op.bytes, false, true, cold);
             job_of[0] = submit_copy(op.gpu, op.direction, op.bytes, kNoOp, 0, front_end_write(op.direction, op.bytes), true);
         }
@@ -1353,6 +1364,7 @@ void HostRuntime::staged_copy(std::size_t i) {
             if (k >= buffers) {
                 while (!done(k - buffers)) wait(progress_event_);
             }
+            faults(chunk_bytes(k));
             cpu_copy(chunk_bytes(k), op.working_set_cached, false, cold);
             // With pageable.inline_max off, a copy the front end writes itself still goes whole.
             job_of[k] = submit_copy(op.gpu, op.direction, chunk_bytes(k), kNoOp, 0, front_end_write(op.direction, op.bytes));
@@ -1375,6 +1387,7 @@ void HostRuntime::staged_copy(std::size_t i) {
             while (!done(k)) wait(progress_event_);
             wait_cpu_seen(job_seen_at_ps_[job_of[k] - first_job_id_]);
             wait(to_sc(params_.runtime.sync_latency));
+            faults(chunk_bytes(k));
             cpu_copy(chunk_bytes(k), true, !op.working_set_cached, cold, true);
             if (k + buffers < chunks) {
                 job_of[k + buffers] = submit_copy(op.gpu, op.direction, chunk_bytes(k + buffers), kNoOp, 0, false, false, held(k + buffers));

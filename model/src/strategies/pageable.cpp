@@ -8,6 +8,7 @@
 namespace dmasim::strategies {
 
 void run_pageable_copy(Engine& engine, Case& c, const std::string& note) {
+    const bool fresh = c.spec.options.host_buffer.fresh;
     const config::ModelParams& params = c.params;
     const CaseSpec& spec = c.spec;
     CaseResult& result = c.result;
@@ -21,16 +22,18 @@ void run_pageable_copy(Engine& engine, Case& c, const std::string& note) {
         std::max(engine.default_warmup(params),
                  static_cast<std::uint64_t>(params.pageable.bounce_buffers) * params.pageable.bounce_size.value + bounce);
     const ProgramOutcome o = engine.execute_sized(params, spec.bytes, bounce, warmup, [&](std::uint64_t bytes) {
-        return pageable_program(dirs, bytes, cached);
+        return pageable_program(dirs, bytes, cached, fresh);
     });
     c.take_main(o);
     result.rows.push_back(sim_row("", o.elapsed_ps, c.ndirs(),
-                                  note,
+                                  fresh ? note + (note.empty() ? "" : "; ") +
+                                              "never-touched memory: the runtime's copy faults in each page (cpu.first_touch_read, first_touch_write)"
+                                        : note,
                                   o));
 }
 
 void run_pageable(Engine& engine, Case& c) {
-    if (host_buffer_not_modelled(c)) return;
+    if (host_buffer_not_modelled(c, true)) return;
     run_pageable_copy(engine, c, "");
 }
 

@@ -81,6 +81,7 @@ struct Op {
     std::uint64_t bytes = 0;
     core::Duration duration{};      // kernel time, CPU work, or release time
     bool working_set_cached = false;  // staged copies: the user buffer fits in the CPU's cache
+    bool fresh_pages = false;  // staged copies: the user buffer was never touched (a fault a page)
     MappedTraffic mapped;
     Grid grid;
     int gpu = 0;        // the GPU whose engine runs it

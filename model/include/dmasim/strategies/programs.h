@@ -40,7 +40,9 @@ Op copy_op(CopyDirection dir, std::uint64_t bytes, int stream, bool blocking);
 // A pageable copy, staged by the calling thread. `cached`: the user buffer fits in the CPU's
 // last-level cache. It is decided by the case's size, not by `bytes`, so that a fast-forward
 // level at a smaller size stays on the same path.
-Op staged_op(CopyDirection dir, std::uint64_t bytes, bool cached);
+// `fresh`: the user buffer was mapped and never touched, so the runtime's copy faults in each
+// page (cpu.first_touch_read, first_touch_write).
+Op staged_op(CopyDirection dir, std::uint64_t bytes, bool cached, bool fresh = false);
 Op kernel_op(core::Duration d, int stream);
 Op simple_op(Op::Kind kind, core::Duration d = {});
 
@@ -83,7 +85,7 @@ std::vector<CopyDirection> directions_of(const std::string& direction);
 Program pinned_program(const std::vector<CopyDirection>& dirs, std::uint64_t bytes);
 // Pageable copies are synchronous for the calling thread, so two directions from one thread
 // run one after the other.
-Program pageable_program(const std::vector<CopyDirection>& dirs, std::uint64_t bytes, bool cached);
+Program pageable_program(const std::vector<CopyDirection>& dirs, std::uint64_t bytes, bool cached, bool fresh = false);
 
 // A zero-copy kernel: its warps' loads coalesce into requests (gpu/coalescing.h), each resident
 // warp running its loop (sim::WarpLoop: an access's lines leave one after another, the warp
@@ -95,10 +97,11 @@ Program pageable_program(const std::vector<CopyDirection>& dirs, std::uint64_t b
 Op mapped_kernel_op(const std::vector<CopyDirection>& dirs, std::uint64_t bytes, const config::ZeroCopyOptions& z,
                     const config::GpuParams& g, core::Bytes host_line, std::uint64_t source_bytes = 0);
 
-// Host buffers off a page boundary (TLPs split at other addresses) and never-touched pageable
-// memory (page faults inside the copy) have no mechanism yet: for such a case of a strategy
+// Host buffers off a page boundary (TLPs split at other addresses) have no mechanism yet, nor
+// never-touched memory but where the strategy prices its faults: for such a case of a strategy
 // that places host buffers, adds the not_modelled row and returns true.
-bool host_buffer_not_modelled(Case& c);
+// `fresh_modelled`: the strategy prices never-touched memory itself (pageable: a fault a page).
+bool host_buffer_not_modelled(Case& c, bool fresh_modelled = false);
 
 // A transfer through a BAR window of `aperture` bytes (gpu.bar_aperture; 0: the whole buffer at
 // once): one operation per window, `window_op(bytes)`, with the driver's remap (gpu.bar_remap)

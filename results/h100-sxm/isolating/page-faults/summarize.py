@@ -42,6 +42,28 @@ def main():
             cells.append(f"{s >> 10} KiB {fault[(kind, s)]:.3f}")
         allv = [fault[(kind, s)] for s in sizes]
         print(f"  {kind}: " + ", ".join(cells) + f" | median over sizes {statistics.median(allv):.3f}")
+    fresh = collections.defaultdict(dict)  # (direction, bytes) -> lease -> (fresh - touched, fresh - warm) a page
+    for lease in a.leases:
+        path = os.path.join(lease, "freshcopy.csv")
+        if not os.path.exists(path):
+            continue
+        t = {(r["direction"], int(r["bytes"]), r["state"]): float(r["us_median"]) for r in csv.DictReader(open(path))}
+        for (direction, size, state), us in t.items():
+            if state == "fresh":
+                pages = size / 4096
+                fresh[(direction, size)][os.path.basename(lease.rstrip("/"))] = (
+                    (us - t[(direction, size, "touched")]) / pages, (us - t[(direction, size, "warm")]) / pages)
+    if fresh:
+        print()
+        print("freshcopy.csv: a pageable cudaMemcpy from or into a new mapping less the same copy of pages the")
+        print("CPU wrote first (fresh - touched), and less one of a mapping copied before (fresh - warm), µs a page:")
+        by_dir = collections.defaultdict(list)
+        for (direction, size), v in sorted(fresh.items()):
+            by_dir[direction] += [x[0] for x in v.values()]
+            print(f"  {direction} {size >> 10:>6} KiB: " + "; ".join(f"{n} {x[0]:.3f} / {x[1]:.3f}" for n, x in sorted(v.items())))
+        for direction, v in sorted(by_dir.items()):
+            print(f"  {direction}: fresh - touched, median over leases and sizes {statistics.median(v):.3f} "
+                  f"({min(v):.3f}-{max(v):.3f}, {len(v)} cells)")
     if a.measured:
         print()
         print("The main plans' pageable-fresh rows less the pageable rows, a page (median over leases):")
