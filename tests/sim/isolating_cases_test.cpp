@@ -555,9 +555,9 @@ TEST(IsolatingCases, MissingMechanismsGiveNotModelledRowsNotNumbers) {
 
 // A pageable copy from or into memory nothing has touched since it was mapped: the runtime's copy
 // faults each page in, a read fault (the zero page) for a source, a write fault (a page allocated
-// and zeroed) for a destination, on the CPU's path. Measured on two fresh one-GPU H200 leases
+// and zeroed) for a destination, on the CPU's path. Measured on three fresh one-GPU H200 leases
 // (results/h100-sxm/isolating/page-faults, freshcopy.cu): the copy from or into a new mapping less
-// the same copy of pages the CPU wrote first, 0.60-0.95 us a page into the GPU, 1.82-2.76 out of it.
+// the same copy of pages the CPU wrote first, 0.56-1.04 us a page into the GPU, 1.79-2.76 out of it.
 TEST(IsolatingCases, ANeverTouchedPageableBufferPaysAFaultAPage) {
     config::StrategyOptions fresh;
     fresh.host_buffer.fresh = true;
