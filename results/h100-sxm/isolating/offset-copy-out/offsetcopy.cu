@@ -68,7 +68,7 @@ int main() {
             std::memcpy(h, pinned, n);
         }
     };
-    std::printf("mode,bytes,offset,us_median,us_min,us_max\n");
+    std::printf("mode,bytes,offset,median_us,min_us,max_us\n");
     for (const std::size_t n : sizes) {
         // times[mode][offset]
         std::vector<std::vector<std::vector<double>>> t(3, std::vector<std::vector<double>>(4));
