@@ -95,10 +95,10 @@ tlm::tlm_sync_enum Gpu::port_fw(int /*port*/, Tlp& t, tlm::tlm_phase& phase, sc_
             doorbell_.hold(true);
             e.on_completion(t);
             doorbell_.hold(false);
-            // The completion may also have fed an exchange's stores (CopyJob::stores), whose
-            // unit's doorbell rang while held: offered now too, or they would wait for whatever
-            // next wakes the arbiter (results/h100-sxm/isolating/exchange-host).
-            if (e.has_tlp() || engines[kSmWriteUnit]->has_tlp()) arbitrate();
+            // The completion may also have given another engine a TLP (an exchange's stores,
+            // CopyJob::stores), whose ring the hold swallowed: offered now too, or it would wait
+            // for whatever next wakes the arbiter (results/h100-sxm/isolating/exchange-host).
+            if (e.has_tlp() || doorbell_.rang_while_held()) arbitrate();
             // Endpoints advertise infinite completion credits: the data goes straight to memory.
             return tlm::TLM_COMPLETED;
         }

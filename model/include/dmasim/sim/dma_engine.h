@@ -120,15 +120,26 @@ struct EngineStats {
 // then needs no wake-up of its own.
 class Doorbell {
 public:
+    // While held (its owner is about to arbitrate), a ring only marks that someone rang, so the
+    // owner can tell whether an engine other than the one it serves got a TLP meanwhile.
     void ring() {
-        if (!held_) event_.notify(zero_delay());
+        if (held_) {
+            rang_while_held_ = true;
+        } else {
+            event_.notify(zero_delay());
+        }
     }
-    void hold(bool held) { held_ = held; }
+    void hold(bool held) {
+        held_ = held;
+        if (held) rang_while_held_ = false;
+    }
+    bool rang_while_held() const { return rang_while_held_; }
     FabricEvent& event() { return event_; }
 
 private:
     FabricEvent event_;
     bool held_ = false;
+    bool rang_while_held_ = false;
 };
 
 class DmaEngine : public sc_core::sc_module {
