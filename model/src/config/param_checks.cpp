@@ -294,6 +294,7 @@ void check_gpu(const GpuParams& g, const std::string& prefix, const FailFn& fail
     c.duration("sm_loop", g.sm_loop, kMaxPerItemTime);
     c.duration("host_load_line_gap", g.host_load_line_gap, kMaxPerItemTime);
     c.duration("sm_host_path", g.sm_host_path, kMaxHardwareLatency);
+    c.duration("sysmem_kernel_end", g.sysmem_kernel_end, kMaxHardwareLatency);
     c.duration("device_load_latency", g.device_load_latency, kMaxHardwareLatency);
     c.duration("device_load_miss_latency", g.device_load_miss_latency, kMaxHardwareLatency);
     c.bytes("l2_size", g.l2_size, kMiB, kTiB);

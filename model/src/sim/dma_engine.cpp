@@ -6,6 +6,7 @@
 #include "dmasim/core/units.h"
 #include "dmasim/gpu/coalescing.h"
 #include "dmasim/pcie/wire.h"
+#include "dmasim/sim/root_complex.h"
 #include "dmasim/sim/trace.h"
 
 namespace dmasim::sim {
@@ -19,6 +20,7 @@ DmaEngine::DmaEngine(sc_core::sc_module_name name, const Params& params, int ind
     landed_.event().calls<&DmaEngine::data_landed>(this);
     warp_ready_.event().calls<&DmaEngine::warp_ready>(this);
     line_back_event_.calls<&DmaEngine::line_back>(this);
+    release_event_.calls<&DmaEngine::released>(this);
 }
 
 void DmaEngine::configure(const Params& params, const config::LinkParams& link) {
@@ -30,6 +32,7 @@ void DmaEngine::configure(const Params& params, const config::LinkParams& link) 
     chunks_ahead_ = static_cast<int>(std::max<std::uint64_t>(1, params_.read_ahead.value / kChunk));
     stats_ = EngineStats{};
     return_path_ps_ = 0.0;
+    kernel_end_ps_ = 0.0;
     lines_back_.clear();
     line_back_armed_ = false;
     // A case that ended early (an error) may leave tags taken; the next starts with all free.
@@ -239,6 +242,24 @@ void DmaEngine::data_landed() {
     prepare();
 }
 
+void DmaEngine::end_job() {
+    semaphore_sent_ = true;
+    active_ = false;
+    if (Tracer* tr = Tracer::active()) {
+        const std::string what = job_.direction == CopyDirection::kHostToDevice ? "read " : "write ";
+        tr->span(tr->track(get_parent_object()->basename(), basename()), what + core::to_string(core::Bytes{job_.bytes}),
+                 job_start_ps_, now_ps());
+    }
+    if (!job_.release_on_gpu) return;
+    // Told from outside prepare() (the listener may start the next job here), at least a delta
+    // cycle later.
+    DMASIM_ASSERT(listener_ != nullptr);
+    released_job_ = job_.id;
+    notify_after_ps(release_event_, kernel_end_ps_);
+}
+
+void DmaEngine::released() { listener_->semaphore_written(released_job_); }
+
 void DmaEngine::make_semaphore(Tlp& t) const {
     t.kind = TlpKind::kMemWrite;
     t.semaphore = true;
@@ -290,6 +311,10 @@ void DmaEngine::prepare() {
             t.length = static_cast<std::uint32_t>(std::min<std::uint64_t>(read_size_, described_ - issued_));
             offered_since_ps_ = warp_reads_ ? warp_ready_.front_due_ps() : now_ps();
         } else if (data_in_memory_ && !semaphore_sent_) {
+            if (job_.release_on_gpu) {
+                end_job();
+                return;
+            }
             make_semaphore(t);
         } else {
             return;
@@ -305,6 +330,10 @@ void DmaEngine::prepare() {
             while (!available_since_.empty() && available_since_.front().end <= issued_) available_since_.pop();
             offered_since_ps_ = available_since_.empty() ? now_ps() : available_since_.front().since_ps;
         } else if (!semaphore_sent_) {
+            if (job_.release_on_gpu) {
+                end_job();
+                return;
+            }
             make_semaphore(t);  // posted writes stay in order: it lands after the data
         } else {
             return;
@@ -329,13 +358,7 @@ Tlp DmaEngine::take() {
         return out;
     }
     if (next_.semaphore) {
-        semaphore_sent_ = true;
-        active_ = false;
-        if (Tracer* tr = Tracer::active()) {
-            const std::string what = job_.direction == CopyDirection::kHostToDevice ? "read " : "write ";
-            tr->span(tr->track(get_parent_object()->basename(), basename()), what + core::to_string(core::Bytes{job_.bytes}),
-                     job_start_ps_, now_ps());
-        }
+        end_job();
         return out;
     }
     if (next_.kind == TlpKind::kMemRead) {

@@ -56,6 +56,7 @@ void Gpu::configure(const config::ModelParams& params, const config::DmaParams& 
     engines[kSmReadUnit]->configure(sm, params.link);
     engines[kSmReadUnit]->set_return_path(params.gpu.sm_host_path);
     engines[kSmWriteUnit]->configure(sm, params.link);
+    for (const int unit : {kSmReadUnit, kSmWriteUnit}) engines[static_cast<std::size_t>(unit)]->set_kernel_end(params.gpu.sysmem_kernel_end);
     sources_.clear();
     copy_queue_cap_ = dma.egress_queue.value;
     copy_queues_.clear();

@@ -523,6 +523,7 @@ void HostRuntime::start_mapped(std::size_t i) {
     CopyJob job;
     job.host_node = host_node_;
     job.semaphore_node = host_node_;
+    job.release_on_gpu = true;
     job.request_bytes = m.request_bytes;
     job.max_outstanding = m.reads_in_flight;
     job.loop = m.loop;

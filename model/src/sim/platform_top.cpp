@@ -155,6 +155,9 @@ PlatformTop::PlatformTop(sc_core::sc_module_name name, const topology::Platform&
     runtime_ = std::make_unique<HostRuntime>("runtime", runtime_params(params), devices, id16(cpus.front()));
     runtime_->host_memory.bind(*memory_of_cpu.at(cpus.front()));
     for (auto& rc : bridges_) rc->set_listener(runtime_.get());
+    for (auto& d : devices_) {
+        for (const int unit : {Gpu::kSmReadUnit, Gpu::kSmWriteUnit}) d->engine(unit).set_listener(runtime_.get());
+    }
     device_nodes_.clear();
     for (auto& d : devices_) device_nodes_.push_back(d->node_id());
     for (auto& [node, rc] : bridge_of) {

@@ -48,6 +48,7 @@ struct WarpLoop {
 };
 
 class DmaEngine;
+class CompletionListener;
 
 struct CopyJob {
     std::uint32_t id = 0;
@@ -107,6 +108,12 @@ struct CopyJob {
     static constexpr int kNoTurn = -1000;
     int channel = kNoTurn;
     std::uint64_t turn_ps = 0;
+    // An SM unit's share of a zero-copy kernel: the kernel ends where the GPU sees it, once its
+    // last store has left for the link (posted, ordered ahead of whatever follows it there) or
+    // its last load's data is in GPU memory, and gpu.sysmem_kernel_end later. No release crosses
+    // the link, as none does for the empty kernel that sets runtime.kernel_launch_latency
+    // (results/h100-sxm/isolating/kernel-end).
+    bool release_on_gpu = false;
 };
 
 struct EngineStats {
@@ -157,6 +164,10 @@ public:
     // back adds to each read (gpu.sm_host_path), its line held all along; a copy engine sits at
     // the host interface (0). Set after configure, which clears it.
     void set_return_path(core::Duration path) { return_path_ps_ = static_cast<double>(path.ps); }
+    // Who learns of a job that ends on the GPU (CopyJob::release_on_gpu), and how long after its
+    // last TLP (gpu.sysmem_kernel_end). Set after configure, which clears the time.
+    void set_listener(CompletionListener* listener) { listener_ = listener; }
+    void set_kernel_end(core::Duration end) { kernel_end_ps_ = static_cast<double>(end.ps); }
     // Starts a copy after the launch latency. The engine must be idle.
     void start(const CopyJob& job);
     bool busy() const { return active_; }
@@ -194,6 +205,8 @@ private:
     bool lines_free();    // frees the lines back by now; whether one is free for a read
     void prepare();       // decides the next TLP
     void make_semaphore(Tlp& t) const;  // the completion write that ends a job
+    void end_job();                     // no more TLPs: the release is offered or, on the GPU, done
+    void released();                    // on release_event_: a job that ended on the GPU
     void read_ahead();
     void next_round();   // stores of a kernel: its warps' next iteration
     void warp_ready();   // a warp's next read request may leave
@@ -299,6 +312,10 @@ private:
     double return_path_ps_ = 0.0;
     Ring<double> lines_back_;
     FabricEvent line_back_event_;
+    FabricEvent release_event_;
+    CompletionListener* listener_ = nullptr;
+    std::uint32_t released_job_ = 0;
+    double kernel_end_ps_ = 0.0;
     bool line_back_armed_ = false;  // one wake-up pending at a time: the front only gets later
     EngineStats stats_;
 };
