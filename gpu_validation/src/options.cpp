@@ -207,7 +207,7 @@ Options:
                       --fresh-host-data before every repetition), flush its lines from the
                       CPU's caches (clflushopt; outside the timed interval), so that DMA and
                       zero-copy reads find it in DRAM only (periodic frames: before their
-                      release).
+                      release; a pointer chase: its chain, which the CPU then never reads).
   --order ORDER       shuffle (default) or plan: the order in which runnable cases are
                       measured. Shuffled, slow drift of the machine (temperature, clocks,
                       other tenants) does not line up with one strategy or size. Rows are
