@@ -1423,7 +1423,7 @@ std::vector<ResultRow> CudaBackend::measure_chase(const MeasurementSpec& s) {
     const void* base = nullptr;
     // The chain is built, and walked for each run's end, in a private image: a CPU walk of the
     // mapped chain itself would pull its lines into a core's caches just before the GPU reads
-    // them, and a GPU read of a line a core holds costs 0.05-0.07 us more at 4-64 KiB
+    // them, and a GPU read of a line a core holds costs 0.03-0.07 us more at 4-64 KiB
     // (results/h100-sxm/isolating/chase-cache). With --flush-host-data the mapped copy then
     // leaves the CPU's caches like every other host source.
     std::vector<unsigned char> image(n);

@@ -12,8 +12,10 @@
 // For each cell: `blocking` (cudaMemcpy, host clock around it, as dmaprobe's pinned and pageable rows)
 // and `call` (cudaMemcpyAsync on a stream the CPU has synchronised, the call alone), 5 warm-ups and 40
 // repetitions, medians; every cell's last copy is checked against the source.
+// With the argument `pageable-first` each round runs the pageable cells before the pinned ones:
+// whether what slows the first pinned cells is their being first in the process.
 // Build: nvcc -O3 -arch=sm_90 -Xcompiler -mclflushopt carried.cu -o carried
-// Run:   ./carried > carried.csv
+// Run:   ./carried [pageable-first] > carried.csv
 #include <cuda_runtime.h>
 #include <immintrin.h>
 
@@ -61,7 +63,8 @@ double median(std::vector<double> v) {
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+    const bool pageable_first = argc > 1 && std::strcmp(argv[1], "pageable-first") == 0;
     unsigned char* pinned = nullptr;
     CHECK(cudaMallocHost(reinterpret_cast<void**>(&pinned), kMax));
     auto* pageable = static_cast<unsigned char*>(std::aligned_alloc(4096, kMax));
@@ -77,7 +80,8 @@ int main() {
     std::printf("memory,state,mode,size_bytes,median_us,p10_us,p90_us\n");
     unsigned seed = 0;
     for (int round = 0; round < 2; ++round) {  // the whole table twice: drift shows as a change between rounds
-        for (int mem = 0; mem < 2; ++mem) {
+        for (int k = 0; k < 2; ++k) {
+            const int mem = pageable_first ? 1 - k : k;
             unsigned char* src = mem == 0 ? pinned : pageable;
             for (int state = 0; state < 2; ++state) {
                 for (int mode = 0; mode < 2; ++mode) {
