@@ -1421,26 +1421,30 @@ std::vector<ResultRow> CudaBackend::measure_chase(const MeasurementSpec& s) {
     cudaStream_t st = stream(0);
     const std::uint64_t seed = make_seed(s.index, 0, 21);
     const void* base = nullptr;
-    // The chain is built, and walked for each run's end, in a private image: a CPU walk of the
-    // mapped chain itself would pull its lines into a core's caches just before the GPU reads
-    // them, and a GPU read of a line a core holds costs 0.03-0.07 us more at 4-64 KiB
-    // (results/h100-sxm/isolating/chase-cache). With --flush-host-data the mapped copy then
-    // leaves the CPU's caches like every other host source.
-    std::vector<unsigned char> image(n);
-    build_chase(image.data(), n, kChaseNodeBytes, seed);
+    std::vector<unsigned char> image;  // the chain as the host built it (device chase)
+    const void* chain = nullptr;
     if (s.chase_device) {
+        image.resize(n);
+        build_chase(image.data(), n, kChaseNodeBytes, seed);
         void* d = dev(Role::dev_a, n);
         CUDA_CHECK(cudaMemcpy(d, image.data(), n, cudaMemcpyHostToDevice));
         base = d;
+        chain = image.data();
     } else {
-        void* h = host(Role::mapped_a, n);
-        std::memcpy(h, image.data(), n);
-        if (opt_.flush_host_data && !flush_from_caches(h, n)) {
-            throw std::runtime_error("--flush-host-data: this CPU has no clflushopt");
-        }
+        chain = host(Role::mapped_a, n);
+        build_chase(host(Role::mapped_a, n), n, kChaseNodeBytes, seed);
         base = mapped_dev(Role::mapped_a, n);
     }
-    const void* chain = image.data();
+    // Each run continues the chain where the last one stopped and is checked against where the
+    // chain says it ends. Those ends are walked on the CPU here, for every run at once, before a
+    // host chain leaves the CPU's caches (--flush-host-data): a walk between runs would bring the
+    // lines the GPU reads next into a core's caches, and a GPU read of such a line costs 0.03-0.07 us
+    // more at 4-64 KiB (results/h100-sxm/isolating/chase-cache).
+    std::vector<std::uint64_t> ends(static_cast<std::size_t>(s.warmup + s.repetitions));
+    for (std::size_t r = 0; r < ends.size(); ++r) ends[r] = chase_end(chain, s.hops, r == 0 ? 0 : ends[r - 1]);
+    if (!s.chase_device && opt_.flush_host_data && !flush_from_caches(chain, n)) {
+        throw std::runtime_error("--flush-host-data: this CPU has no clflushopt");
+    }
     // The chase's end, and (stores beside) the flag that stops the stores once it is done.
     auto* end = static_cast<unsigned long long*>(dev(Role::dev_b, 2 * sizeof(unsigned long long)));
     int* stop_stores = reinterpret_cast<int*>(end + 1);
@@ -1469,8 +1473,8 @@ std::vector<ResultRow> CudaBackend::measure_chase(const MeasurementSpec& s) {
     // Each run walks on from where the last one stopped, so no run revisits the lines of the
     // one before (GPU memory would otherwise answer from L2 after the first run).
     std::uint64_t from = 0;
-    run_repetitions(s, opt_.budget_s, &note, [&](int, bool timed) {
-        const std::uint64_t want = chase_end(chain, s.hops, from);
+    run_repetitions(s, opt_.budget_s, &note, [&](int rep, bool timed) {
+        const std::uint64_t want = ends.at(static_cast<std::size_t>(rep));
         poison_device(end, sizeof(unsigned long long), 0xFF);
         if (stores) CUDA_CHECK(cudaMemset(stop_stores, 0, sizeof(int)));
         close_gate(st);
@@ -1516,7 +1520,7 @@ std::vector<ResultRow> CudaBackend::measure_chase(const MeasurementSpec& s) {
                        (s.chase_device ? std::string("GPU memory")
                                        : std::string("mapped pinned host memory") +
                                              (opt_.flush_host_data ? " (flushed from the CPU's caches)" : "")) +
-                       ", each run continuing the chain where the last stopped; its end computed from a private copy";
+                       ", each run continuing the chain where the last stopped; the runs' ends walked on the CPU before the first";
     if (copies_short > 0) {
         throw std::runtime_error(s.label() + ": the copies beside the chase ended before it in " + std::to_string(copies_short) +
                                  " runs; fewer hops would do");
