@@ -14,8 +14,11 @@
 // Every cell is run ROUNDS times, the modes and footprints interleaved, so that a state of the host
 // that comes and goes shows as a change between rounds. 2 warm-ups and 10 timed runs a cell,
 // medians; every run's end is checked against the chain.
+// With `windows` as the second argument it times instead a flushed 4 KiB chain in each of 16 windows
+// of the 64 MiB buffer (page k at 4 MiB + 4 KiB apart), ROUNDS times over: does a 4 KiB chase's level
+// go with where its page lies (mode `window-K`), or with the machine?
 // Build: nvcc -O3 -arch=sm_90 -Xcompiler -mclflushopt chasecache.cu -o chasecache
-// Run:   ./chasecache [ROUNDS] > chasecache.csv
+// Run:   ./chasecache [ROUNDS] [windows] > chasecache.csv
 #include <cuda_runtime.h>
 #include <immintrin.h>
 #include <sched.h>
@@ -101,6 +104,45 @@ int main(int argc, char** argv) {
     CHECK(sched_getaffinity(0, sizeof all, &all) == 0 ? cudaSuccess : cudaErrorUnknown);
     std::printf("round,mode,size_bytes,us_per_hop,p10_us,p90_us,cpu_before,cpu_after\n");
     std::uint64_t seed = 1;
+    if (argc > 2 && std::strcmp(argv[2], "windows") == 0) {
+        constexpr std::size_t kWindow = 4096;
+        constexpr int kWindows = 16;
+        for (int r = 0; r < rounds; ++r) {
+            for (int w = 0; w < kWindows; ++w) {
+                const std::size_t at = static_cast<std::size_t>(w) * ((4u << 20) + kWindow);
+                unsigned char* win = host + at;
+                build(win, kWindow, ++seed);
+                std::memcpy(image.data(), win, kWindow);
+                flush(win, kWindow);
+                std::vector<double> t;
+                std::uint64_t from = 0;
+                for (int i = 0; i < kWarmups + kRuns; ++i) {
+                    const std::uint64_t want = walk(image.data(), kHops, from);
+                    CHECK(cudaEventRecord(a, st));
+                    chase<<<1, 1, 0, st>>>(mapped + at, from, kHops, end);
+                    CHECK(cudaGetLastError());
+                    CHECK(cudaEventRecord(b, st));
+                    CHECK(cudaEventSynchronize(b));
+                    unsigned long long got = 0;
+                    CHECK(cudaMemcpy(&got, end, sizeof got, cudaMemcpyDeviceToHost));
+                    if (got != want) {
+                        std::fprintf(stderr, "window %d: ended at %llu, the chain says %llu\n", w, got,
+                                     static_cast<unsigned long long>(want));
+                        return 1;
+                    }
+                    float ms = 0;
+                    CHECK(cudaEventElapsedTime(&ms, a, b));
+                    if (i >= kWarmups) t.push_back(ms * 1000.0 / kHops);
+                    from = want;
+                }
+                std::sort(t.begin(), t.end());
+                std::printf("%d,window-%d,%zu,%.4f,%.4f,%.4f,%d,%d\n", r, w, kWindow, (t[4] + t[5]) / 2, t[1], t[8],
+                            sched_getcpu(), sched_getcpu());
+                std::fflush(stdout);
+            }
+        }
+        return 0;
+    }
     for (int r = 0; r < rounds; ++r) {
         for (int m = 0; m < 4; ++m) {
             for (std::size_t n : sizes) {

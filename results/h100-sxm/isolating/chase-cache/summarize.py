@@ -5,7 +5,8 @@ Usage: summarize.py LEASE_DIR [LEASE_DIR ...] [--csv OUT]
 
 Each LEASE_DIR holds chasecache.csv (chasecache.cu). Per lease and footprint: the median over the
 rounds of each mode (us a hop), the range over the rounds, and each mode less `flushed` (the chain in
-DRAM only). Standard library only.
+DRAM only). A LEASE_DIR with windows.csv (chasecache.cu ROUNDS windows) also gets each window's
+median over the rounds, sorted, beside the lease's flushed 2 MiB chase. Standard library only.
 """
 import argparse
 import csv
@@ -30,6 +31,17 @@ def main():
         except OSError as e:
             sys.exit(f"summarize.py: {e}")
         lease = os.path.basename(os.path.normpath(d))
+        windows = os.path.join(d, "windows.csv")
+        if os.path.isfile(windows):
+            with open(windows, newline="") as f:
+                per = {}
+                for r in csv.DictReader(f):
+                    per.setdefault(r["mode"], []).append(float(r["us_per_hop"]))
+            meds = sorted((statistics.median(v), k, min(v), max(v)) for k, v in per.items())
+            print(f"{lease}: a flushed 4 KiB chase in each of {len(meds)} windows of one buffer, median over the rounds (min-max), us a hop")
+            for med, k, lo, hi in meds:
+                print(f"  {k:10s} {med:.3f} ({lo:.3f}-{hi:.3f})")
+                out.append([lease, 4096, k, f"{med:.4f}", f"{lo:.4f}", f"{hi:.4f}", ""])
         cells = {}
         for r in rows:
             cells.setdefault((r["mode"], int(r["size_bytes"])), []).append(float(r["us_per_hop"]))
