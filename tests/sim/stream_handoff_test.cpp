@@ -1453,7 +1453,9 @@ TEST(StreamHandoff, AnSmsLoadTakesItsOwnPathToTheHostInterfaceBesideTheEnginesRo
 
 // The SMs' round trip is that of loads streaming through host memory: the chase of 2 MiB, which
 // the 64 MiB chase matches, not the 4 KiB chase, which on a lease sits at it or 0.11-0.19 us above
-// (results/h100-sxm/isolating/load-rounds, the main plans' leases). Each calibration's chase against
+// (results/h100-sxm/isolating/load-rounds, the main plans' leases): its one page is a near or a far
+// one, 0.13 us apart, where the longer chases take the mix, and dmaprobe walked its chain on the CPU
+// before each run (results/h100-sxm/isolating/chase-cache). Each calibration's chase against
 // its machine's leases: the 2 MiB median within 0.5 %, and the 4 KiB chase's upper level on at least
 // a quarter of the leases (so its median is no round trip to fit).
 TEST(StreamHandoff, TheSmsRoundTripIsTheTwoMiBChaseOfTheMainPlansLeases) {
