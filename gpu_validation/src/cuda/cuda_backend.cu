@@ -1438,7 +1438,7 @@ std::vector<ResultRow> CudaBackend::measure_chase(const MeasurementSpec& s) {
     // Each run continues the chain where the last one stopped and is checked against where the
     // chain says it ends. Those ends are walked on the CPU here, for every run at once, before a
     // host chain leaves the CPU's caches (--flush-host-data): a walk between runs would bring the
-    // lines the GPU reads next into a core's caches, and a GPU read of such a line costs 0.03-0.15 us
+    // lines the GPU reads next into a core's caches, and a GPU read of such a line costs 0.02-0.15 us
     // more at 4-64 KiB (results/h100-sxm/isolating/chase-cache).
     std::vector<std::uint64_t> ends(static_cast<std::size_t>(s.warmup + s.repetitions));
     for (std::size_t r = 0; r < ends.size(); ++r) ends[r] = chase_end(chain, s.hops, r == 0 ? 0 : ends[r - 1]);
