@@ -81,6 +81,37 @@ void flush(const unsigned char* p, std::size_t n) {
     _mm_sfence();
 }
 
+// One cell: kWarmups + kRuns chases of kHops from `dev`, each run continuing where the last one
+// stopped. `before_run(from)` prepares a run (walks the chain on the CPU or in a private image,
+// flushes or not) and returns the end the chain says, which the run is checked against. Returns the
+// timed runs' us a hop, sorted; exits on a wrong end, naming `what`.
+template <class BeforeRun>
+std::vector<double> time_cell(const unsigned char* dev, unsigned long long* end, cudaStream_t st, cudaEvent_t a,
+                              cudaEvent_t b, BeforeRun before_run, const char* what) {
+    std::vector<double> t;
+    std::uint64_t from = 0;
+    for (int i = 0; i < kWarmups + kRuns; ++i) {
+        const std::uint64_t want = before_run(from);
+        CHECK(cudaEventRecord(a, st));
+        chase<<<1, 1, 0, st>>>(dev, from, kHops, end);
+        CHECK(cudaGetLastError());
+        CHECK(cudaEventRecord(b, st));
+        CHECK(cudaEventSynchronize(b));
+        unsigned long long got = 0;
+        CHECK(cudaMemcpy(&got, end, sizeof got, cudaMemcpyDeviceToHost));
+        if (got != want) {
+            std::fprintf(stderr, "%s: ended at %llu, the chain says %llu\n", what, got, static_cast<unsigned long long>(want));
+            std::exit(1);
+        }
+        float ms = 0;
+        CHECK(cudaEventElapsedTime(&ms, a, b));
+        if (i >= kWarmups) t.push_back(ms * 1000.0 / kHops);
+        from = want;
+    }
+    std::sort(t.begin(), t.end());
+    return t;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -114,28 +145,10 @@ int main(int argc, char** argv) {
                 build(win, kWindow, ++seed);
                 std::memcpy(image.data(), win, kWindow);
                 flush(win, kWindow);
-                std::vector<double> t;
-                std::uint64_t from = 0;
-                for (int i = 0; i < kWarmups + kRuns; ++i) {
-                    const std::uint64_t want = walk(image.data(), kHops, from);
-                    CHECK(cudaEventRecord(a, st));
-                    chase<<<1, 1, 0, st>>>(mapped + at, from, kHops, end);
-                    CHECK(cudaGetLastError());
-                    CHECK(cudaEventRecord(b, st));
-                    CHECK(cudaEventSynchronize(b));
-                    unsigned long long got = 0;
-                    CHECK(cudaMemcpy(&got, end, sizeof got, cudaMemcpyDeviceToHost));
-                    if (got != want) {
-                        std::fprintf(stderr, "window %d: ended at %llu, the chain says %llu\n", w, got,
-                                     static_cast<unsigned long long>(want));
-                        return 1;
-                    }
-                    float ms = 0;
-                    CHECK(cudaEventElapsedTime(&ms, a, b));
-                    if (i >= kWarmups) t.push_back(ms * 1000.0 / kHops);
-                    from = want;
-                }
-                std::sort(t.begin(), t.end());
+                char what[32];
+                std::snprintf(what, sizeof what, "window %d", w);
+                const std::vector<double> t = time_cell(
+                    mapped + at, end, st, a, b, [&](std::uint64_t from) { return walk(image.data(), kHops, from); }, what);
                 std::printf("%d,window-%d,%zu,%.4f,%.4f,%.4f,%d,%d\n", r, w, kWindow, (t[4] + t[5]) / 2, t[1], t[8],
                             sched_getcpu(), sched_getcpu());
                 std::fflush(stdout);
@@ -157,31 +170,18 @@ int main(int argc, char** argv) {
                 build(host, n, ++seed);
                 std::memcpy(image.data(), host, n);
                 if (flushed_once) flush(host, n);
-                std::vector<double> t;
-                std::uint64_t from = 0;
-                for (int i = 0; i < kWarmups + kRuns; ++i) {
-                    const std::uint64_t want = cpu_walks ? walk(host, kHops, from) : walk(image.data(), kHops, from);
-                    if (m == 3) flush(host, n);
-                    CHECK(cudaEventRecord(a, st));
-                    chase<<<1, 1, 0, st>>>(mapped, from, kHops, end);
-                    CHECK(cudaGetLastError());
-                    CHECK(cudaEventRecord(b, st));
-                    CHECK(cudaEventSynchronize(b));
-                    unsigned long long got = 0;
-                    CHECK(cudaMemcpy(&got, end, sizeof got, cudaMemcpyDeviceToHost));
-                    if (got != want) {
-                        std::fprintf(stderr, "mode %s size %zu: ended at %llu, the chain says %llu\n", modes[m], n, got,
-                                     static_cast<unsigned long long>(want));
-                        return 1;
-                    }
-                    float ms = 0;
-                    CHECK(cudaEventElapsedTime(&ms, a, b));
-                    if (i >= kWarmups) t.push_back(ms * 1000.0 / kHops);
-                    from = want;
-                }
+                char what[64];
+                std::snprintf(what, sizeof what, "mode %s size %zu", modes[m], n);
+                const std::vector<double> t = time_cell(
+                    mapped, end, st, a, b,
+                    [&](std::uint64_t from) {
+                        const std::uint64_t want = cpu_walks ? walk(host, kHops, from) : walk(image.data(), kHops, from);
+                        if (m == 3) flush(host, n);
+                        return want;
+                    },
+                    what);
                 const int cpu_after = sched_getcpu();
                 if (on_core) sched_setaffinity(0, sizeof all, &all);
-                std::sort(t.begin(), t.end());
                 std::printf("%d,%s,%zu,%.4f,%.4f,%.4f,%d,%d\n", r, modes[m], n, (t[4] + t[5]) / 2, t[1], t[8], cpu_before,
                             cpu_after);
                 std::fflush(stdout);
