@@ -14,6 +14,7 @@ mapfile -t programs < <(find results -name '*.cu' | sort)
 [ "${#programs[@]}" -gt 0 ] || { echo "compile-isolating-programs.sh: no .cu under results/" >&2; exit 2; }
 # clflushopt: the programs that flush host buffers from the CPU's caches use its intrinsic.
 printf '%s\n' "${programs[@]}" |
-  xargs -P "$(nproc)" -I{} sh -c '"$0" -c -O3 -arch=sm_90 -Xcompiler -mclflushopt -o "$1/$(echo "{}" | tr / _).o" "{}" \
-    > "$1/$(echo "{}" | tr / _).log" 2>&1 || { echo "does not compile: {}"; cat "$1/$(echo "{}" | tr / _).log"; exit 1; }' "$nvcc" "$out"
+  xargs -P "$(nproc)" -n 1 sh -c 'o="$2/$(printf %s "$3" | tr / _)"
+    "$1" -c -O3 -arch=sm_90 -Xcompiler -mclflushopt -o "$o.o" "$3" > "$o.log" 2>&1 ||
+      { echo "does not compile: $3"; cat "$o.log"; exit 1; }' sh "$nvcc" "$out"
 echo "compile-isolating-programs.sh: ${#programs[@]} programs compile"

@@ -1498,53 +1498,47 @@ TEST(StreamHandoff, TheSmsRoundTripIsTheTwoMiBChaseOfTheMainPlansLeases) {
 // each row's median over the leases (a lease's own rows lie within about 2.5 % of that median; with
 // the 230 ns the path had before, the model is 2.9-4.4 % above it), and nearer than with 230 ns.
 TEST(StreamHandoff, AFewWarpsLoadsOnFreshLeasesTakeTheStreamingRoundTrip) {
-    struct Load {
-        const char* scenario;
-        std::uint64_t size;
-        std::uint32_t access;
-        std::int64_t blocks, threads;
-    };
-    constexpr std::uint64_t kMiB = 1ULL << 20;
-    const Load loads[] = {{"lr-warp-16B", kMiB, 16, 1, 32},       {"lr-block-4B", 4 * kMiB, 4, 1, 256},
-                          {"lr-block-8B", 4 * kMiB, 8, 1, 256},   {"lr-block-16B", 16 * kMiB, 16, 1, 256},
-                          {"lr-blocks-4", 16 * kMiB, 16, 4, 256}, {"lr-blocks-16", 16 * kMiB, 16, 16, 256}};
-    const auto rounds = [](const Load& l) {
-        return static_cast<double>(l.size) / (static_cast<double>(l.access) * static_cast<double>(l.blocks * l.threads));
+    // The loads as the case's own scenario file has them (every scenario there but the chases).
+    const std::filesystem::path folder = std::filesystem::path(DMASIM_SOURCE_DIR) / "results/h100-sxm/isolating/load-rounds";
+    std::vector<config::Scenario> loads;
+    for (config::Scenario& sc : config::load_scenarios((folder / "scenario.yaml").string(), {},
+                                                       config::CalibrationChoice::fixed("h100-sxm"))) {
+        if (sc.options.zero_copy.pattern != "chase") loads.push_back(std::move(sc));
+    }
+    ASSERT_EQ(loads.size(), 6U);
+    const auto rounds = [](const config::Scenario& sc) {
+        const config::ZeroCopyOptions& z = sc.options.zero_copy;
+        return static_cast<double>(sc.sizes.at(0)) /
+               (static_cast<double>(z.access.value) * static_cast<double>(z.blocks * z.threads));
     };
     std::map<std::string, std::vector<double>> measured;  // scenario -> each lease's round, us
-    const std::filesystem::path folder = std::filesystem::path(DMASIM_SOURCE_DIR) / "results/h100-sxm/isolating/load-rounds";
     for (const char* set : {"leases", "leases-flushed-chain"}) {
         for (const auto& lease : std::filesystem::directory_iterator(folder / set)) {
             for (const auto& f : read_csv_rows(lease.path() / "measured.csv", "scenario,strategy,direction,directions,size_bytes,time_us,")) {
-                for (const Load& l : loads) {
-                    if (f.size() >= 6 && f[0] == l.scenario && f[4] == std::to_string(l.size)) {
-                        measured[l.scenario].push_back(std::stod(f[5]) / rounds(l));
+                for (const config::Scenario& sc : loads) {
+                    if (f.size() >= 6 && f[0] == sc.name && f[4] == std::to_string(sc.sizes.at(0))) {
+                        measured[sc.name].push_back(std::stod(f[5]) / rounds(sc));
                     }
                 }
             }
         }
     }
-    const std::string yaml = "strategy: zero_copy\nsizes: 1MiB\nplatform: h100-sxm\n";
-    const config::ModelParams h100 =
-        config::parse_scenarios(yaml, "loads.yaml", {}, config::CalibrationChoice::platform()).at(0).params.without_spread();
-    config::ModelParams before = h100;
-    before.gpu.sm_host_path = core::Duration{230000};
-    const topology::Platform platform = topology::load_platform("h100-sxm", h100);
-    const auto round_us = [&](const config::ModelParams& p, const Load& l) {
-        config::StrategyOptions o;
-        o.zero_copy.access = core::Bytes{l.access};
-        o.zero_copy.blocks = l.blocks;
-        o.zero_copy.threads = l.threads;
-        return simulator().run(p, CaseSpec{"zero_copy", "h2d", l.size, o, {}, &platform}).rows.at(0).time_ps / kUs / rounds(l);
+    const topology::Platform platform = topology::load_platform("h100-sxm", loads.front().params.without_spread());
+    const auto round_us = [&](const config::ModelParams& p, const config::Scenario& sc) {
+        return simulator().run(p, CaseSpec{"zero_copy", "h2d", sc.sizes.at(0), sc.options, {}, &platform}).rows.at(0).time_ps / kUs /
+               rounds(sc);
     };
     double now_error = 0.0, before_error = 0.0;
-    for (const Load& l : loads) {
-        ASSERT_GE(measured[l.scenario].size(), 5U) << l.scenario;
-        const double m = median(measured[l.scenario]);
-        const double model = round_us(h100, l);
-        EXPECT_NEAR(model / m, 1.0, 0.03) << l.scenario << ": model " << model << " us a round, measured " << m;
+    for (const config::Scenario& sc : loads) {
+        ASSERT_GE(measured[sc.name].size(), 5U) << sc.name;
+        const double m = median(measured[sc.name]);
+        const config::ModelParams h100 = sc.params.without_spread();
+        config::ModelParams before = h100;
+        before.gpu.sm_host_path = core::Duration{230000};
+        const double model = round_us(h100, sc);
+        EXPECT_NEAR(model / m, 1.0, 0.03) << sc.name << ": model " << model << " us a round, measured " << m;
         now_error += std::abs(model / m - 1.0);
-        before_error += std::abs(round_us(before, l) / m - 1.0);
+        before_error += std::abs(round_us(before, sc) / m - 1.0);
     }
     EXPECT_LT(now_error, before_error - 0.05) << "summed |error| over the six rows";
 }

@@ -1431,8 +1431,9 @@ std::vector<ResultRow> CudaBackend::measure_chase(const MeasurementSpec& s) {
         base = d;
         chain = image.data();
     } else {
-        chain = host(Role::mapped_a, n);
-        build_chase(host(Role::mapped_a, n), n, kChaseNodeBytes, seed);
+        void* h = host(Role::mapped_a, n);
+        build_chase(h, n, kChaseNodeBytes, seed);
+        chain = h;
         base = mapped_dev(Role::mapped_a, n);
     }
     // Each run continues the chain where the last one stopped and is checked against where the
