@@ -250,6 +250,7 @@ void check_cpu(const CpuParams& p, const std::string& prefix, const FailFn& fail
     c.bandwidth("memcpy_bandwidth_cached", p.memcpy_bandwidth_cached, kMaxBandwidth);
     c.bandwidth("memcpy_bandwidth_cold", p.memcpy_bandwidth_cold, kMaxBandwidth);
     c.bandwidth_or_zero("copy_out_bandwidth", p.copy_out_bandwidth, kMaxBandwidth, "memcpy_bandwidth_cached");
+    c.bandwidth_or_zero("zero_page_bandwidth", p.zero_page_bandwidth, kMaxBandwidth, "a never-touched source is copied as an old one");
     c.duration("cache_cooling_time", p.cache_cooling_time, Duration{1000 * kMaxSoftwareLatency.ps});
     c.bytes("llc_size", p.llc_size, 0, kTiB);
     c.bytes("core_cache", p.core_cache, 0, kTiB);

@@ -1179,14 +1179,17 @@ double HostRuntime::cold_share() const {
     return -std::expm1(-(now_ps() - cpu_copy_end_ps_) / tau);
 }
 
-void HostRuntime::cpu_copy(std::uint64_t bytes, bool source_cached, bool destination_in_dram, double cold, bool out_of_staging) {
+void HostRuntime::cpu_copy(std::uint64_t bytes, bool source_cached, bool destination_in_dram, double cold, bool out_of_staging,
+                           bool zero_page_source) {
     // One thread copies at its own rate, and its DRAM traffic queues with the DMA's in the
     // memory controller; whichever is slower sets the pace. What went cold while the CPU did not
     // copy (source lines, the staging buffers, their translations) comes back at the cold rate,
-    // never faster than the warm one.
+    // never faster than the warm one. The zero page is a source in the core's own cache, never
+    // slower than one in the last-level cache.
     const double start = now_ps();
-    const double warm_rate = out_of_staging ? params_.cpu.copy_out_bytes_per_s()
-                                            : (source_cached ? params_.cpu.memcpy_bandwidth_cached : params_.cpu.memcpy_bandwidth).bytes_per_s;
+    const double warm_rate = out_of_staging     ? params_.cpu.copy_out_bytes_per_s()
+                             : zero_page_source ? std::max(params_.cpu.zero_page_bandwidth.bytes_per_s, params_.cpu.memcpy_bandwidth_cached.bytes_per_s)
+                                                : (source_cached ? params_.cpu.memcpy_bandwidth_cached : params_.cpu.memcpy_bandwidth).bytes_per_s;
     const double cold_rate = std::min(warm_rate, params_.cpu.memcpy_bandwidth_cold.bytes_per_s);
     const double ps_per_byte = ((1.0 - cold) / warm_rate + cold / cold_rate) * 1e12;
     std::uint64_t left = bytes;
@@ -1343,9 +1346,12 @@ void HostRuntime::staged_copy(std::size_t i) {
     // every staging buffer were last touched then or before).
     const double cold = cold_share();
     // A never-touched user buffer faults each page in as the thread's copy first reaches it: a
-    // source maps the zero page, a destination is allocated and zeroed. The costs are measured
-    // against the same copy of pages the CPU had written (results/h100-sxm/isolating/page-faults),
-    // so the copy itself runs as it would there.
+    // source maps the zero page, a destination is allocated and zeroed. A source's fault is
+    // measured against the same copy of a mapping whose pages already map the zero page, and the
+    // staged copy then reads that one page from the core's cache at its own rate, whatever the size
+    // (results/h100-sxm/isolating/zero-page); a destination's against pages the CPU had written
+    // (isolating/page-faults), so its copy runs as it would there.
+    const bool zero_source = into_gpu && op.fresh_pages && params_.cpu.zero_page_bandwidth.bytes_per_s > 0.0;
     const auto faults = [&](std::uint64_t bytes) {
         if (!op.fresh_pages) return;
         const std::uint64_t page = params_.cpu.page_size.value;
@@ -1356,7 +1362,8 @@ void HostRuntime::staged_copy(std::size_t i) {
         // Fill a piece of a bounce buffer (the user data comes from DRAM unless cached), hand it
         // to the copy engine, move on to the next; reuse a piece once its DMA is done.
         if (carried) {
-            // One piece: the call's copy into the command stream, as for a small pinned copy.
+            // One piece: the call's copy into the command stream, as for a small pinned copy. Its
+            // pace is not the source's: from the zero page it costs what an old source does.
             faults(op.bytes);
             cpu_copy(op.bytes, false, true, cold);
             job_of[0] = submit_copy(op.gpu, op.direction, op.bytes, kNoOp, 0, front_end_write(op.direction, op.bytes), true);
@@ -1366,7 +1373,7 @@ void HostRuntime::staged_copy(std::size_t i) {
                 while (!done(k - buffers)) wait(progress_event_);
             }
             faults(chunk_bytes(k));
-            cpu_copy(chunk_bytes(k), op.working_set_cached, false, cold);
+            cpu_copy(chunk_bytes(k), op.working_set_cached || zero_source, false, cold, false, zero_source);
             // With pageable.inline_max off, a copy the front end writes itself still goes whole.
             job_of[k] = submit_copy(op.gpu, op.direction, chunk_bytes(k), kNoOp, 0, front_end_write(op.direction, op.bytes));
         }

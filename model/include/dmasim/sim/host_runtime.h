@@ -318,7 +318,10 @@ private:
     bool streams_idle() const;
     // A copy by the CPU, of which a share `cold` (cold_share()) finds its data gone cold.
     // `out_of_staging`: the copy out of a staging buffer into the user's (cpu.copy_out_bandwidth).
-    void cpu_copy(std::uint64_t bytes, bool source_cached, bool destination_in_dram, double cold, bool out_of_staging = false);
+    // zero_page_source: the source's pages all map the kernel's zero page (a never-touched buffer
+    // after its read faults), read at cpu.zero_page_bandwidth from the core's cache.
+    void cpu_copy(std::uint64_t bytes, bool source_cached, bool destination_in_dram, double cold, bool out_of_staging = false,
+                  bool zero_page_source = false);
     // The share of what the next CPU copy touches that has left the caches since the CPU's last
     // copy ended (cpu.cache_cooling_time).
     double cold_share() const;
