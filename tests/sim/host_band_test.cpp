@@ -47,6 +47,11 @@ TEST(HostBand, ADrawScalesEachGroupOfHostCostsAndNothingElse) {
                 1e-9);
     EXPECT_NEAR(ratio(d.cpu.alloc_pinned_per_page, p.cpu.alloc_pinned_per_page), std::exp(p.host_spread.setup * z), 1e-6);
     EXPECT_NEAR(ratio(d.cpu.register_fixed, p.cpu.register_fixed), std::exp(p.host_spread.setup * z), 1e-6);
+    // A page fault is the kernel's work on a page, as pinning one is; the zero page's copy is the CPU's.
+    EXPECT_NEAR(ratio(d.cpu.first_touch_read, p.cpu.first_touch_read), std::exp(p.host_spread.setup * z), 1e-6);
+    EXPECT_NEAR(ratio(d.cpu.first_touch_write, p.cpu.first_touch_write), std::exp(p.host_spread.setup * z), 1e-6);
+    EXPECT_NEAR(p.cpu.zero_page_bandwidth.bytes_per_s / d.cpu.zero_page_bandwidth.bytes_per_s,
+                std::exp(p.host_spread.cpu_copies * z), 1e-9);
     // What the GPU, the link and memory do is the same on every machine.
     EXPECT_EQ(d.dma.launch_latency.ps, p.dma.launch_latency.ps);
     EXPECT_EQ(d.runtime.poll_period.ps, p.runtime.poll_period.ps);
@@ -149,6 +154,31 @@ TEST(HostBand, ALargeCopysRowIsLinkBoundWithANarrowBand) {
 }
 
 // Registration alone is setup rows only: their band without a single run more.
+// With only the kernel's work on pages spreading (host_spread.setup), a pageable copy into memory
+// nothing has touched moves between machines by its page faults, and the same copy into old
+// memory does not move at all.
+TEST(HostBand, ANeverTouchedBuffersBandIsItsPageFaultsSpread) {
+    config::ModelParams p;
+    p.host_spread.calls = 0.0;
+    p.host_spread.cpu_copies = 0.0;
+    p.host_spread.setup = 0.2;
+    config::StrategyOptions fresh;
+    fresh.host_buffer.fresh = true;
+    const BandedCase f = banded(p, "pageable", "d2h", 4 * kMiB, fresh);
+    ASSERT_TRUE(f.banded.front());
+    const RowResult& r = f.result.rows.front();
+    const double faults = static_cast<double>(4 * kMiB / p.cpu.page_size.value) * static_cast<double>(p.cpu.first_touch_write.ps);
+    const double z_hi = host_quantiles(p.host_spread.draws).back();
+    // The faults sit on the thread's path: the slowest machine is later by nearly all of their growth.
+    EXPECT_GT(r.max_ps - r.time_ps, 0.85 * faults * std::expm1(p.host_spread.setup * z_hi));
+    EXPECT_LE(r.max_ps - r.time_ps, 1.01 * faults * std::expm1(p.host_spread.setup * z_hi));
+    EXPECT_LT(r.p10_ps, r.time_ps);
+    const BandedCase old = banded(p, "pageable", "d2h", 4 * kMiB);
+    const RowResult& o = old.result.rows.front();
+    EXPECT_NEAR(o.max_ps, o.time_ps, 1e-6 * o.time_ps);
+    EXPECT_NEAR(o.min_ps, o.time_ps, 1e-6 * o.time_ps);
+}
+
 TEST(HostBand, SetupRowsAloneTakeNoRun) {
     const config::ModelParams p;
     config::StrategyOptions o;

@@ -51,10 +51,14 @@ config::ModelParams host_draw(const config::ModelParams& nominal, double z) {
     p.cpu.memcpy_bandwidth_cached.bytes_per_s /= copies;
     p.cpu.memcpy_bandwidth_cold.bytes_per_s /= copies;
     p.cpu.copy_out_bandwidth.bytes_per_s /= copies;  // 0 (memcpy_bandwidth_cached's) stays 0
+    p.cpu.zero_page_bandwidth.bytes_per_s /= copies;  // 0 (an old source's rates) stays 0
+    // The kernel's work on a page, whether it pins one or faults one in (first touch): the leases
+    // whose page faults cost more are those whose pinning and allocation do (docs/model.md).
     const double setup = std::exp(s.setup * z);
     for (core::Duration* d : {&p.cpu.register_fixed, &p.cpu.register_per_page, &p.cpu.unregister_fixed,
                               &p.cpu.unregister_per_page, &p.cpu.alloc_pinned_pool_fixed, &p.cpu.alloc_pinned_fixed,
-                              &p.cpu.alloc_pinned_per_page, &p.cpu.alloc_pinned_cold_per_page}) {
+                              &p.cpu.alloc_pinned_per_page, &p.cpu.alloc_pinned_cold_per_page, &p.cpu.first_touch_read,
+                              &p.cpu.first_touch_write}) {
         *d = scaled(*d, setup);
     }
     return p;
