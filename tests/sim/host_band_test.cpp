@@ -52,6 +52,8 @@ TEST(HostBand, ADrawScalesEachGroupOfHostCostsAndNothingElse) {
     EXPECT_NEAR(ratio(d.cpu.first_touch_write, p.cpu.first_touch_write), std::exp(p.host_spread.setup * z), 1e-6);
     EXPECT_NEAR(p.cpu.zero_page_bandwidth.bytes_per_s / d.cpu.zero_page_bandwidth.bytes_per_s,
                 std::exp(p.host_spread.cpu_copies * z), 1e-9);
+    EXPECT_NEAR(p.pageable.unaligned_pass_bandwidth.bytes_per_s / d.pageable.unaligned_pass_bandwidth.bytes_per_s,
+                std::exp(p.host_spread.cpu_copies * z), 1e-9);
     // What the GPU, the link and memory do is the same on every machine.
     EXPECT_EQ(d.dma.launch_latency.ps, p.dma.launch_latency.ps);
     EXPECT_EQ(d.runtime.poll_period.ps, p.runtime.poll_period.ps);

@@ -282,6 +282,8 @@ void check_pageable(const PageableParams& p, const std::string& prefix, const Fa
     c.bytes("h2d_piece", p.h2d_piece, 4 * kKiB, kGiB);
     c.bytes("inline_max", p.inline_max, 0, kMiB);
     c.count("bounce_buffers", p.bounce_buffers, 1, 64);
+    c.power_of_two("copy_out_alignment", p.copy_out_alignment, 1, 4 * kKiB);
+    c.bandwidth_or_zero("unaligned_pass_bandwidth", p.unaligned_pass_bandwidth, kMaxBandwidth, "no such cost");
 }
 
 void check_gpu(const GpuParams& g, const std::string& prefix, const FailFn& fail) {

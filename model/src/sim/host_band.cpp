@@ -52,6 +52,7 @@ config::ModelParams host_draw(const config::ModelParams& nominal, double z) {
     p.cpu.memcpy_bandwidth_cold.bytes_per_s /= copies;
     p.cpu.copy_out_bandwidth.bytes_per_s /= copies;  // 0 (memcpy_bandwidth_cached's) stays 0
     p.cpu.zero_page_bandwidth.bytes_per_s /= copies;  // 0 (an old source's rates) stays 0
+    p.pageable.unaligned_pass_bandwidth.bytes_per_s /= copies;  // the CPU's pass over an unaligned destination
     // The kernel's work on a page, whether it pins one or faults one in (first touch): the leases
     // whose page faults cost more are those whose pinning and allocation do (docs/model.md).
     const double setup = std::exp(s.setup * z);

@@ -1180,7 +1180,7 @@ double HostRuntime::cold_share() const {
 }
 
 void HostRuntime::cpu_copy(std::uint64_t bytes, bool source_cached, bool destination_in_dram, double cold, bool out_of_staging,
-                           bool zero_page_source) {
+                           bool zero_page_source, bool unaligned_destination) {
     // One thread copies at its own rate, and its DRAM traffic queues with the DMA's in the
     // memory controller; whichever is slower sets the pace. What went cold while the CPU did not
     // copy (source lines, the staging buffers, their translations) comes back at the cold rate,
@@ -1191,7 +1191,9 @@ void HostRuntime::cpu_copy(std::uint64_t bytes, bool source_cached, bool destina
                              : zero_page_source ? std::max(params_.cpu.zero_page_bandwidth.bytes_per_s, params_.cpu.memcpy_bandwidth_cached.bytes_per_s)
                                                 : (source_cached ? params_.cpu.memcpy_bandwidth_cached : params_.cpu.memcpy_bandwidth).bytes_per_s;
     const double cold_rate = std::min(warm_rate, params_.cpu.memcpy_bandwidth_cold.bytes_per_s);
-    const double ps_per_byte = ((1.0 - cold) / warm_rate + cold / cold_rate) * 1e12;
+    const double unaligned_rate = params_.pageable.unaligned_pass_bandwidth.bytes_per_s;
+    const double pass = unaligned_destination && unaligned_rate > 0.0 ? 1.0 / unaligned_rate : 0.0;
+    const double ps_per_byte = ((1.0 - cold) / warm_rate + cold / cold_rate + pass) * 1e12;
     std::uint64_t left = bytes;
     while (left > 0) {
         const std::uint64_t n = std::min(left, kCpuCopyGranule);
@@ -1352,6 +1354,10 @@ void HostRuntime::staged_copy(std::size_t i) {
     // (results/h100-sxm/isolating/zero-page); a destination's against pages the CPU had written
     // (isolating/page-faults), so its copy runs as it would there.
     const bool zero_source = into_gpu && op.fresh_pages && params_.cpu.zero_page_bandwidth.bytes_per_s > 0.0;
+    // A destination off the runtime's alignment (a cache line) takes its slower way out of the
+    // staging buffers (results/h100-sxm/isolating/offset-copy-out, unaligned-buffers); a source off
+    // it costs a copy into the GPU nothing.
+    const bool unaligned_destination = !into_gpu && op.page_offset % params_.pageable.copy_out_alignment.value != 0;
     const auto faults = [&](std::uint64_t bytes) {
         if (!op.fresh_pages) return;
         const std::uint64_t page = params_.cpu.page_size.value;
@@ -1396,7 +1402,7 @@ void HostRuntime::staged_copy(std::size_t i) {
             wait_cpu_seen(job_seen_at_ps_[job_of[k] - first_job_id_]);
             wait(to_sc(params_.runtime.sync_latency));
             faults(chunk_bytes(k));
-            cpu_copy(chunk_bytes(k), true, !op.working_set_cached, cold, true);
+            cpu_copy(chunk_bytes(k), true, !op.working_set_cached, cold, true, false, unaligned_destination);
             if (k + buffers < chunks) {
                 job_of[k + buffers] = submit_copy(op.gpu, op.direction, chunk_bytes(k + buffers), kNoOp, 0, false, false, held(k + buffers));
             }

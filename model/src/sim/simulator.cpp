@@ -24,6 +24,22 @@
 namespace dmasim::sim {
 
 namespace {
+// A case's own platform is the caller's, alive only for the call that names it: once that call
+// returns, a program executed directly (Simulator::execute) takes its links from its parameters
+// again, never from a platform that may be gone.
+class PlatformOfTheCall {
+public:
+    explicit PlatformOfTheCall(const topology::Platform*& links_from) : links_from_(links_from) {}
+    PlatformOfTheCall(const PlatformOfTheCall&) = delete;
+    PlatformOfTheCall& operator=(const PlatformOfTheCall&) = delete;
+    ~PlatformOfTheCall() { links_from_ = nullptr; }
+
+private:
+    const topology::Platform*& links_from_;
+};
+}  // namespace
+
+namespace {
 
 using strategies::copy_op;
 using strategies::make_row;
@@ -519,6 +535,7 @@ CaseResult Simulator::run_flows(const config::ModelParams& params, const std::ve
                                 const std::string& origin) {
     if (!failed_.empty()) throw SimulationError(refusal(failed_));
     links_from_ = platform;
+    const PlatformOfTheCall call(links_from_);
     trace_label_ = label.empty() ? std::to_string(flows.size()) + " flows" : label;
     origin_ = origin;
     const auto gpus = devices_of_kind(topology::NodeKind::kGpu);
@@ -659,6 +676,7 @@ CaseResult Simulator::run(const config::ModelParams& params, const CaseSpec& spe
     if (spec.bytes == 0) throw std::invalid_argument("a copy of 0 bytes");
     if (!failed_.empty()) throw SimulationError(refusal(failed_));
     links_from_ = spec.platform;
+    const PlatformOfTheCall call(links_from_);
     trace_label_ = spec.label.empty()
                        ? spec.strategy + " " + spec.direction + " " + core::to_string(core::Bytes{spec.bytes})
                        : spec.label;

@@ -22,7 +22,8 @@ void run_pageable_copy(Engine& engine, Case& c, const std::string& note) {
         std::max(engine.default_warmup(params),
                  static_cast<std::uint64_t>(params.pageable.bounce_buffers) * params.pageable.bounce_size.value + bounce);
     const ProgramOutcome o = engine.execute_sized(params, spec.bytes, bounce, warmup, [&](std::uint64_t bytes) {
-        return pageable_program(dirs, bytes, cached, fresh);
+        return pageable_program(dirs, bytes, cached, fresh,
+                                static_cast<std::uint32_t>(spec.options.host_buffer.offset.value % params.cpu.page_size.value));
     });
     c.take_main(o);
     result.rows.push_back(sim_row("", o.elapsed_ps, c.ndirs(),
@@ -33,7 +34,7 @@ void run_pageable_copy(Engine& engine, Case& c, const std::string& note) {
 }
 
 void run_pageable(Engine& engine, Case& c) {
-    if (host_buffer_not_modelled(c, true)) return;
+    if (host_buffer_not_modelled(c, true, true)) return;
     run_pageable_copy(engine, c, "");
 }
 

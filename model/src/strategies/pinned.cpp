@@ -50,7 +50,7 @@ void run_pinned(Engine& engine, Case& c) {
     const CaseSpec& spec = c.spec;
     CaseResult& result = c.result;
     if (!spec.options.pinned.setup_only) {
-        if (host_buffer_not_modelled(c)) return;
+        if (host_buffer_not_modelled(c, false, true)) return;
         run_pinned_copy(engine, c);
     }
     // Allocations of fewer whole pages than the pool's size are carved out of the driver's

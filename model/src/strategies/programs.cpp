@@ -42,13 +42,14 @@ Op copy_op(CopyDirection dir, std::uint64_t bytes, int stream, bool blocking) {
     return op;
 }
 
-Op staged_op(CopyDirection dir, std::uint64_t bytes, bool cached, bool fresh) {
+Op staged_op(CopyDirection dir, std::uint64_t bytes, bool cached, bool fresh, std::uint32_t page_offset) {
     Op op;
     op.kind = Op::Kind::kStagedCopy;
     op.direction = dir;
     op.bytes = bytes;
     op.working_set_cached = cached;
     op.fresh_pages = fresh;
+    op.page_offset = page_offset;
     return op;
 }
 
@@ -130,9 +131,10 @@ Program pinned_program(const std::vector<CopyDirection>& dirs, std::uint64_t byt
     return prog;
 }
 
-Program pageable_program(const std::vector<CopyDirection>& dirs, std::uint64_t bytes, bool cached, bool fresh) {
+Program pageable_program(const std::vector<CopyDirection>& dirs, std::uint64_t bytes, bool cached, bool fresh,
+                         std::uint32_t page_offset) {
     Program prog;
-    for (const auto d : dirs) prog.ops.push_back(staged_op(d, bytes, cached, fresh));
+    for (const auto d : dirs) prog.ops.push_back(staged_op(d, bytes, cached, fresh, page_offset));
     return prog;
 }
 
@@ -275,12 +277,12 @@ BarTransfer run_through_bar(Engine& engine, const config::ModelParams& params, s
     return t;
 }
 
-bool host_buffer_not_modelled(Case& c, bool fresh_modelled) {
+bool host_buffer_not_modelled(Case& c, bool fresh_modelled, bool offset_modelled) {
     const auto& hb = c.spec.options.host_buffer;
     // A whole number of pages off leaves every TLP where it was (requests never cross 4 KiB).
     constexpr std::uint64_t kPageBoundary = 4096;
     const bool fresh_missing = hb.fresh && !fresh_modelled;
-    if (hb.offset.value % kPageBoundary == 0 && !fresh_missing) return false;
+    if ((offset_modelled || hb.offset.value % kPageBoundary == 0) && !fresh_missing) return false;
     c.result.rows.push_back(not_modelled("", c.ndirs(), fresh_missing ? "page faults of never-touched host memory"
                                                                  : "a host buffer off a page boundary (TLP alignment)"));
     return true;

@@ -82,6 +82,7 @@ struct Op {
     core::Duration duration{};      // kernel time, CPU work, or release time
     bool working_set_cached = false;  // staged copies: the user buffer fits in the CPU's cache
     bool fresh_pages = false;  // staged copies: the user buffer was never touched (a fault a page)
+    std::uint32_t page_offset = 0;  // staged copies: how far past a page the user buffer starts (bytes)
     MappedTraffic mapped;
     Grid grid;
     int gpu = 0;        // the GPU whose engine runs it
@@ -320,8 +321,10 @@ private:
     // `out_of_staging`: the copy out of a staging buffer into the user's (cpu.copy_out_bandwidth).
     // zero_page_source: the source's pages all map the kernel's zero page (a never-touched buffer
     // after its read faults), read at cpu.zero_page_bandwidth from the core's cache.
+    // unaligned_destination: a copy out of a staging buffer into a user buffer off
+    // pageable.copy_out_alignment, which the runtime copies its slower way (unaligned_pass_bandwidth).
     void cpu_copy(std::uint64_t bytes, bool source_cached, bool destination_in_dram, double cold, bool out_of_staging = false,
-                  bool zero_page_source = false);
+                  bool zero_page_source = false, bool unaligned_destination = false);
     // The share of what the next CPU copy touches that has left the caches since the CPU's last
     // copy ended (cpu.cache_cooling_time).
     double cold_share() const;
