@@ -72,7 +72,7 @@ struct HostBufferOptions {
 
     template <class V>
     void visit(V&& v) {
-        v(FieldInfo{"offset", "bytes", "the host buffer starts this far past a page boundary (1B, 64B, 4KiB: misaligned TLPs)"}, offset);
+        v(FieldInfo{"offset", "bytes", "the host buffer starts this far past a page boundary (1B, 64B, 4KiB). A pageable copy out of the GPU into a buffer off a cache line takes the runtime's slower way out of its staging buffers (pageable.copy_out_alignment, unaligned_pass_bandwidth; a buffer from malloc() is 16 B off a line); copies into the GPU and pinned copies cost as on a page; registered buffers off a page are not modelled"}, offset);
         v(FieldInfo{"fresh", "bool", "pageable only: every copy uses newly mapped memory that was never touched (page faults during the copy)"}, fresh);
     }
 };
