@@ -42,6 +42,21 @@ const RowResult& row(const CaseResult& r, const std::string& variant) {
     throw std::runtime_error("no row " + variant);
 }
 
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    const std::size_t n = v.size();
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+// The h100-sxm platform's parameters with its committed calibration, one number a row: what
+// compare runs against the isolating cases' leases.
+config::ModelParams h100_calibrated() {
+    return config::parse_scenarios("strategy: pageable\nsizes: 4KiB\nplatform: h100-sxm\n", "h100-sxm.yaml", {},
+                                   config::CalibrationChoice::platform())
+        .at(0)
+        .params.without_spread();
+}
+
 config::StrategyOptions chase(std::int64_t hops, const std::string& memory = "host") {
     config::StrategyOptions o;
     o.zero_copy.pattern = "chase";
@@ -651,14 +666,7 @@ TEST(IsolatingCases, ANeverTouchedSourceIsReadFromTheZeroPage) {
         }
     }
     ASSERT_GE(leases, 3);
-    const auto median = [](std::vector<double> v) {
-        std::sort(v.begin(), v.end());
-        const std::size_t n = v.size();
-        return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-    };
-    const std::string yaml = "strategy: pageable\nsizes: 4KiB\nplatform: h100-sxm\n";
-    const config::ModelParams loaded =
-        config::parse_scenarios(yaml, "h100-sxm.yaml", {}, config::CalibrationChoice::platform()).at(0).params.without_spread();
+    const config::ModelParams loaded = h100_calibrated();
     ASSERT_GT(loaded.cpu.zero_page_bandwidth.bytes_per_s, loaded.cpu.memcpy_bandwidth_cached.bytes_per_s);
     config::ModelParams old_rates = loaded;
     old_rates.cpu.zero_page_bandwidth = core::Bandwidth{0.0};
@@ -724,12 +732,8 @@ TEST(IsolatingCases, APageableCopyIntoAnUnalignedBufferTakesTheRuntimesSlowerWay
         if (fs::exists(lease.path() / "rounds.csv")) read(lease.path() / "rounds.csv", false);
     }
     ASSERT_GE(extra_us.size(), 4U);
-    std::sort(extra_us.begin(), extra_us.end());
-    const double measured_extra = extra_us.size() % 2 ? extra_us[extra_us.size() / 2]
-                                                      : (extra_us[extra_us.size() / 2 - 1] + extra_us[extra_us.size() / 2]) / 2;
-    const std::string yaml = "strategy: pageable\nsizes: 4KiB\nplatform: h100-sxm\n";
-    const config::ModelParams p =
-        config::parse_scenarios(yaml, "h100-sxm.yaml", {}, config::CalibrationChoice::platform()).at(0).params.without_spread();
+    const double measured_extra = median(extra_us);
+    const config::ModelParams p = h100_calibrated();
     const auto at = [&p](const char* strategy, const char* dir, std::uint64_t bytes, std::uint64_t offset) {
         config::StrategyOptions o;
         o.host_buffer.offset = core::Bytes{offset};
@@ -1144,11 +1148,6 @@ TEST(IsolatingCases, ALoadsRoundTripGrowsWithTheReadsItsPortAnswers) {
             }
         }
         return runs;
-    };
-    const auto median = [](std::vector<double> v) {
-        std::sort(v.begin(), v.end());
-        const std::size_t n = v.size();
-        return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
     };
     const std::string yaml = "strategy: pinned\nsizes: 4KiB\nplatform: h100-sxm\n";
     config::ModelParams loaded =
